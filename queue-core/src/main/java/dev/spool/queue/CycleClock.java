@@ -1,0 +1,31 @@
+package dev.spool.queue;
+
+/**
+ * One appender's view of which cycle it is now: the time provider is read on every call, the division only when
+ * the time leaves the cached cycle.
+ */
+final class CycleClock {
+    private final TimeProvider timeProvider;
+    private final RollCycle rollCycle;
+    private final long epochMillis;
+    private long cycle = -1;
+    private long cycleStartMillis = Long.MAX_VALUE;
+    private long cycleEndMillis = Long.MIN_VALUE;
+
+    CycleClock(final TimeProvider timeProvider, final RollCycle rollCycle, final long epochMillis) {
+        this.timeProvider = timeProvider;
+        this.rollCycle = rollCycle;
+        this.epochMillis = epochMillis;
+    }
+
+    long currentCycle() {
+        final long now = timeProvider.currentTimeMillis();
+        if (now >= cycleStartMillis && now < cycleEndMillis) {
+            return cycle;
+        }
+        cycle = rollCycle.cycle(now, epochMillis);
+        cycleStartMillis = epochMillis + cycle * rollCycle.lengthMillis();
+        cycleEndMillis = cycleStartMillis + rollCycle.lengthMillis();
+        return cycle;
+    }
+}

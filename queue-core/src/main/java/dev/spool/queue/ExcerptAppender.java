@@ -1,0 +1,82 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.BytesStore;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Appends excerpts to a queue. One appender belongs to one thread at a time; create one per writing thread.
+ * Appenders of any thread or process may write to the same queue: each append holds the queue's write lock for
+ * the time it takes to copy the payload.
+ * <p>
+ * Zero-copy writes claim space, fill it, then commit:
+ * <pre>{@code
+ * long offset = appender.claim(64);
+ * appender.claimedBytes().writeLong(offset, orderId);
+ * long index = appender.commit(8);
+ * }</pre>
+ * Between {@code claim} and {@code commit} or {@code rollback} the write lock is held: keep that short, and
+ * never append through another appender in the meantime.
+ */
+public interface ExcerptAppender extends AutoCloseable {
+    /**
+     * @param src the payload.
+     * @return the index of the new excerpt.
+     */
+    default long append(final byte[] src) {
+        return append(src, 0, src.length);
+    }
+
+    /**
+     * @param src    holds the payload.
+     * @param offset where it starts in {@code src}.
+     * @param length its length.
+     * @return the index of the new excerpt.
+     */
+    long append(byte[] src, int offset, int length);
+
+    /**
+     * Appends the bytes between the buffer's position and limit, leaving the buffer unchanged.
+     *
+     * @param src holds the payload.
+     * @return the index of the new excerpt.
+     */
+    long append(ByteBuffer src);
+
+    /**
+     * @param src    holds the payload.
+     * @param offset where it starts in {@code src}.
+     * @param length its length.
+     * @return the index of the new excerpt.
+     */
+    long append(BytesStore<?, ?> src, long offset, int length);
+
+    /**
+     * Takes the write lock and reserves room for a payload of up to {@code maxLength} bytes.
+     *
+     * @param maxLength the most the payload will need.
+     * @return the offset in {@link #claimedBytes()} where the payload goes.
+     */
+    long claim(int maxLength);
+
+    /** @return the mapped memory of the open claim; offsets are positions in the cycle file. */
+    BytesStore<?, ?> claimedBytes();
+
+    /**
+     * Publishes the open claim and releases the write lock.
+     *
+     * @param length the payload length actually written, at most the claimed length.
+     * @return the index of the new excerpt.
+     */
+    long commit(int length);
+
+    /** Abandons the open claim, leaving no trace, and releases the write lock. */
+    void rollback();
+
+    /** @return the index of the last excerpt this appender appended, or -1 if none. */
+    long lastIndexAppended();
+
+    /** Rolls back an open claim and releases this appender's resources. */
+    @Override
+    void close();
+}

@@ -1,0 +1,18 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * Receives one excerpt, zero-copy: the payload is {@code length} bytes of {@code bytes} from {@code offset}.
+ * The bytes are the queue's mapped memory, valid only during the call; copy what must outlive it.
+ */
+@FunctionalInterface
+public interface ExcerptHandler {
+    /**
+     * @param bytes  the mapped memory holding the payload; offsets are positions in the cycle file.
+     * @param offset where the payload starts in {@code bytes}.
+     * @param length payload length in bytes.
+     * @param index  the excerpt's 64-bit index.
+     */
+    void onExcerpt(BytesStore<?, ?> bytes, long offset, int length, long index);
+}

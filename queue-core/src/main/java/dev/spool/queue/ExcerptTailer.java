@@ -1,0 +1,78 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Reads a queue's excerpts in index order, live or replayed, from any thread or process. Never blocks unless
+ * asked to with {@link #await(long, TimeUnit)}. One tailer belongs to one thread at a time.
+ */
+public interface ExcerptTailer extends AutoCloseable {
+    /**
+     * Reads the next excerpt, zero-copy, and moves past it in the tailer's direction.
+     *
+     * @param handler receives the excerpt.
+     * @return false if there was nothing to read.
+     */
+    boolean read(ExcerptHandler handler);
+
+    /**
+     * Copies the next excerpt's payload into {@code into} (appended at its write position) and moves past it.
+     *
+     * @param into receives the payload.
+     * @return the excerpt's index, or -1 if there was nothing to read.
+     */
+    long read(Bytes<?> into);
+
+    /**
+     * Waits, with the tailer's pause strategy, until an excerpt can be read or the timeout passes.
+     *
+     * @param timeout how long to wait at most.
+     * @param unit    the unit of {@code timeout}.
+     * @return true if {@link #read(ExcerptHandler)} will now return an excerpt.
+     * @throws InterruptedException if the thread is interrupted while waiting.
+     */
+    boolean await(long timeout, TimeUnit unit) throws InterruptedException;
+
+    /** @return the index of the excerpt the next read returns in the current cycle, or -1 before any cycle. */
+    long index();
+
+    /**
+     * Positions the tailer so that the next read returns the excerpt at {@code index}.
+     *
+     * @param index an index.
+     * @return false, leaving the position unchanged, if no excerpt has that index.
+     */
+    boolean moveToIndex(long index);
+
+    /**
+     * Moves before the first excerpt of the queue (or onto it when reading backward).
+     *
+     * @return this tailer.
+     */
+    ExcerptTailer toStart();
+
+    /**
+     * Moves after the last excerpt (or onto it when reading backward).
+     *
+     * @return this tailer.
+     */
+    ExcerptTailer toEnd();
+
+    /**
+     * @param direction which way reads move from now on.
+     * @return this tailer.
+     */
+    ExcerptTailer direction(Direction direction);
+
+    /** @return which way reads move. */
+    Direction direction();
+
+    /** @return the name this tailer's position persists under, or null. */
+    String name();
+
+    /** Releases the tailer's mapped memory. */
+    @Override
+    void close();
+}

@@ -1,0 +1,91 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.MappedBytesStore;
+import net.openhft.chronicle.core.io.ReferenceOwner;
+
+import java.io.IOException;
+
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+/**
+ * One thread's window onto a cycle file: the mapped chunk that holds the position it works at, as a raw address.
+ * A chunk maps {@code chunkLength + overlapLength} bytes, so an excerpt that starts in a chunk is wholly inside
+ * it: an excerpt is never longer than the overlap.
+ */
+final class MappedCursor implements ReferenceOwner {
+    private final String name;
+    private CycleFile file;
+    private MappedBytesStore store;
+    private long storeStart;
+    private long storeSafeLimit;
+    private long storeAddress;
+
+    MappedCursor(final String name) {
+        this.name = name;
+    }
+
+    /** Works on another file from now on; releases the chunk of the previous one. */
+    void attach(final CycleFile file) {
+        releaseStore();
+        this.file = file;
+    }
+
+    CycleFile file() {
+        return file;
+    }
+
+    /**
+     * @param position a byte position in the file.
+     * @return the address of that position; valid up to the end of the chunk's overlap.
+     */
+    long address(final long position) {
+        if (position < storeStart || position >= storeSafeLimit) {
+            map(position);
+        }
+        return storeAddress + (position - storeStart);
+    }
+
+    /** @return the chunk the last {@link #address(long)} mapped; its offsets are file positions. */
+    MappedBytesStore store() {
+        return store;
+    }
+
+    int readVolatileInt(final long position) {
+        return MEMORY.readVolatileInt(address(position));
+    }
+
+    private void map(final long position) {
+        releaseStore();
+        try {
+            store = file.mappedFile().acquireByteStore(this, position);
+        } catch (IOException e) {
+            throw new SpoolException("cannot map position=" + position + " of " + file.path() + ": " + e.getMessage(), e);
+        }
+        storeStart = store.start();
+        storeSafeLimit = store.safeLimit();
+        storeAddress = store.addressForWrite(storeStart);
+    }
+
+    /** Lets go of the mapped chunk; the cursor maps again on the next access. */
+    void releaseStore() {
+        if (store != null) {
+            final MappedBytesStore released = store;
+            store = null;
+            storeStart = 0;
+            storeSafeLimit = 0;
+            storeAddress = 0;
+            released.release(this);
+        }
+    }
+
+    /** Releases the chunk and forgets the file. */
+    void detach() {
+        releaseStore();
+        file = null;
+    }
+
+    @Override
+    public String referenceName() {
+        return name;
+    }
+}

@@ -1,0 +1,138 @@
+package dev.spool.queue;
+
+/**
+ * Layout of a queue's metadata file, {@value #FILE_NAME}: identity and settings, the write lock, the cycle range,
+ * the process slots behind the lock's liveness check, and the named tailers' positions.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                        Magic 'SPLM'                           |    0
+ *  +---------------------------------------------------------------+
+ *  |                          Version                              |    4
+ *  +---------------------------------------------------------------+
+ *  |                       Roll cycle id                           |    8
+ *  +---------------------------------------------------------------+
+ *  |                       Index spacing                           |   12
+ *  +---------------------------------------------------------------+
+ *  |                 Epoch (ms since 1970, long)                   |   16
+ *  +---------------------------------------------------------------+
+ *  |              Queue id, 128 random bits (2 longs)              |   24
+ *  +---------------------------------------------------------------+
+ *  |                 Created (ms since 1970, long)                 |   40
+ *  +---------------------------------------------------------------+
+ *  |                   Entries per index block                     |   48
+ *  +---------------------------------------------------------------+
+ *  |                   Maximum message length                      |   52
+ *  +---------------------------------------------------------------+
+ *  |                 Chunk length (mapping unit, long)             |   56
+ *  +---------------------------------------------------------------+
+ *  |    Write lock: 0 = free, else session id &lt;&lt; 8 | slot (long)   |   64 (own cache line)
+ *  +---------------------------------------------------------------+
+ *  |   Highest cycle (long)  |   Lowest cycle (long), -1 = none    |  128 (own cache line)
+ *  +---------------------------------------------------------------+
+ *  |           Last synced index (long, -1 = none)                 |  192 (durability)
+ *  +---------------------------------------------------------------+
+ *  |  Last acked index (long) | Term (long) | reserved             |  256 (replication)
+ *  +---------------------------------------------------------------+
+ *  |                   Reserved to offset 1024                   ...
+ *  +---------------------------------------------------------------+
+ *  |  Process slots: 256 x { session id (long), pid (long) }       | 1024
+ *  +---------------------------------------------------------------+
+ *  |                   Reserved to offset 8192                   ...
+ *  +---------------------------------------------------------------+
+ *  |  Named tailers: 512 x { name length (int), reserved (int),    | 8192
+ *  |                         last read index (long),               |
+ *  |                         name, UTF-8, 48 bytes }               |
+ *  +---------------------------------------------------------------+
+ *  |                   Reserved to offset 65536                  ...
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * A process slot is owned by the process that holds an exclusive lock on byte {@code slot} of the lock file
+ * {@value #LOCK_FILE_NAME}; the kernel drops that lock when the process dies, which is how a waiter tells a dead
+ * write-lock holder from a slow one (see {@link WriteLock}).
+ */
+final class MetadataDescriptor {
+    /** Name of the metadata file in the queue directory. */
+    static final String FILE_NAME = "metadata.spool";
+    /** Name of the lock file whose byte-range locks prove a process slot's owner is alive. */
+    static final String LOCK_FILE_NAME = "metadata.lock";
+    /** 'SPLM' in little-endian. */
+    static final int MAGIC = 0x4D4C5053;
+    /** Layout version. */
+    static final int VERSION = 1;
+
+    static final int MAGIC_OFFSET = 0;
+    static final int VERSION_OFFSET = MAGIC_OFFSET + Integer.BYTES;
+    static final int ROLL_CYCLE_OFFSET = VERSION_OFFSET + Integer.BYTES;
+    static final int INDEX_SPACING_OFFSET = ROLL_CYCLE_OFFSET + Integer.BYTES;
+    static final int EPOCH_OFFSET = INDEX_SPACING_OFFSET + Integer.BYTES;
+    static final int QUEUE_ID_OFFSET = EPOCH_OFFSET + Long.BYTES;
+    static final int QUEUE_ID_LENGTH = 2 * Long.BYTES;
+    static final int CREATED_OFFSET = QUEUE_ID_OFFSET + QUEUE_ID_LENGTH;
+    static final int INDEX_BLOCK_ENTRIES_OFFSET = CREATED_OFFSET + Long.BYTES;
+    static final int MAX_MESSAGE_LENGTH_OFFSET = INDEX_BLOCK_ENTRIES_OFFSET + Integer.BYTES;
+    static final int CHUNK_LENGTH_OFFSET = MAX_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
+
+    static final int CACHE_LINE_LENGTH = 64;
+    /** Contended by every writer: alone on its cache line. */
+    static final int WRITE_LOCK_OFFSET = CACHE_LINE_LENGTH;
+    static final int HIGHEST_CYCLE_OFFSET = WRITE_LOCK_OFFSET + CACHE_LINE_LENGTH;
+    static final int LOWEST_CYCLE_OFFSET = HIGHEST_CYCLE_OFFSET + Long.BYTES;
+    static final int LAST_SYNCED_INDEX_OFFSET = HIGHEST_CYCLE_OFFSET + CACHE_LINE_LENGTH;
+    static final int LAST_ACKED_INDEX_OFFSET = LAST_SYNCED_INDEX_OFFSET + CACHE_LINE_LENGTH;
+    static final int TERM_OFFSET = LAST_ACKED_INDEX_OFFSET + Long.BYTES;
+
+    static final int PROCESS_SLOTS_OFFSET = 1024;
+    static final int PROCESS_SLOT_COUNT = 256;
+    static final int PROCESS_SLOT_SESSION_OFFSET = 0;
+    static final int PROCESS_SLOT_PID_OFFSET = PROCESS_SLOT_SESSION_OFFSET + Long.BYTES;
+    static final int PROCESS_SLOT_LENGTH = PROCESS_SLOT_PID_OFFSET + Long.BYTES;
+
+    static final int NAMED_TAILERS_OFFSET = 8192;
+    static final int NAMED_TAILER_COUNT = 512;
+    static final int NAMED_TAILER_NAME_LENGTH_OFFSET = 0;
+    static final int NAMED_TAILER_INDEX_OFFSET = NAMED_TAILER_NAME_LENGTH_OFFSET + Long.BYTES;
+    static final int NAMED_TAILER_NAME_OFFSET = NAMED_TAILER_INDEX_OFFSET + Long.BYTES;
+    /** Longest tailer name, in UTF-8 bytes. */
+    static final int NAMED_TAILER_MAX_NAME_LENGTH = 48;
+    static final int NAMED_TAILER_LENGTH = NAMED_TAILER_NAME_OFFSET + NAMED_TAILER_MAX_NAME_LENGTH;
+
+    /** Length of the whole file. */
+    static final int FILE_LENGTH = 65536;
+
+    /** Bits of the write-lock word that hold the owner's process slot. */
+    static final int LOCK_SLOT_BITS = 8;
+
+    static {
+        if (PROCESS_SLOTS_OFFSET + PROCESS_SLOT_COUNT * PROCESS_SLOT_LENGTH > NAMED_TAILERS_OFFSET
+                || NAMED_TAILERS_OFFSET + NAMED_TAILER_COUNT * NAMED_TAILER_LENGTH > FILE_LENGTH
+                || TERM_OFFSET + Long.BYTES > PROCESS_SLOTS_OFFSET
+                || 1 << LOCK_SLOT_BITS != PROCESS_SLOT_COUNT) {
+            throw new ExceptionInInitializerError("metadata layout overlaps");
+        }
+    }
+
+    private MetadataDescriptor() {
+    }
+
+    static long processSlotPosition(final int slot) {
+        return PROCESS_SLOTS_OFFSET + (long) slot * PROCESS_SLOT_LENGTH;
+    }
+
+    static long namedTailerPosition(final int entry) {
+        return NAMED_TAILERS_OFFSET + (long) entry * NAMED_TAILER_LENGTH;
+    }
+
+    static long lockWord(final long session, final int slot) {
+        return session << LOCK_SLOT_BITS | slot;
+    }
+
+    static int lockSlot(final long lockWord) {
+        return (int) (lockWord & (PROCESS_SLOT_COUNT - 1));
+    }
+
+    static long lockSession(final long lockWord) {
+        return lockWord >>> LOCK_SLOT_BITS;
+    }
+}

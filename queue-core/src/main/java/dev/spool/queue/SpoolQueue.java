@@ -1,0 +1,305 @@
+package dev.spool.queue;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * A persisted queue: a directory holding a metadata file and one memory-mapped cycle file per roll period.
+ * Appenders and tailers of any thread or process share it; see {@link ExcerptAppender} and {@link ExcerptTailer}.
+ * <pre>{@code
+ * try (SpoolQueue queue = SpoolQueue.open(Path.of("/data/orders"));
+ *      ExcerptAppender appender = queue.createAppender();
+ *      ExcerptTailer tailer = queue.createTailer()) {
+ *     long index = appender.append("hello".getBytes(StandardCharsets.UTF_8));
+ *     tailer.read((bytes, offset, length, at) -> System.out.println(at + ": " + bytes.toString()));
+ * }
+ * }</pre>
+ * The instance is thread-safe; the appenders and tailers it creates each belong to one thread at a time.
+ */
+public final class SpoolQueue implements AutoCloseable {
+    private final Path directory;
+    private final MetadataFile metadata;
+    private final CycleFiles cycleFiles;
+    private final RollCycle rollCycle;
+    private final long epochMillis;
+    private final TimeProvider timeProvider;
+    private final int maxMessageLength;
+    private final SpoolQueueBuilder.PauseStrategyFactory pauseStrategy;
+    private final Map<Object, Boolean> users = new IdentityHashMap<>();
+    private ProcessSlots processSlots;
+    private int processSlot = -1;
+    private WriteLock writeLock;
+    private boolean closed;
+
+    private SpoolQueue(final Path directory, final MetadataFile metadata, final SpoolQueueBuilder builder) {
+        this.directory = directory;
+        this.metadata = metadata;
+        this.rollCycle = metadata.rollCycle();
+        this.epochMillis = metadata.epochMillis();
+        this.maxMessageLength = metadata.maxMessageLength();
+        this.timeProvider = builder.timeProvider();
+        this.pauseStrategy = builder.pauseStrategy();
+        this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength());
+    }
+
+    /**
+     * @param directory the queue's directory.
+     * @return a builder of the queue's settings.
+     */
+    public static SpoolQueueBuilder builder(final Path directory) {
+        return new SpoolQueueBuilder(directory);
+    }
+
+    /**
+     * Opens the queue in {@code directory}, creating it with default settings if it does not exist.
+     *
+     * @param directory the queue's directory.
+     * @return the opened queue.
+     */
+    public static SpoolQueue open(final Path directory) {
+        return builder(directory).build();
+    }
+
+    static SpoolQueue open(final SpoolQueueBuilder builder) {
+        JvmFlags.check();
+        final Path directory = builder.directory().toAbsolutePath().normalize();
+        final Path metadataPath = directory.resolve(MetadataDescriptor.FILE_NAME);
+        final MetadataFile metadata;
+        if (Files.exists(metadataPath)) {
+            metadata = MetadataFile.open(metadataPath);
+        } else {
+            if (!builder.createIfAbsent()) {
+                throw new SpoolException("no queue at " + directory + ": " + MetadataDescriptor.FILE_NAME + " is missing");
+            }
+            if (Files.exists(directory) && !Files.isDirectory(directory)) {
+                throw new SpoolException("not a Spool queue: " + directory + " is a file, not a directory");
+            }
+            final List<Path> strangers = contents(directory);
+            if (!strangers.isEmpty()) {
+                throw new SpoolException("not a Spool queue: " + directory + " has no " + MetadataDescriptor.FILE_NAME
+                        + " but holds " + strangers.size() + " other files, e.g. " + strangers.get(0).getFileName());
+            }
+            final MetadataFile.Settings settings = builder.newQueueSettings();
+            try {
+                Files.createDirectories(directory);
+            } catch (IOException e) {
+                throw new SpoolException("cannot create queue directory " + directory + ": " + e.getMessage(), e);
+            }
+            metadata = MetadataFile.createIfAbsent(directory, settings);
+        }
+        try {
+            builder.checkAgainst(metadata);
+            return new SpoolQueue(directory, metadata, builder);
+        } catch (RuntimeException e) {
+            metadata.close();
+            throw e;
+        }
+    }
+
+    private static List<Path> contents(final Path directory) {
+        final List<Path> files = new ArrayList<>();
+        if (Files.isDirectory(directory)) {
+            try (DirectoryStream<Path> stream = Files.newDirectoryStream(directory)) {
+                for (final Path file : stream) {
+                    if (!file.getFileName().toString().endsWith(".tmp")) {
+                        files.add(file);
+                    }
+                }
+            } catch (IOException e) {
+                throw new SpoolException("cannot list " + directory + ": " + e.getMessage(), e);
+            }
+        }
+        return files;
+    }
+
+    /** @return a new appender, to be used by one thread at a time and closed when done. */
+    public ExcerptAppender createAppender() {
+        synchronized (users) {
+            checkOpen();
+            final StoreAppender appender = new StoreAppender(this);
+            users.put(appender, Boolean.TRUE);
+            return appender;
+        }
+    }
+
+    /** @return a new tailer positioned before the first excerpt. */
+    public ExcerptTailer createTailer() {
+        synchronized (users) {
+            checkOpen();
+            final StoreTailer tailer = new StoreTailer(this, null, -1, pauseStrategy.create());
+            users.put(tailer, Boolean.TRUE);
+            tailer.toStart();
+            return tailer;
+        }
+    }
+
+    /**
+     * A named tailer persists the last index it read in the queue's metadata, and a tailer created later with the
+     * same name, in this process or another, resumes after it.
+     *
+     * @param name 1 to 48 UTF-8 bytes.
+     * @return a tailer positioned after the last excerpt read under that name, or at the start.
+     */
+    public ExcerptTailer createTailer(final String name) {
+        synchronized (users) {
+            checkOpen();
+            final WriteLock lock = writeLock();
+            final int entry;
+            lock.lock();
+            try {
+                entry = metadata.namedTailerEntry(name);
+            } finally {
+                lock.unlock();
+            }
+            final long indexOffset = MetadataDescriptor.namedTailerPosition(entry) + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET;
+            final StoreTailer tailer = new StoreTailer(this, name, indexOffset, pauseStrategy.create());
+            users.put(tailer, Boolean.TRUE);
+            tailer.resume(metadata.readVolatileLong(indexOffset));
+            return tailer;
+        }
+    }
+
+    /** @return the queue's directory. */
+    public Path directory() {
+        return directory;
+    }
+
+    /** @return the roll cycle persisted for this queue. */
+    public RollCycle rollCycle() {
+        return rollCycle;
+    }
+
+    /** @return the time cycle 0 starts, in ms since 1970. */
+    public long epochMillis() {
+        return epochMillis;
+    }
+
+    /** @return the random identity given to the queue when it was created. */
+    public UUID queueId() {
+        return metadata.queueId();
+    }
+
+    /** @return the longest payload an appender accepts. */
+    public int maxMessageLength() {
+        return maxMessageLength;
+    }
+
+    /**
+     * @return the most excerpts one cycle can hold: the smaller of the index format's sequence bits and what the
+     * sparse index can address ({@code 2^15 blocks * entries per block * index spacing}).
+     */
+    public long cycleCapacity() {
+        return Math.min(rollCycle.maxSequences(),
+                (long) CycleDescriptor.ROOT_ENTRIES * metadata.indexBlockEntries() * metadata.indexSpacing());
+    }
+
+    /** @return the index of the first excerpt, or -1 if the queue is empty. */
+    public long firstIndex() {
+        try (ExcerptTailer tailer = createTailer()) {
+            return tailer.read(NO_OP) ? tailer.direction(Direction.BACKWARD).index() : -1;
+        }
+    }
+
+    /** @return the index of the last excerpt, or -1 if the queue is empty. */
+    public long lastIndex() {
+        try (ExcerptTailer tailer = createTailer()) {
+            tailer.direction(Direction.BACKWARD).toEnd();
+            return tailer.read(NO_OP) ? tailer.direction(Direction.FORWARD).index() : -1;
+        }
+    }
+
+    private static final ExcerptHandler NO_OP = (bytes, offset, length, index) -> { };
+
+    /** @return every cycle that has a file, ascending. */
+    public long[] cycles() {
+        return cycleFiles.cycles();
+    }
+
+    /** @return the names of the named tailers this queue has seen. */
+    public List<String> tailerNames() {
+        return metadata.namedTailers();
+    }
+
+    /** Closes every appender and tailer of this instance and unmaps the queue's files. */
+    @Override
+    public void close() {
+        synchronized (users) {
+            if (closed) {
+                return;
+            }
+            for (final Object user : new ArrayList<>(users.keySet())) {
+                if (user instanceof ExcerptAppender appender) {
+                    appender.close();
+                } else {
+                    ((ExcerptTailer) user).close();
+                }
+            }
+            closed = true;
+            cycleFiles.close();
+            if (processSlot >= 0) {
+                processSlots.free(processSlot);
+                processSlots.release();
+            }
+            metadata.close();
+        }
+    }
+
+    /** @return true once {@link #close()} has run. */
+    public boolean isClosed() {
+        synchronized (users) {
+            return closed;
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("queue " + directory + " is closed");
+        }
+    }
+
+    void closed(final Object user) {
+        synchronized (users) {
+            users.remove(user);
+        }
+    }
+
+    /** Claims this instance's process slot on first use: readers that never write need none. */
+    WriteLock writeLock() {
+        synchronized (users) {
+            if (writeLock == null) {
+                final ProcessSlots slots = ProcessSlots.acquire(directory.resolve(MetadataDescriptor.LOCK_FILE_NAME));
+                try {
+                    final int slot = slots.claim();
+                    final long session = (UUID.randomUUID().getLeastSignificantBits() >>> MetadataDescriptor.LOCK_SLOT_BITS) | 1;
+                    metadata.claimProcessSlot(slot, session, ProcessHandle.current().pid());
+                    processSlots = slots;
+                    processSlot = slot;
+                    writeLock = new WriteLock(metadata, slots, MetadataDescriptor.lockWord(session, slot));
+                } catch (RuntimeException e) {
+                    slots.release();
+                    throw e;
+                }
+            }
+            return writeLock;
+        }
+    }
+
+    MetadataFile metadata() {
+        return metadata;
+    }
+
+    CycleFiles cycleFiles() {
+        return cycleFiles;
+    }
+
+    TimeProvider timeProvider() {
+        return timeProvider;
+    }
+}

@@ -1,0 +1,190 @@
+package dev.spool.queue;
+
+import java.nio.file.Path;
+
+/**
+ * Settings of a queue. A new queue persists them in its metadata file; reopening adopts the persisted ones, and
+ * a setting given here that differs from the persisted one is an error, never a silent change of format.
+ */
+public final class SpoolQueueBuilder {
+    /** Default mapping unit: 64 MiB. */
+    public static final long DEFAULT_CHUNK_LENGTH = 64L << 20;
+    /** Default number of excerpts between two index entries. */
+    public static final int DEFAULT_INDEX_SPACING = 64;
+    /** Default entries in one index block (64 KiB). */
+    public static final int DEFAULT_INDEX_BLOCK_ENTRIES = 8192;
+    /** Smallest mapping unit: the first chunk must hold the header and the root index. */
+    public static final long MIN_CHUNK_LENGTH = 1L << 20;
+
+    private final Path directory;
+    private RollCycle rollCycle;
+    private Long epochMillis;
+    private Integer indexSpacing;
+    private Integer indexBlockEntries;
+    private Integer maxMessageLength;
+    private Long chunkLength;
+    private TimeProvider timeProvider = TimeProvider.SYSTEM;
+    private boolean createIfAbsent = true;
+    private PauseStrategyFactory pauseStrategy = PauseStrategy::backoff;
+
+    SpoolQueueBuilder(final Path directory) {
+        this.directory = directory;
+    }
+
+    /** Makes the pause strategy each new tailer waits with. */
+    @FunctionalInterface
+    public interface PauseStrategyFactory {
+        /** @return a new strategy, owned by one tailer. */
+        PauseStrategy create();
+    }
+
+    /**
+     * @param rollCycle how often a new cycle file starts; default {@link RollCycle#DAILY}.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder rollCycle(final RollCycle rollCycle) {
+        this.rollCycle = rollCycle;
+        return this;
+    }
+
+    /**
+     * @param epochMillis the time cycle 0 starts, shifting every roll (e.g. 17:00 New York for a trading day);
+     *                    default 0, midnight UTC.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder epochMillis(final long epochMillis) {
+        this.epochMillis = epochMillis;
+        return this;
+    }
+
+    /**
+     * @param indexSpacing excerpts between two index entries, a power of two from 1 to 4096: larger saves index
+     *                     space and makes {@code moveToIndex} walk further; default 64.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder indexSpacing(final int indexSpacing) {
+        this.indexSpacing = indexSpacing;
+        return this;
+    }
+
+    /**
+     * @param indexBlockEntries entries in one index block, a power of two from 8 to 65536; default 8192.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder indexBlockEntries(final int indexBlockEntries) {
+        this.indexBlockEntries = indexBlockEntries;
+        return this;
+    }
+
+    /**
+     * @param maxMessageLength the longest payload an appender accepts; default and upper bound: a quarter of the
+     *                         chunk length, less 64 bytes.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder maxMessageLength(final int maxMessageLength) {
+        this.maxMessageLength = maxMessageLength;
+        return this;
+    }
+
+    /**
+     * @param chunkLength the unit in which cycle files are mapped and grown, a power of two of at least 1 MiB;
+     *                    default 64 MiB.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder chunkLength(final long chunkLength) {
+        this.chunkLength = chunkLength;
+        return this;
+    }
+
+    /**
+     * @param timeProvider the clock that picks the cycle of each append; default the system clock.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder timeProvider(final TimeProvider timeProvider) {
+        this.timeProvider = timeProvider;
+        return this;
+    }
+
+    /**
+     * @param pauseStrategy how tailers wait in {@link ExcerptTailer#await}; default {@link PauseStrategy#backoff()}.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder pauseStrategy(final PauseStrategyFactory pauseStrategy) {
+        this.pauseStrategy = pauseStrategy;
+        return this;
+    }
+
+    /**
+     * @param createIfAbsent false to fail unless the queue exists already; default true.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder createIfAbsent(final boolean createIfAbsent) {
+        this.createIfAbsent = createIfAbsent;
+        return this;
+    }
+
+    /** @return the opened queue. */
+    public SpoolQueue build() {
+        return SpoolQueue.open(this);
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    TimeProvider timeProvider() {
+        return timeProvider;
+    }
+
+    PauseStrategyFactory pauseStrategy() {
+        return pauseStrategy;
+    }
+
+    boolean createIfAbsent() {
+        return createIfAbsent;
+    }
+
+    MetadataFile.Settings newQueueSettings() {
+        final long chunk = chunkLength == null ? DEFAULT_CHUNK_LENGTH : chunkLength;
+        if (!MetadataFile.isPowerOfTwo(chunk) || chunk < MIN_CHUNK_LENGTH) {
+            throw new IllegalArgumentException("chunkLength=" + chunk + " must be a power of two of at least " + MIN_CHUNK_LENGTH);
+        }
+        final int spacing = indexSpacing == null ? DEFAULT_INDEX_SPACING : indexSpacing;
+        if (!MetadataFile.isPowerOfTwo(spacing) || spacing > 4096) {
+            throw new IllegalArgumentException("indexSpacing=" + spacing + " must be a power of two from 1 to 4096");
+        }
+        final int entries = indexBlockEntries == null ? DEFAULT_INDEX_BLOCK_ENTRIES : indexBlockEntries;
+        if (!MetadataFile.isPowerOfTwo(entries) || entries < 8 || entries > 65536) {
+            throw new IllegalArgumentException("indexBlockEntries=" + entries + " must be a power of two from 8 to 65536");
+        }
+        final long maxLimit = Math.min(CycleFile.overlapLength(chunk) - 64, ExcerptDescriptor.MAX_LENGTH);
+        if (CycleDescriptor.blockPayloadLength(entries) > maxLimit) {
+            throw new IllegalArgumentException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
+                    + chunk + " can hold");
+        }
+        final int maxLength = maxMessageLength == null ? (int) maxLimit : maxMessageLength;
+        if (maxLength < 0 || maxLength > maxLimit) {
+            throw new IllegalArgumentException("maxMessageLength=" + maxLength + " must be from 0 to " + maxLimit
+                    + " with chunkLength=" + chunk);
+        }
+        return new MetadataFile.Settings(rollCycle == null ? RollCycle.DAILY : rollCycle, epochMillis == null ? 0 : epochMillis,
+                spacing, entries, maxLength, chunk);
+    }
+
+    /** Fails if a setting given explicitly differs from what the existing queue persisted. */
+    void checkAgainst(final MetadataFile metadata) {
+        mismatch("rollCycle", rollCycle, metadata.rollCycle(), metadata);
+        mismatch("epochMillis", epochMillis, metadata.epochMillis(), metadata);
+        mismatch("indexSpacing", indexSpacing, metadata.indexSpacing(), metadata);
+        mismatch("indexBlockEntries", indexBlockEntries, metadata.indexBlockEntries(), metadata);
+        mismatch("maxMessageLength", maxMessageLength, metadata.maxMessageLength(), metadata);
+        mismatch("chunkLength", chunkLength, metadata.chunkLength(), metadata);
+    }
+
+    private static void mismatch(final String setting, final Object requested, final Object persisted, final MetadataFile metadata) {
+        if (requested != null && !requested.equals(persisted)) {
+            throw new SpoolException("queue " + metadata.path().getParent() + " was created with " + setting + "=" + persisted
+                    + "; it cannot be reopened with " + setting + "=" + requested);
+        }
+    }
+}

@@ -1,0 +1,403 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.BytesStore;
+
+import java.nio.ByteBuffer;
+import java.util.Objects;
+
+import static dev.spool.queue.ExcerptDescriptor.*;
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+/**
+ * Appends to a queue's cycle files under the queue's write lock.
+ * <p>
+ * One append: take the lock; find the cycle to write (the clock's, or a later one another writer already
+ * started); check that the cycle file's write-position hint is where this appender left it and that the header
+ * there is still empty (else another writer appended, or a dead one left something, and the tail is walked
+ * again); copy the payload; zero the header after it; publish the header with a release store; write the index
+ * entry if the sequence is a multiple of the index spacing; update the hints; release the lock.
+ */
+final class StoreAppender implements ExcerptAppender {
+    private static final int NO_CLAIM = -1;
+
+    private final SpoolQueue queue;
+    private final WriteLock lock;
+    private final MetadataFile metadata;
+    private final CycleFiles cycleFiles;
+    private final RollCycle rollCycle;
+    private final int maxMessageLength;
+    private final CycleClock clock;
+    private final MappedCursor cursor = new MappedCursor("appender");
+    private final MappedCursor indexCursor = new MappedCursor("appender-index");
+
+    private CycleFile file;
+    private long cycle = -1;
+    private long cycleBase;
+    private long capacity;
+    private int indexSpacing;
+    private int indexBlockEntries;
+    private int spacingShift;
+    private int blockShift;
+    private long position;
+    private long sequence;
+    private int lastBlock = -1;
+    private long lastBlockPosition;
+    private long lastIndex = -1;
+    private int claimLength = NO_CLAIM;
+    private boolean closed;
+
+    StoreAppender(final SpoolQueue queue) {
+        this.queue = queue;
+        this.lock = queue.writeLock();
+        this.metadata = queue.metadata();
+        this.cycleFiles = queue.cycleFiles();
+        this.rollCycle = queue.rollCycle();
+        this.maxMessageLength = queue.maxMessageLength();
+        this.clock = new CycleClock(queue.timeProvider(), rollCycle, queue.epochMillis());
+    }
+
+    @Override
+    public long append(final byte[] src, final int offset, final int length) {
+        Objects.checkFromIndexSize(offset, length, src.length);
+        checkAppend(length);
+        final long address = beginWrite();
+        MEMORY.copyMemory(src, offset, address + HEADER_LENGTH, length);
+        return endWrite(address, length);
+    }
+
+    @Override
+    public long append(final ByteBuffer src) {
+        final int length = src.remaining();
+        checkAppend(length);
+        final long address = beginWrite();
+        cursor.store().write(position + HEADER_LENGTH, src, src.position(), length);
+        return endWrite(address, length);
+    }
+
+    @Override
+    public long append(final BytesStore<?, ?> src, final long offset, final int length) {
+        checkAppend(length);
+        if (offset < src.start() || offset + length > src.capacity()) {
+            throw new IllegalArgumentException("offset=" + offset + " length=" + length + " outside the source's ["
+                    + src.start() + ", " + src.capacity() + ")");
+        }
+        final long address = beginWrite();
+        if (src.isDirectMemory()) {
+            MEMORY.copyMemory(src.addressForRead(offset), address + HEADER_LENGTH, (long) length);
+        } else {
+            cursor.store().write(position + HEADER_LENGTH, src, offset, length);
+        }
+        return endWrite(address, length);
+    }
+
+    @Override
+    public long claim(final int maxLength) {
+        if (claimLength != NO_CLAIM) {
+            throw new IllegalStateException("a claim of " + claimLength + " bytes is already open on this appender of "
+                    + queue.directory() + ": commit or roll it back first");
+        }
+        checkAppend(maxLength);
+        final long address = beginWrite();
+        // readers wait at an in-progress header; a writer that finds one after taking the lock knows its owner died
+        MEMORY.writeOrderedInt(address, IN_PROGRESS_FLAG | maxLength);
+        claimLength = maxLength;
+        return position + HEADER_LENGTH;
+    }
+
+    @Override
+    public BytesStore<?, ?> claimedBytes() {
+        if (claimLength == NO_CLAIM) {
+            throw new IllegalStateException("no open claim on this appender of " + queue.directory());
+        }
+        return cursor.store();
+    }
+
+    @Override
+    public long commit(final int length) {
+        if (claimLength == NO_CLAIM) {
+            throw new IllegalStateException("no open claim to commit on this appender of " + queue.directory());
+        }
+        if (length < 0 || length > claimLength) {
+            throw new IllegalArgumentException("commit length=" + length + " outside the claimed [0, " + claimLength
+                    + "] in " + queue.directory());
+        }
+        claimLength = NO_CLAIM;
+        return endWrite(cursor.address(position), length);
+    }
+
+    @Override
+    public void rollback() {
+        if (claimLength == NO_CLAIM) {
+            throw new IllegalStateException("no open claim to roll back on this appender of " + queue.directory());
+        }
+        claimLength = NO_CLAIM;
+        try {
+            // the space stays free for the next writer; what the claim wrote is never reachable past an empty header
+            MEMORY.writeOrderedInt(cursor.address(position), 0);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public long lastIndexAppended() {
+        return lastIndex;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (claimLength != NO_CLAIM) {
+            rollback();
+        }
+        closed = true;
+        releaseFile();
+        queue.closed(this);
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    private void checkAppend(final int length) {
+        if (closed) {
+            throw new IllegalStateException("appender of " + queue.directory() + " is closed");
+        }
+        if (length < 0 || length > maxMessageLength) {
+            throw new IllegalArgumentException("message length=" + length + " exceeds maxMessageLength="
+                    + maxMessageLength + " of " + queue.directory());
+        }
+        if (claimLength != NO_CLAIM) {
+            throw new IllegalStateException("a claim is open on this appender of " + queue.directory()
+                    + ": commit or roll it back before appending");
+        }
+    }
+
+    /** Takes the lock and finds the tail; on return the lock is held and {@link #position} is the tail. */
+    private long beginWrite() {
+        lock.lock();
+        try {
+            final long target = Math.max(clock.currentCycle(), metadata.highestCycle());
+            if (target != cycle) {
+                moveToCycle(target);
+            } else {
+                final long hint = file.writePosition();
+                if (hint != position) {
+                    position = hint;
+                    sequence = file.writeSequence();
+                }
+                if (MEMORY.readVolatileInt(cursor.address(position)) != 0 && recoverTail()) {
+                    moveToCycle(nextCycleAfterEnd());
+                }
+            }
+            if (sequence >= capacity) {
+                throw new SpoolException("cycle " + cycle + " (" + file.path() + ") is full: " + sequence
+                        + " excerpts, the capacity of roll cycle " + rollCycle + " with index spacing " + indexSpacing
+                        + "; use a shorter roll cycle or a larger index spacing");
+            }
+            return cursor.address(position);
+        } catch (RuntimeException | Error e) {
+            lock.unlock();
+            throw e;
+        }
+    }
+
+    private long endWrite(final long address, final int length) {
+        final int alignedLength = alignedLength(length);
+        // a dead writer may have left bytes here: they must not read as the next header
+        MEMORY.writeInt(address + alignedLength, 0);
+        // release: the payload and the empty next header are visible before the header that publishes them
+        MEMORY.writeOrderedInt(address, length);
+        final long written = sequence;
+        final long writtenPosition = position;
+        position = writtenPosition + alignedLength;
+        sequence = written + 1;
+        if ((written & (indexSpacing - 1)) == 0) {
+            index(written, writtenPosition);
+        }
+        file.writeHints(position, sequence);
+        lock.unlock();
+        return lastIndex = cycleBase | written;
+    }
+
+    /** Writes the index entry of {@code indexedSequence}, allocating its block at the tail if needed. */
+    private void index(final long indexedSequence, final long excerptPosition) {
+        final long entry = indexedSequence >>> spacingShift;
+        final int block = (int) (entry >>> blockShift);
+        final int slot = (int) (entry & (indexBlockEntries - 1));
+        if (block != lastBlock) {
+            long blockPosition = file.rootEntry(block);
+            if (blockPosition == 0) {
+                blockPosition = allocateIndexBlock(block);
+            }
+            lastBlock = block;
+            lastBlockPosition = blockPosition;
+        }
+        final long entryPosition = lastBlockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + (long) slot * Long.BYTES;
+        // release: a reader that finds the entry finds the excerpt it points at
+        MEMORY.writeOrderedLong(indexCursor.address(entryPosition), excerptPosition);
+    }
+
+    private long allocateIndexBlock(final int block) {
+        final int payloadLength = CycleDescriptor.blockPayloadLength(indexBlockEntries);
+        final int alignedLength = alignedLength(payloadLength);
+        final long blockPosition = position;
+        final long address = cursor.address(blockPosition);
+        MEMORY.setMemory(address + HEADER_LENGTH, payloadLength, (byte) 0);
+        MEMORY.writeInt(address + CycleDescriptor.BLOCK_TYPE_OFFSET, TYPE_INDEX_BLOCK);
+        MEMORY.writeInt(address + alignedLength, 0);
+        // release: the zeroed block is complete before its header and its root entry
+        MEMORY.writeOrderedInt(address, METADATA_FLAG | payloadLength);
+        file.rootEntry(block, blockPosition);
+        position = blockPosition + alignedLength;
+        return blockPosition;
+    }
+
+    /** Opens (creating if needed) {@code target} and finds its tail, ending the previous highest cycle first. */
+    private void moveToCycle(final long target) {
+        long next = target;
+        while (true) {
+            final long highest = metadata.highestCycle();
+            if (next > highest && highest >= 0) {
+                if (cycle != highest) {
+                    final CycleFile highestFile = cycleFiles.acquire(highest);
+                    if (highestFile != null) {
+                        attach(highestFile);
+                    }
+                }
+                if (cycle == highest) {
+                    endCurrentCycle();
+                }
+            }
+            final boolean created;
+            CycleFile nextFile = cycleFiles.acquire(next);
+            if (nextFile == null) {
+                nextFile = cycleFiles.create(next, metadata.indexSpacing(), metadata.indexBlockEntries());
+                created = true;
+            } else {
+                created = false;
+            }
+            attach(nextFile);
+            if (created) {
+                metadata.cycleCreated(next);
+            }
+            position = file.writePosition();
+            sequence = file.writeSequence();
+            if (MEMORY.readVolatileInt(cursor.address(position)) == 0 || !recoverTail()) {
+                return;
+            }
+            next = nextCycleAfterEnd();
+        }
+    }
+
+    /** The current cycle has ended: a writer died between ending it and starting the next. */
+    private long nextCycleAfterEnd() {
+        final long existing = cycleFiles.next(cycle);
+        return existing >= 0 ? existing : Math.max(clock.currentCycle(), cycle + 1);
+    }
+
+    /** Writes the end-of-cycle marker at the tail of the current cycle, unless it is there already. */
+    private void endCurrentCycle() {
+        position = file.writePosition();
+        sequence = file.writeSequence();
+        if (MEMORY.readVolatileInt(cursor.address(position)) != 0 && recoverTail()) {
+            return;
+        }
+        // release: readers see the marker before they can see the next cycle as the highest
+        MEMORY.writeOrderedInt(cursor.address(position), END_OF_CYCLE);
+    }
+
+    /**
+     * Walks from the hint to the real tail: another writer died after publishing excerpts but before updating the
+     * hints, or while holding a claim. Caller holds the write lock, so an in-progress header is a dead writer's.
+     *
+     * @return true if the cycle has ended.
+     */
+    private boolean recoverTail() {
+        final long hintPosition = position;
+        final long hintSequence = sequence;
+        boolean ended = false;
+        boolean published = false;
+        while (true) {
+            final long address = cursor.address(position);
+            final int header = MEMORY.readVolatileInt(address);
+            if (header == 0) {
+                break;
+            }
+            if (isInProgress(header)) {
+                // we hold the lock, so whoever claimed this is gone: free the space
+                MEMORY.writeOrderedInt(address, 0);
+                break;
+            }
+            if (isEndOfCycle(header)) {
+                ended = true;
+                break;
+            }
+            checkHeader(header, position);
+            if (isData(header)) {
+                sequence++;
+                published = true;
+            }
+            position += alignedLength(length(header));
+        }
+        if (published && !ended) {
+            indexRecovered(hintPosition, hintSequence);
+        }
+        file.writeHints(position, sequence);
+        return ended;
+    }
+
+    /** Writes any index entries a dead writer published excerpts without. */
+    private void indexRecovered(final long fromPosition, final long fromSequence) {
+        long walk = fromPosition;
+        long walkSequence = fromSequence;
+        final long end = position;
+        while (walk < end) {
+            final int header = MEMORY.readVolatileInt(cursor.address(walk));
+            if (isData(header)) {
+                if ((walkSequence & (indexSpacing - 1)) == 0) {
+                    index(walkSequence, walk);
+                }
+                walkSequence++;
+            }
+            walk += alignedLength(length(header));
+        }
+    }
+
+    private void checkHeader(final int header, final long at) {
+        final int length = length(header);
+        final int limit = isMetadata(header) ? Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(indexBlockEntries))
+                : maxMessageLength;
+        if (!isWellFormed(header) || length > limit) {
+            throw new CorruptQueueException(file.path(), at, String.format("bad header 0x%08x (%s)", header, describe(header)));
+        }
+    }
+
+    private void attach(final CycleFile next) {
+        releaseFile();
+        file = next;
+        cycle = next.cycle();
+        cycleBase = rollCycle.toIndex(cycle, 0);
+        capacity = Math.min(rollCycle.maxSequences(), next.indexCapacity());
+        indexSpacing = next.indexSpacing();
+        indexBlockEntries = next.indexBlockEntries();
+        spacingShift = Integer.numberOfTrailingZeros(indexSpacing);
+        blockShift = Integer.numberOfTrailingZeros(indexBlockEntries);
+        lastBlock = -1;
+        cursor.attach(next);
+        indexCursor.attach(next);
+    }
+
+    private void releaseFile() {
+        cursor.detach();
+        indexCursor.detach();
+        if (file != null) {
+            final CycleFile released = file;
+            file = null;
+            cycle = -1;
+            cycleFiles.release(released);
+        }
+    }
+}

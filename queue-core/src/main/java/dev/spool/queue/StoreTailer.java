@@ -1,0 +1,507 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+import java.util.concurrent.TimeUnit;
+
+import static dev.spool.queue.ExcerptDescriptor.*;
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+/**
+ * Reads a queue's cycle files. Forward reads follow the headers; backward reads and {@link #moveToIndex(long)}
+ * find positions through the sparse index: a root lookup, a block lookup, then a walk of fewer than
+ * {@code indexSpacing} excerpts (more only past index entries a writer has not written yet).
+ */
+final class StoreTailer implements ExcerptTailer {
+    private final SpoolQueue queue;
+    private final MetadataFile metadata;
+    private final CycleFiles cycleFiles;
+    private final RollCycle rollCycle;
+    private final String name;
+    private final long namedIndexOffset;
+    private final int maxMessageLength;
+    private final PauseStrategy pause;
+    private final MappedCursor cursor = new MappedCursor("tailer");
+    private final MappedCursor indexCursor = new MappedCursor("tailer-index");
+
+    private Direction direction = Direction.FORWARD;
+    private CycleFile file;
+    private long cycle = -1;
+    private long cycleBase;
+    private int spacingShift;
+    private int blockShift;
+    private int blockMask;
+    private int metadataLimit;
+    /** Forward: the header of the next excerpt to look at. */
+    private long position;
+    /** The sequence of the next excerpt to read, in either direction. */
+    private long sequence;
+    /** Backward: positions of a run of consecutive sequences, filled from one index entry. */
+    private long[] window = new long[0];
+    private long windowFirst = -1;
+    private int windowCount;
+    private boolean closed;
+
+    StoreTailer(final SpoolQueue queue, final String name, final long namedIndexOffset, final PauseStrategy pause) {
+        this.queue = queue;
+        this.metadata = queue.metadata();
+        this.cycleFiles = queue.cycleFiles();
+        this.rollCycle = queue.rollCycle();
+        this.name = name;
+        this.namedIndexOffset = namedIndexOffset;
+        this.maxMessageLength = queue.maxMessageLength();
+        this.pause = pause;
+    }
+
+    @Override
+    public boolean read(final ExcerptHandler handler) {
+        if (direction == Direction.BACKWARD) {
+            final long at = peekBackward();
+            if (at < 0) {
+                return false;
+            }
+            final long index = cycleBase | sequence;
+            handler.onExcerpt(cursor.store(), at + HEADER_LENGTH, length(MEMORY.readVolatileInt(cursor.address(at))), index);
+            retreat(index);
+            return true;
+        }
+        final int header = peek();
+        if (header == 0) {
+            return false;
+        }
+        final int length = length(header);
+        final long index = cycleBase | sequence;
+        handler.onExcerpt(cursor.store(), position + HEADER_LENGTH, length, index);
+        advance(length, index);
+        return true;
+    }
+
+    @Override
+    public long read(final Bytes<?> into) {
+        if (direction == Direction.BACKWARD) {
+            final long at = peekBackward();
+            if (at < 0) {
+                return -1;
+            }
+            final long index = cycleBase | sequence;
+            into.write(cursor.store(), at + HEADER_LENGTH, length(MEMORY.readVolatileInt(cursor.address(at))));
+            retreat(index);
+            return index;
+        }
+        final int header = peek();
+        if (header == 0) {
+            return -1;
+        }
+        final int length = length(header);
+        final long index = cycleBase | sequence;
+        into.write(cursor.store(), position + HEADER_LENGTH, length);
+        advance(length, index);
+        return index;
+    }
+
+    private void advance(final int length, final long index) {
+        position += alignedLength(length);
+        sequence++;
+        if (namedIndexOffset >= 0) {
+            metadata.writeOrderedLong(namedIndexOffset, index);
+        }
+    }
+
+    /**
+     * Moves forward over metadata, ends of cycle and missing cycles to the next data excerpt.
+     *
+     * @return its header, with {@link #position} at it, or 0 if there is none yet.
+     */
+    private int peek() {
+        checkOpen();
+        while (true) {
+            if (file == null) {
+                if (!nextCycle()) {
+                    return 0;
+                }
+                continue;
+            }
+            int header = MEMORY.readVolatileInt(cursor.address(position));
+            if (isData(header)) {
+                if (length(header) > maxMessageLength) {
+                    throw corrupt(header);
+                }
+                return header;
+            }
+            if (header == 0 || isInProgress(header)) {
+                // a writer only starts a later cycle after ending this one, so a later cycle means no more data here
+                if (cycle >= metadata.highestCycle()) {
+                    return 0;
+                }
+                header = MEMORY.readVolatileInt(cursor.address(position));
+                if (header == 0 || isInProgress(header)) {
+                    if (!nextCycle()) {
+                        return 0;
+                    }
+                    continue;
+                }
+            }
+            if (isEndOfCycle(header)) {
+                if (cycle >= metadata.highestCycle() || !nextCycle()) {
+                    return 0;
+                }
+            } else if (isMetadata(header) && length(header) <= metadataLimit) {
+                position += alignedLength(length(header));
+            } else if (!isData(header)) {
+                throw corrupt(header);
+            }
+        }
+    }
+
+    /** Moves to the first excerpt of the next cycle that has a file. */
+    private boolean nextCycle() {
+        if (metadata.highestCycle() < 0 || (file != null && cycle >= metadata.highestCycle())) {
+            return false;
+        }
+        final long next = file == null && cycle < 0 ? cycleFiles.first() : cycleFiles.next(cycle);
+        if (next < 0) {
+            return false;
+        }
+        final CycleFile nextFile = cycleFiles.acquire(next);
+        if (nextFile == null) {
+            return false;
+        }
+        attach(nextFile);
+        position = CycleDescriptor.DATA_OFFSET;
+        sequence = 0;
+        return true;
+    }
+
+    private void retreat(final long index) {
+        sequence--;
+        if (namedIndexOffset >= 0) {
+            metadata.writeOrderedLong(namedIndexOffset, index);
+        }
+    }
+
+    /** @return the position of the excerpt a backward read returns next, moving to earlier cycles; or -1. */
+    private long peekBackward() {
+        checkOpen();
+        if (file == null) {
+            return -1;
+        }
+        while (sequence < 0) {
+            final long previous = cycleFiles.previous(cycle);
+            final CycleFile previousFile = previous < 0 ? null : cycleFiles.acquire(previous);
+            if (previousFile == null) {
+                return -1;
+            }
+            attach(previousFile);
+            toEndOfFile();
+            sequence--;
+        }
+        return positionOf(sequence);
+    }
+
+    /** @return the position of {@code target} in the current file, or -1 if it has not been written. */
+    private long positionOf(final long target) {
+        if (target >= windowFirst && target < windowFirst + windowCount) {
+            return window[(int) (target - windowFirst)];
+        }
+        final long savedPosition = position;
+        final long savedSequence = sequence;
+        try {
+            seekIndex(target);
+            final long first = (target >>> spacingShift) << spacingShift;
+            windowFirst = first;
+            windowCount = 0;
+            while (true) {
+                final int header = MEMORY.readVolatileInt(cursor.address(position));
+                if (isData(header)) {
+                    if (length(header) > maxMessageLength) {
+                        throw corrupt(header);
+                    }
+                    if (sequence >= first) {
+                        window[windowCount++] = position;
+                    }
+                    if (sequence == target) {
+                        return position;
+                    }
+                    sequence++;
+                } else if (!isMetadata(header) || length(header) > metadataLimit) {
+                    if (header == 0 || isInProgress(header) || isEndOfCycle(header)) {
+                        return -1;
+                    }
+                    throw corrupt(header);
+                }
+                position += alignedLength(length(header));
+            }
+        } finally {
+            position = savedPosition;
+            sequence = savedSequence;
+        }
+    }
+
+    /** Positions {@link #position} and {@link #sequence} at the nearest indexed excerpt at or before {@code target}. */
+    private void seekIndex(final long target) {
+        long entry = target >>> spacingShift;
+        while (entry >= 0) {
+            final int block = (int) (entry >>> blockShift);
+            final long blockPosition = file.rootEntry(block);
+            if (blockPosition == 0) {
+                entry = ((long) block << blockShift) - 1;
+                continue;
+            }
+            final long entryPosition = blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + (entry & blockMask) * Long.BYTES;
+            final long excerptPosition = MEMORY.readVolatileLong(indexCursor.address(entryPosition));
+            if (excerptPosition != 0) {
+                if (excerptPosition < CycleDescriptor.DATA_OFFSET || (excerptPosition & (ALIGNMENT - 1)) != 0) {
+                    throw new CorruptQueueException(file.path(), entryPosition, "bad index entry " + entry + ": position="
+                            + excerptPosition);
+                }
+                position = excerptPosition;
+                sequence = entry << spacingShift;
+                return;
+            }
+            entry--;
+        }
+        position = CycleDescriptor.DATA_OFFSET;
+        sequence = 0;
+    }
+
+    /** Walks to the tail of the current file: {@link #sequence} becomes the count of excerpts in it. */
+    private void toEndOfFile() {
+        final int block = file.lastBlock();
+        long entry = -1;
+        if (block >= 0) {
+            final long blockPosition = file.rootEntry(block);
+            int low = 0;
+            int high = blockMask;
+            while (low <= high) {
+                final int mid = (low + high) >>> 1;
+                final long entryPosition = blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + (long) mid * Long.BYTES;
+                if (MEMORY.readVolatileLong(indexCursor.address(entryPosition)) != 0) {
+                    entry = ((long) block << blockShift) + mid;
+                    low = mid + 1;
+                } else {
+                    high = mid - 1;
+                }
+            }
+        }
+        if (entry >= 0) {
+            seekIndex(entry << spacingShift);
+        } else {
+            position = CycleDescriptor.DATA_OFFSET;
+            sequence = 0;
+        }
+        while (true) {
+            final int header = MEMORY.readVolatileInt(cursor.address(position));
+            if (header == 0 || isInProgress(header) || isEndOfCycle(header)) {
+                return;
+            }
+            if (isData(header) ? length(header) > maxMessageLength : !isMetadata(header) || length(header) > metadataLimit) {
+                throw corrupt(header);
+            }
+            if (isData(header)) {
+                sequence++;
+            }
+            position += alignedLength(length(header));
+        }
+    }
+
+    @Override
+    public boolean await(final long timeout, final TimeUnit unit) throws InterruptedException {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        pause.reset();
+        while (!hasNext()) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while awaiting an excerpt of " + queue.directory());
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            pause.pause();
+        }
+        return true;
+    }
+
+    private boolean hasNext() {
+        if (direction == Direction.FORWARD) {
+            return peek() != 0;
+        }
+        return peekBackward() >= 0;
+    }
+
+    @Override
+    public long index() {
+        return file == null ? -1 : cycleBase | sequence;
+    }
+
+    @Override
+    public boolean moveToIndex(final long index) {
+        checkOpen();
+        if (index < 0) {
+            return false;
+        }
+        final long targetCycle = rollCycle.toCycle(index);
+        final long target = rollCycle.toSequence(index);
+        final CycleFile previousFile = file;
+        final long previousCycle = cycle;
+        final long previousPosition = position;
+        final long previousSequence = sequence;
+        if (targetCycle != cycle || file == null) {
+            final CycleFile targetFile = cycleFiles.acquire(targetCycle);
+            if (targetFile == null) {
+                return false;
+            }
+            if (previousFile != null) {
+                cycleFiles.acquire(previousFile.cycle());
+            }
+            attach(targetFile);
+        }
+        final long at = positionOf(target);
+        if (at >= 0) {
+            position = at;
+            sequence = target;
+            if (previousFile != null && previousFile != file) {
+                cycleFiles.release(previousFile);
+            }
+            return true;
+        }
+        if (previousFile != file) {
+            if (previousFile == null) {
+                detach();
+            } else {
+                // the extra reference taken above becomes the tailer's again
+                attach(previousFile);
+            }
+        }
+        cycle = previousCycle;
+        position = previousPosition;
+        sequence = previousSequence;
+        return false;
+    }
+
+    @Override
+    public ExcerptTailer toStart() {
+        checkOpen();
+        detach();
+        cycle = -1;
+        final long first = cycleFiles.first();
+        final CycleFile firstFile = first < 0 ? null : cycleFiles.acquire(first);
+        if (firstFile != null) {
+            attach(firstFile);
+            position = CycleDescriptor.DATA_OFFSET;
+            sequence = direction == Direction.BACKWARD ? -1 : 0;
+        }
+        return this;
+    }
+
+    @Override
+    public ExcerptTailer toEnd() {
+        checkOpen();
+        detach();
+        cycle = -1;
+        final long last = cycleFiles.last();
+        final CycleFile lastFile = last < 0 ? null : cycleFiles.acquire(last);
+        if (lastFile != null) {
+            attach(lastFile);
+            toEndOfFile();
+            if (direction == Direction.BACKWARD) {
+                sequence--;
+            }
+        }
+        return this;
+    }
+
+    @Override
+    public ExcerptTailer direction(final Direction direction) {
+        if (this.direction != direction && file != null) {
+            // the tailer sits between two excerpts: forward reads the one after, backward the one before
+            if (direction == Direction.BACKWARD) {
+                sequence--;
+            } else {
+                final long next = sequence + 1;
+                final long at = positionOf(next);
+                if (at >= 0) {
+                    position = at;
+                    sequence = next;
+                } else {
+                    toEndOfFile();
+                }
+            }
+        }
+        this.direction = direction;
+        return this;
+    }
+
+    @Override
+    public Direction direction() {
+        return direction;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** Resumes after the last index a named tailer read. */
+    void resume(final long lastRead) {
+        if (lastRead < 0 || !moveToIndex(lastRead)) {
+            toStart();
+            return;
+        }
+        final int header = MEMORY.readVolatileInt(cursor.address(position));
+        position += alignedLength(length(header));
+        sequence++;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        detach();
+        queue.closed(this);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("tailer of " + queue.directory() + " is closed");
+        }
+    }
+
+    private CorruptQueueException corrupt(final int header) {
+        return new CorruptQueueException(file.path(), position, String.format("bad header 0x%08x (%s)", header, describe(header)));
+    }
+
+    private void attach(final CycleFile next) {
+        if (file != null) {
+            final CycleFile released = file;
+            file = null;
+            cursor.detach();
+            indexCursor.detach();
+            cycleFiles.release(released);
+        }
+        file = next;
+        cycle = next.cycle();
+        cycleBase = rollCycle.toIndex(cycle, 0);
+        spacingShift = Integer.numberOfTrailingZeros(next.indexSpacing());
+        blockShift = Integer.numberOfTrailingZeros(next.indexBlockEntries());
+        blockMask = next.indexBlockEntries() - 1;
+        metadataLimit = Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries()));
+        if (window.length != next.indexSpacing()) {
+            window = new long[next.indexSpacing()];
+        }
+        windowFirst = -1;
+        windowCount = 0;
+        cursor.attach(next);
+        indexCursor.attach(next);
+    }
+
+    private void detach() {
+        cursor.detach();
+        indexCursor.detach();
+        if (file != null) {
+            final CycleFile released = file;
+            file = null;
+            cycleFiles.release(released);
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.Bytes;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class QueueBasicsTest extends SpoolTestBase {
+
+    private SpoolQueue open() {
+        return SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.DAILY).chunkLength(1 << 20).build();
+    }
+
+    @Test
+    void shouldReadBackWhatWasAppendedInOrderWithIndices() {
+        try (SpoolQueue queue = open();
+             ExcerptAppender appender = queue.createAppender();
+             ExcerptTailer tailer = queue.createTailer()) {
+            final List<Long> indices = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                indices.add(appender.append(("message-" + i).getBytes(StandardCharsets.UTF_8)));
+            }
+            assertEquals(indices.get(999), appender.lastIndexAppended());
+            for (int i = 0; i < 1000; i++) {
+                final int expected = i;
+                final long expectedIndex = indices.get(i);
+                assertTrue(tailer.read((bytes, offset, length, index) -> {
+                    final byte[] payload = new byte[length];
+                    bytes.read(offset, payload, 0, length);
+                    assertEquals("message-" + expected, new String(payload, StandardCharsets.UTF_8));
+                    assertEquals(expectedIndex, index);
+                }));
+            }
+            assertFalse(tailer.read((bytes, offset, length, index) -> fail("nothing more to read")));
+            for (int i = 1; i < indices.size(); i++) {
+                assertEquals(indices.get(i - 1) + 1, indices.get(i), "indices are consecutive within a cycle");
+            }
+        }
+    }
+
+    @Test
+    void shouldAppendFromByteBufferBytesAndClaim() {
+        try (SpoolQueue queue = open();
+             ExcerptAppender appender = queue.createAppender();
+             ExcerptTailer tailer = queue.createTailer()) {
+            final ByteBuffer buffer = ByteBuffer.allocateDirect(16).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            buffer.putLong(42).flip();
+            appender.append(buffer);
+            assertEquals(8, buffer.remaining(), "append leaves the buffer unchanged");
+            final Bytes<?> bytes = Bytes.allocateElasticDirect();
+            try {
+                bytes.writeLong(43);
+                appender.append(bytes.bytesStore(), 0, 8);
+            } finally {
+                bytes.releaseLast();
+            }
+            final long offset = appender.claim(64);
+            appender.claimedBytes().writeLong(offset, 44);
+            final long claimed = appender.commit(8);
+
+            final long[] seen = new long[3];
+            for (int i = 0; i < 3; i++) {
+                final int slot = i;
+                assertTrue(tailer.read((b, o, l, index) -> {
+                    assertEquals(8, l);
+                    seen[slot] = b.readLong(o);
+                }));
+            }
+            assertArrayEquals(new long[]{42, 43, 44}, seen);
+            assertEquals(claimed, appender.lastIndexAppended());
+        }
+    }
+
+    @Test
+    void shouldLeaveNoTraceOfARolledBackClaim() {
+        try (SpoolQueue queue = open();
+             ExcerptAppender appender = queue.createAppender();
+             ExcerptTailer tailer = queue.createTailer()) {
+            final long first = appender.append(new byte[]{1});
+            final long offset = appender.claim(1000);
+            for (int i = 0; i < 1000; i++) {
+                appender.claimedBytes().writeByte(offset + i, (byte) 0x7F);
+            }
+            appender.rollback();
+            final long second = appender.append(new byte[]{2});
+            assertEquals(first + 1, second);
+            final Bytes<?> into = Bytes.allocateElasticOnHeap();
+            assertEquals(first, tailer.read(into));
+            assertEquals(second, tailer.read(into));
+            assertEquals(-1, tailer.read(into));
+            assertEquals(2, into.readRemaining());
+            assertEquals(1, into.readByte());
+            assertEquals(2, into.readByte());
+        }
+    }
+
+    @Test
+    void shouldRejectMessageOverTheLimitWithoutWritingIt() {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(100).build();
+             ExcerptAppender appender = queue.createAppender()) {
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> appender.append(new byte[101]));
+            assertTrue(e.getMessage().contains("length=101") && e.getMessage().contains("maxMessageLength=100"), e.getMessage());
+            assertEquals(-1, queue.lastIndex());
+            appender.append(new byte[100]);
+            assertEquals(appender.lastIndexAppended(), queue.lastIndex());
+        }
+    }
+
+    @Test
+    void shouldFailClearlyWhenAppenderUsedAfterClose() {
+        try (SpoolQueue queue = open()) {
+            final ExcerptAppender appender = queue.createAppender();
+            appender.append(new byte[1]);
+            appender.close();
+            final IllegalStateException e = assertThrows(IllegalStateException.class, () -> appender.append(new byte[1]));
+            assertTrue(e.getMessage().contains("closed") && e.getMessage().contains(queue.directory().toString()), e.getMessage());
+        }
+    }
+
+    @Test
+    void shouldFailClearlyWhenQueueClosedUnderAppender() {
+        final SpoolQueue queue = open();
+        final ExcerptAppender appender = queue.createAppender();
+        queue.close();
+        assertThrows(IllegalStateException.class, () -> appender.append(new byte[1]));
+        assertThrows(IllegalStateException.class, queue::createTailer);
+    }
+}
