@@ -291,6 +291,10 @@ public final class SpoolQueue implements AutoCloseable {
         }
     }
 
+    int openCycleFiles() {
+        return cycleFiles.openCount();
+    }
+
     MetadataFile metadata() {
         return metadata;
     }

@@ -61,7 +61,9 @@ final class StoreTailer implements ExcerptTailer {
                 return false;
             }
             final long index = cycleBase | sequence;
-            handler.onExcerpt(cursor.store(), at + HEADER_LENGTH, length(MEMORY.readVolatileInt(cursor.address(at))), index);
+            // map the excerpt's chunk before taking the store
+            final int length = length(MEMORY.readVolatileInt(cursor.address(at)));
+            handler.onExcerpt(cursor.store(), at + HEADER_LENGTH, length, index);
             retreat(index);
             return true;
         }
@@ -84,7 +86,8 @@ final class StoreTailer implements ExcerptTailer {
                 return -1;
             }
             final long index = cycleBase | sequence;
-            into.write(cursor.store(), at + HEADER_LENGTH, length(MEMORY.readVolatileInt(cursor.address(at))));
+            final int length = length(MEMORY.readVolatileInt(cursor.address(at)));
+            into.write(cursor.store(), at + HEADER_LENGTH, length);
             retreat(index);
             return index;
         }

@@ -1,0 +1,132 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.Bytes;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class DamageTest extends SpoolTestBase {
+
+    private Path queueDir() {
+        return tempDir.resolve("q");
+    }
+
+    private long[] fill(final int count) {
+        final long[] indices = new long[count];
+        try (SpoolQueue queue = SpoolQueue.builder(queueDir()).chunkLength(1 << 20).build();
+             ExcerptAppender appender = queue.createAppender()) {
+            for (int i = 0; i < count; i++) {
+                indices[i] = appender.append(new byte[16]);
+            }
+        }
+        return indices;
+    }
+
+    private Path onlyCycleFile() throws IOException {
+        try (var files = Files.list(queueDir())) {
+            return files.filter(f -> f.toString().endsWith(RollCycle.FILE_SUFFIX)).findFirst().orElseThrow();
+        }
+    }
+
+    private static void writeInt(final Path file, final long position, final int value) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(0, value), position);
+        }
+    }
+
+    @Test
+    void shouldNameFileAndPositionOfACorruptHeader() throws IOException {
+        fill(10);
+        final Path cycleFile = onlyCycleFile();
+        // excerpt 3 of 16 bytes: 24 bytes each; index block of sequence 0 sits after excerpt 0
+        final long blockLength = ExcerptDescriptor.alignedLength(CycleDescriptor.blockPayloadLength(SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES));
+        final long damaged = CycleDescriptor.DATA_OFFSET + 24 + blockLength + 2 * 24;
+        writeInt(cycleFile, damaged, 0x3000_0010);
+        try (SpoolQueue queue = SpoolQueue.open(queueDir());
+             ExcerptTailer tailer = queue.createTailer()) {
+            final Bytes<?> into = Bytes.allocateElasticOnHeap();
+            for (int i = 0; i < 3; i++) {
+                assertTrue(tailer.read(into) >= 0);
+            }
+            final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> tailer.read(into));
+            assertEquals(cycleFile, e.file());
+            assertEquals(damaged, e.position());
+            assertTrue(e.getMessage().contains("0x30000010") && e.getMessage().contains(cycleFile.toString()), e.getMessage());
+            try (ExcerptAppender appender = queue.createAppender()) {
+                appender.append(new byte[16]);
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseAMetadataFileWithABadMagic() throws IOException {
+        fill(1);
+        writeInt(queueDir().resolve(MetadataDescriptor.FILE_NAME), 0, 0x12345678);
+        final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> SpoolQueue.open(queueDir()));
+        assertEquals(0, e.position());
+        assertTrue(e.getMessage().contains("0x12345678") && e.getMessage().contains(MetadataDescriptor.FILE_NAME), e.getMessage());
+    }
+
+    @Test
+    void shouldRefuseACycleFileWithABadMagic() throws IOException {
+        fill(1);
+        final Path cycleFile = onlyCycleFile();
+        writeInt(cycleFile, 0, 0x0BADF00D);
+        try (SpoolQueue queue = SpoolQueue.open(queueDir())) {
+            final CorruptQueueException e = assertThrows(CorruptQueueException.class, queue::createTailer);
+            assertEquals(cycleFile, e.file());
+            assertTrue(e.getMessage().contains("0x0badf00d"), e.getMessage());
+        }
+    }
+
+    @Test
+    void shouldRefuseATruncatedMetadataFile() throws IOException {
+        fill(1);
+        try (FileChannel channel = FileChannel.open(queueDir().resolve(MetadataDescriptor.FILE_NAME), StandardOpenOption.WRITE)) {
+            channel.truncate(100);
+        }
+        final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> SpoolQueue.open(queueDir()));
+        assertTrue(e.getMessage().contains("truncated") && e.getMessage().contains("length=100"), e.getMessage());
+    }
+
+    @Test
+    void shouldRefuseADirectoryThatIsNotAQueue() throws IOException {
+        final Path dir = tempDir.resolve("photos");
+        Files.createDirectories(dir);
+        Files.writeString(dir.resolve("holiday.jpg"), "not a queue");
+        final SpoolException e = assertThrows(SpoolException.class, () -> SpoolQueue.open(dir));
+        assertTrue(e.getMessage().contains("not a Spool queue") && e.getMessage().contains("holiday.jpg"), e.getMessage());
+        assertFalse(Files.exists(dir.resolve(MetadataDescriptor.FILE_NAME)), "nothing was created there");
+    }
+
+    @Test
+    void shouldRefuseToCreateWhenAskedToOpenOnly() {
+        final SpoolException e = assertThrows(SpoolException.class,
+                () -> SpoolQueue.builder(tempDir.resolve("absent")).createIfAbsent(false).build());
+        assertTrue(e.getMessage().contains("no queue at"), e.getMessage());
+    }
+
+    @Test
+    void shouldReportABadIndexEntry() throws IOException {
+        final long[] indices = fill(200);
+        final Path cycleFile = onlyCycleFile();
+        final long blockPosition = CycleDescriptor.DATA_OFFSET + 24;
+        // entry 2 (sequence 128) points into the middle of nowhere
+        final long entry = blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + 2 * Long.BYTES;
+        writeInt(cycleFile, entry, 13);
+        try (SpoolQueue queue = SpoolQueue.open(queueDir());
+             ExcerptTailer tailer = queue.createTailer()) {
+            final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> tailer.moveToIndex(indices[130]));
+            assertEquals(entry, e.position());
+            assertTrue(tailer.moveToIndex(indices[20]), "the rest of the index still works");
+        }
+    }
+}

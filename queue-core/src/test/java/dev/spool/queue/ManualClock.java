@@ -1,0 +1,21 @@
+package dev.spool.queue;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A clock tests move by hand to roll cycles exactly when they want. */
+final class ManualClock implements TimeProvider {
+    private final AtomicLong millis;
+
+    ManualClock(final long startMillis) {
+        this.millis = new AtomicLong(startMillis);
+    }
+
+    @Override
+    public long currentTimeMillis() {
+        return millis.get();
+    }
+
+    void advance(final long deltaMillis) {
+        millis.addAndGet(deltaMillis);
+    }
+}

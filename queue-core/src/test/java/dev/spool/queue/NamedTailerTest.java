@@ -1,0 +1,46 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.Bytes;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class NamedTailerTest extends SpoolTestBase {
+
+    @Test
+    void shouldResumeWhereTheNameLastReadAfterReopen() {
+        final long[] indices = new long[20];
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+             ExcerptAppender appender = queue.createAppender();
+             ExcerptTailer tailer = queue.createTailer("risk")) {
+            for (int i = 0; i < indices.length; i++) {
+                indices[i] = appender.append(new byte[]{(byte) i});
+            }
+            final Bytes<?> into = Bytes.allocateElasticOnHeap();
+            for (int i = 0; i < 7; i++) {
+                assertEquals(indices[i], tailer.read(into));
+            }
+            assertEquals("risk", tailer.name());
+        }
+        try (SpoolQueue queue = SpoolQueue.open(tempDir.resolve("q"));
+             ExcerptTailer resumed = queue.createTailer("risk");
+             ExcerptTailer other = queue.createTailer("audit")) {
+            final Bytes<?> into = Bytes.allocateElasticOnHeap();
+            assertEquals(indices[7], resumed.read(into), "resumes after the last excerpt read under that name");
+            assertEquals(indices[0], other.read(into), "a new name starts at the beginning");
+            assertEquals(List.of("risk", "audit"), queue.tailerNames());
+        }
+    }
+
+    @Test
+    void shouldRejectNamesThatDoNotFit() {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build()) {
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> queue.createTailer("x".repeat(49)));
+            assertTrue(e.getMessage().contains("49"), e.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> queue.createTailer(""));
+        }
+    }
+}
