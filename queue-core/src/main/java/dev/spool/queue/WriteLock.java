@@ -71,9 +71,9 @@ final class WriteLock {
             if (now - nextCheck >= 0) {
                 if (owner != lockWord && !isOwnerAlive(owner)) {
                     if (MEMORY.compareAndSwapLong(lockAddress, owner, lockWord)) {
-                        LOG.warn("took over the write lock of {} from a dead process (slot {}, pid {}) after {} µs",
+                        LOG.warn("took over the write lock of {} from a dead process (slot {}, session {}) after {} us",
                                 metadata.path(), MetadataDescriptor.lockSlot(owner),
-                                metadata.processSlotPid(MetadataDescriptor.lockSlot(owner)), (now - start) / 1_000);
+                                Long.toHexString(MetadataDescriptor.lockSession(owner)), (now - start) / 1_000);
                         return;
                     }
                     continue;

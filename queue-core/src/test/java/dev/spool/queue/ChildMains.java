@@ -1,0 +1,116 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.locks.LockSupport;
+
+/** Entry points of the child JVMs the multi-process tests start. Each prints what the parent waits for. */
+final class ChildMains {
+    private ChildMains() {
+    }
+
+    static SpoolQueue open(final String dir) {
+        return SpoolQueue.builder(Path.of(dir)).chunkLength(1 << 20).build();
+    }
+
+    static void awaitGo() throws Exception {
+        final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        System.out.println("READY");
+        if (!"GO".equals(in.readLine())) {
+            throw new IllegalStateException("expected GO");
+        }
+    }
+
+    /** {@code dir writerId count maxLength}: appends self-checking messages as fast as it can. */
+    static final class Appender {
+        public static void main(final String[] args) throws Exception {
+            final int writer = Integer.parseInt(args[1]);
+            final int count = Integer.parseInt(args[2]);
+            final int maxLength = Integer.parseInt(args[3]);
+            try (SpoolQueue queue = open(args[0]); ExcerptAppender appender = queue.createAppender()) {
+                final byte[] message = new byte[maxLength];
+                awaitGo();
+                for (int sequence = 0; sequence < count; sequence++) {
+                    final int length = Messages.lengthOf(writer, sequence, maxLength);
+                    Messages.encode(message, length, writer, sequence);
+                    appender.append(message, 0, length);
+                    if (count < 0 || sequence % 1000 == 999) {
+                        System.out.println("APPENDED " + (sequence + 1));
+                    }
+                }
+            }
+            System.out.println("DONE");
+        }
+    }
+
+    /** {@code dir writerId}: appends until killed, printing progress: the lock is held most of the time. */
+    static final class EndlessAppender {
+        public static void main(final String[] args) throws Exception {
+            final int writer = Integer.parseInt(args[1]);
+            final int maxLength = 64 * 1024;
+            try (SpoolQueue queue = open(args[0]); ExcerptAppender appender = queue.createAppender()) {
+                final byte[] message = new byte[maxLength];
+                for (int sequence = 0; ; sequence++) {
+                    final int length = Messages.lengthOf(writer, sequence, maxLength);
+                    Messages.encode(message, length, writer, sequence);
+                    appender.append(message, 0, length);
+                    if (sequence == 100) {
+                        System.out.println("RUNNING");
+                    }
+                }
+            }
+        }
+    }
+
+    /** {@code dir}: appends 10 messages, then claims, half-fills the claim and waits to be killed. */
+    static final class ClaimHolder {
+        public static void main(final String[] args) {
+            try (SpoolQueue queue = open(args[0]); ExcerptAppender appender = queue.createAppender()) {
+                final byte[] message = new byte[100];
+                for (int sequence = 0; sequence < 10; sequence++) {
+                    Messages.encode(message, 100, 9, sequence);
+                    appender.append(message);
+                }
+                final long offset = appender.claim(4000);
+                for (int i = 0; i < 2000; i++) {
+                    appender.claimedBytes().writeByte(offset + i, (byte) 0x5A);
+                }
+                System.out.println("CLAIMED " + appender.lastIndexAppended());
+                while (true) {
+                    LockSupport.park();
+                }
+            }
+        }
+    }
+
+    /** {@code dir}: opens the queue and prints the error, if any, on one line. */
+    static final class Opener {
+        public static void main(final String[] args) {
+            try (SpoolQueue queue = open(args[0])) {
+                System.out.println("OPENED " + queue.directory());
+            } catch (RuntimeException e) {
+                System.out.println("FAILED " + e.getClass().getSimpleName() + ": " + e.getMessage().replace('\n', ' '));
+            }
+        }
+    }
+
+    /** {@code dir name count}: reads {@code count} excerpts with a named tailer and prints the last index. */
+    static final class NamedReader {
+        public static void main(final String[] args) {
+            final int count = Integer.parseInt(args[2]);
+            try (SpoolQueue queue = open(args[0]); ExcerptTailer tailer = queue.createTailer(args[1])) {
+                final Bytes<?> into = Bytes.allocateElasticOnHeap();
+                long last = -1;
+                for (int i = 0; i < count; i++) {
+                    into.clear();
+                    last = tailer.read(into);
+                }
+                System.out.println("LAST " + last);
+            }
+        }
+    }
+}
