@@ -9,7 +9,9 @@ import java.nio.file.Path;
 public final class CorruptQueueException extends SpoolException {
     private static final long serialVersionUID = 1L;
 
+    /** The damaged file; not serialized, {@link Path} is not serializable. */
     private final transient Path file;
+    /** The byte position of the damage. */
     private final long position;
 
     /**

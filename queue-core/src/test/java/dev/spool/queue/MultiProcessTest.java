@@ -1,6 +1,7 @@
 package dev.spool.queue;
 
 import net.openhft.chronicle.bytes.Bytes;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -106,9 +107,11 @@ class MultiProcessTest extends SpoolTestBase {
     }
 
     @Test
+    @Tag("slow")
     void shouldRecoverFromWritersKilledWhileHoldingTheLockMidCopy() throws Exception {
         expectWarning("took over the write lock");
-        for (int round = 0; round < 3; round++) {
+        final int rounds = Soak.count(3, 50);
+        for (int round = 0; round < rounds; round++) {
             try (ChildJvm child = ChildJvm.start(ChildMains.EndlessAppender.class, stderr(), queueDir().toString(),
                     String.valueOf(round))) {
                 child.awaitLine("RUNNING", 60, TimeUnit.SECONDS);
@@ -123,7 +126,7 @@ class MultiProcessTest extends SpoolTestBase {
                 final long index = appender.append(message);
                 final long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
                 assertTrue(tookMs < 1_000, "append after the kill took " + tookMs + " ms");
-                final int[] expected = new int[200];
+                final int[] expected = new int[rounds + 100];
                 final long[] last = {-1};
                 while (tailer.read((bytes, offset, length, at) -> {
                     final int[] decoded = Messages.decode(bytes, offset, length, at);
