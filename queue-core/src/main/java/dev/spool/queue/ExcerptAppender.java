@@ -1,5 +1,6 @@
 package dev.spool.queue;
 
+import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.nio.ByteBuffer;
@@ -50,6 +51,16 @@ public interface ExcerptAppender extends AutoCloseable {
      * @return the index of the new excerpt.
      */
     long append(BytesStore<?, ?> src, long offset, int length);
+
+    /**
+     * Appends the bytes between the read position and the read limit, leaving {@code src} unchanged.
+     *
+     * @param src holds the payload.
+     * @return the index of the new excerpt.
+     */
+    default long append(final Bytes<?> src) {
+        return append(src.bytesStore(), src.readPosition(), Math.toIntExact(src.readRemaining()));
+    }
 
     /**
      * Takes the write lock and reserves room for a payload of up to {@code maxLength} bytes.

@@ -7,6 +7,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * Reads a queue's excerpts in index order, live or replayed, from any thread or process. Never blocks unless
  * asked to with {@link #await(long, TimeUnit)}. One tailer belongs to one thread at a time.
+ * <p>
+ * A tailer sits between two excerpts: a forward read returns the one after and moves past it, a backward read
+ * returns the one before and moves before it. Changing direction does not move the tailer, so the next read
+ * returns the excerpt just read.
  */
 public interface ExcerptTailer extends AutoCloseable {
     /**
@@ -35,7 +39,10 @@ public interface ExcerptTailer extends AutoCloseable {
      */
     boolean await(long timeout, TimeUnit unit) throws InterruptedException;
 
-    /** @return the index of the excerpt the next read returns in the current cycle, or -1 before any cycle. */
+    /**
+     * @return the index of the excerpt the next read returns if it is in the current cycle (after the last
+     * excerpt of a cycle, the next read may return the first of a later cycle instead), or -1 before any cycle.
+     */
     long index();
 
     /**
@@ -47,14 +54,14 @@ public interface ExcerptTailer extends AutoCloseable {
     boolean moveToIndex(long index);
 
     /**
-     * Moves before the first excerpt of the queue (or onto it when reading backward).
+     * Moves before the first excerpt of the queue.
      *
      * @return this tailer.
      */
     ExcerptTailer toStart();
 
     /**
-     * Moves after the last excerpt (or onto it when reading backward).
+     * Moves after the last excerpt.
      *
      * @return this tailer.
      */

@@ -55,7 +55,8 @@ class QueueBasicsTest extends SpoolTestBase {
             final Bytes<?> bytes = Bytes.allocateElasticDirect();
             try {
                 bytes.writeLong(43);
-                appender.append(bytes.bytesStore(), 0, 8);
+                appender.append(bytes);
+                assertEquals(8, bytes.readRemaining(), "append leaves the bytes unchanged");
             } finally {
                 bytes.releaseLast();
             }
