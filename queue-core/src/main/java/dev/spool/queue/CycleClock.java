@@ -1,10 +1,10 @@
 package dev.spool.queue;
 
 /**
- * One appender's view of which cycle it is now: the time provider is read on every call, the division only when
- * the time leaves the cached cycle.
+ * One appender's exact view of which cycle it is now, for an injected {@link TimeProvider}: the time provider is
+ * read on every call, the division only when the time leaves the cached cycle.
  */
-final class CycleClock {
+final class CycleClock implements CycleSource {
     private final TimeProvider timeProvider;
     private final RollCycle rollCycle;
     private final long epochMillis;
@@ -18,7 +18,8 @@ final class CycleClock {
         this.epochMillis = epochMillis;
     }
 
-    long currentCycle() {
+    @Override
+    public long currentCycle() {
         final long now = timeProvider.currentTimeMillis();
         if (now >= cycleStartMillis && now < cycleEndMillis) {
             return cycle;

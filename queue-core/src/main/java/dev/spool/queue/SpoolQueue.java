@@ -32,6 +32,7 @@ public final class SpoolQueue implements AutoCloseable {
     private final TimeProvider timeProvider;
     private final int maxMessageLength;
     private final SpoolQueueBuilder.PauseStrategyFactory pauseStrategy;
+    private final RollClock rollClock;
     private final Map<Object, Boolean> users = new IdentityHashMap<>();
     private ProcessSlots processSlots;
     private int processSlot = -1;
@@ -47,6 +48,7 @@ public final class SpoolQueue implements AutoCloseable {
         this.timeProvider = builder.timeProvider();
         this.pauseStrategy = builder.pauseStrategy();
         this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength());
+        this.rollClock = timeProvider == TimeProvider.SYSTEM ? RollClock.acquire(rollCycle, epochMillis) : null;
     }
 
     /**
@@ -242,6 +244,9 @@ public final class SpoolQueue implements AutoCloseable {
                 }
             }
             closed = true;
+            if (rollClock != null) {
+                rollClock.release();
+            }
             cycleFiles.close();
             if (processSlot >= 0) {
                 processSlots.free(processSlot);
@@ -303,7 +308,8 @@ public final class SpoolQueue implements AutoCloseable {
         return cycleFiles;
     }
 
-    TimeProvider timeProvider() {
-        return timeProvider;
+    /** @return what tells a new appender the current cycle: the shared roll clock, or the injected clock read exactly. */
+    CycleSource cycleSource() {
+        return rollClock != null ? rollClock : new CycleClock(timeProvider, rollCycle, epochMillis);
     }
 }

@@ -26,7 +26,7 @@ final class StoreAppender implements ExcerptAppender {
     private final CycleFiles cycleFiles;
     private final RollCycle rollCycle;
     private final int maxMessageLength;
-    private final CycleClock clock;
+    private final CycleSource clock;
     private final MappedCursor cursor = new MappedCursor("appender");
     private final MappedCursor indexCursor = new MappedCursor("appender-index");
 
@@ -53,7 +53,7 @@ final class StoreAppender implements ExcerptAppender {
         this.cycleFiles = queue.cycleFiles();
         this.rollCycle = queue.rollCycle();
         this.maxMessageLength = queue.maxMessageLength();
-        this.clock = new CycleClock(queue.timeProvider(), rollCycle, queue.epochMillis());
+        this.clock = queue.cycleSource();
     }
 
     @Override
