@@ -1,0 +1,76 @@
+package dev.spool.benchmarks;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/**
+ * The benchmark launcher, main class of {@code benchmarks.jar}: {@code java -jar benchmarks.jar jmh Spool --quick}.
+ * It computes the JVM flags Chronicle needs for the Java version it runs on, gives them to the benchmark JVMs it
+ * forks, and files each run's results with the facts of the machine under {@code benchmarks/results/}. The jar's
+ * manifest opens what Chronicle needs to this JVM too, so no command line needs a flag.
+ * <p>
+ * One command per kind of suite: {@code jmh} runs the throughput and allocation suite (experiment E4).
+ */
+public final class Main {
+    static final String USAGE = String.join(System.lineSeparator(),
+            "Usage: java -jar benchmarks.jar <command> [options]",
+            "",
+            "Commands:",
+            "  jmh [regex...] [--quick] [--no-gc] [--dir <path>] [--results <dir>] [JMH options...]",
+            "      Runs the JMH benchmarks whose names match a regex (all if none): FloorBenchmark,",
+            "      SpoolBenchmark, ChronicleBenchmark (experiment E4: ns per operation and, from the gc",
+            "      profiler, gc.alloc.rate.norm = bytes allocated per operation).",
+            "      --quick          smoke settings: 1 warm-up and 1 measurement iteration of 1 s, 1 fork;",
+            "                       speeds mean nothing then. Explicit -wi, -w, -i, -r, -f still win.",
+            "      --no-gc          leave out the gc profiler, which is on by default",
+            "      --dir <path>     where benchmark queues are created (default: java.io.tmpdir);",
+            "                       the file system sets the cost of page faults, e.g. /dev/shm vs disk",
+            "      --results <dir>  where result files go (default: benchmarks/results beside the jar's target/)",
+            "      JMH options      anything else goes to JMH, e.g. -p payloadLength=8,32,256,1024 -prof stack;",
+            "                       `jmh -h` lists them, `jmh -l` lists the benchmarks",
+            "  --help             prints this text",
+            "",
+            "Forked JVMs get Chronicle's --add-exports/--add-opens flags, plus --enable-native-access and",
+            "--sun-misc-unsafe-memory-access=allow on Java 23+, for the Java running this launcher.",
+            "Each run writes <time>-jmh-<regex>.txt (machine facts, then JMH's output) and .json (JMH's JSON).",
+            "",
+            "Example: java -jar benchmarks/target/benchmarks.jar jmh Spool --quick",
+            "");
+
+    private Main() {
+    }
+
+    /**
+     * Runs a command and exits with a non-zero status if it failed.
+     *
+     * @param args the command and its options; see {@code --help}.
+     */
+    public static void main(final String[] args) {
+        final int status = run(args, System.out, System.err);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    /** @return the process exit status: 0 done, 1 the run failed, 2 bad command line. */
+    static int run(final String[] args, final PrintStream out, final PrintStream err) {
+        if (args.length == 0) {
+            err.print(USAGE);
+            return 2;
+        }
+        final String[] options = Arrays.copyOfRange(args, 1, args.length);
+        switch (args[0]) {
+            case "jmh":
+                return JmhLauncher.run(options, args, out, err);
+            case "--help":
+            case "-h":
+            case "help":
+                out.print(USAGE);
+                return 0;
+            default:
+                err.println("unknown command '" + args[0] + "'");
+                err.print(USAGE);
+                return 2;
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package dev.spool.benchmarks;
+
+/**
+ * Payloads and read sets shared by the benchmarks, so that every queue writes the same bytes and every read
+ * benchmark walks the same number of excerpts.
+ */
+final class Payloads {
+    /** Bytes of excerpt header in Spool's format, and in the floor's. */
+    static final int HEADER_LENGTH = Integer.BYTES;
+    /** Spool starts every excerpt on this boundary; the floor does the same so both touch as many pages. */
+    static final int ALIGNMENT = 8;
+    /** Mapping unit of every file the benchmarks write: large, so mapping a new chunk is rare. */
+    static final long CHUNK_LENGTH = 64L << 20;
+    /** Bytes past a chunk that its mapping also covers: an excerpt that starts in a chunk ends in its mapping. */
+    static final long OVERLAP_LENGTH = 16L << 20;
+    /**
+     * Bytes of excerpts the read benchmarks pre-fill and then read round and round: far more than the CPU's
+     * caches, so reads come from memory, yet inside one chunk, so wrapping around never maps a chunk again.
+     */
+    static final long READ_SET_LENGTH = 32L << 20;
+
+    private Payloads() {
+    }
+
+    /**
+     * @param length payload length in bytes.
+     * @return a payload with no zero byte, so a read that sees zeros has read the wrong place.
+     */
+    static byte[] create(final int length) {
+        final byte[] payload = new byte[length];
+        for (int i = 0; i < length; i++) {
+            payload[i] = (byte) (1 + i % 255);
+        }
+        return payload;
+    }
+
+    /**
+     * @param length payload length in bytes.
+     * @return bytes from one excerpt's header to the next one's.
+     */
+    static int alignedLength(final int length) {
+        return (HEADER_LENGTH + length + ALIGNMENT - 1) & -ALIGNMENT;
+    }
+
+    /**
+     * @param length payload length in bytes.
+     * @return how many excerpts of that length the read benchmarks pre-fill.
+     */
+    static int readSetCount(final int length) {
+        return (int) (READ_SET_LENGTH / alignedLength(length));
+    }
+}

@@ -1,0 +1,38 @@
+package dev.spool.benchmarks;
+
+import java.io.IOException;
+import java.io.OutputStream;
+
+/** Writes to two streams: the console and a result file. Closing it flushes both and closes neither. */
+final class TeeOutputStream extends OutputStream {
+    private final OutputStream first;
+    private final OutputStream second;
+
+    TeeOutputStream(final OutputStream first, final OutputStream second) {
+        this.first = first;
+        this.second = second;
+    }
+
+    @Override
+    public void write(final int b) throws IOException {
+        first.write(b);
+        second.write(b);
+    }
+
+    @Override
+    public void write(final byte[] bytes, final int offset, final int length) throws IOException {
+        first.write(bytes, offset, length);
+        second.write(bytes, offset, length);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        first.flush();
+        second.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+        flush();
+    }
+}
