@@ -10,6 +10,7 @@ public final class CorruptQueueException extends SpoolException {
     private static final long serialVersionUID = 1L;
 
     private final transient Path file;
+    /** The byte position of the damage: part of the serialized form, which doclint requires documented. */
     private final long position;
 
     /**
