@@ -23,6 +23,8 @@ import java.util.function.BooleanSupplier;
 final class QueueTail implements ExcerptHandler {
     /** Longest wait between two checks of the stop request. */
     static final long POLL_MILLIS = 100;
+    private static final long MIN_PARK_NS = 100_000;
+    private static final long MAX_PARK_NS = 10_000_000;
 
     private final Path directory;
     private final PrintStream out;
@@ -45,7 +47,9 @@ final class QueueTail implements ExcerptHandler {
      */
     int tail(final String from, final boolean follow, final BooleanSupplier stop, final PrintStream err) {
         boolean interrupted = false;
-        try (SpoolQueue queue = SpoolQueue.builder(directory).createIfAbsent(false).build();
+        // a person reads tail -f: 10 ms of latency is nothing to them, while spinning costs a core shared with others
+        try (SpoolQueue queue = SpoolQueue.builder(directory).createIfAbsent(false)
+                .pauseStrategy(() -> PauseStrategy.backoff(0, 0, MIN_PARK_NS, MAX_PARK_NS)).build();
              ExcerptTailer tailer = queue.createTailer()) {
             if ("end".equals(from)) {
                 tailer.toEnd();
