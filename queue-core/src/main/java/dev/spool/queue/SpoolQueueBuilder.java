@@ -163,8 +163,8 @@ public final class SpoolQueueBuilder {
                     + chunk + " can hold");
         }
         final int maxLength = maxMessageLength == null ? (int) maxLimit : maxMessageLength;
-        if (maxLength < 0 || maxLength > maxLimit) {
-            throw new IllegalArgumentException("maxMessageLength=" + maxLength + " must be from 0 to " + maxLimit
+        if (maxLength < 1 || maxLength > maxLimit) {
+            throw new IllegalArgumentException("maxMessageLength=" + maxLength + " must be from 1 to " + maxLimit
                     + " with chunkLength=" + chunk);
         }
         return new MetadataFile.Settings(rollCycle == null ? RollCycle.DAILY : rollCycle, epochMillis == null ? 0 : epochMillis,

@@ -117,9 +117,9 @@ final class StoreAppender implements ExcerptAppender {
         if (claimLength == NO_CLAIM) {
             throw new IllegalStateException("no open claim to commit on this appender of " + queue.directory());
         }
-        if (length < 0 || length > claimLength) {
-            throw new IllegalArgumentException("commit length=" + length + " outside the claimed [0, " + claimLength
-                    + "] in " + queue.directory());
+        if (length < 1 || length > claimLength) {
+            throw new IllegalArgumentException("commit length=" + length + " outside the claimed [1, " + claimLength
+                    + "] in " + queue.directory() + (length == 0 ? ": roll back an empty claim instead" : ""));
         }
         claimLength = NO_CLAIM;
         return endWrite(cursor.address(position), length);
@@ -165,9 +165,10 @@ final class StoreAppender implements ExcerptAppender {
         if (closed) {
             throw new IllegalStateException("appender of " + queue.directory() + " is closed");
         }
-        if (length < 0 || length > maxMessageLength) {
-            throw new IllegalArgumentException("message length=" + length + " exceeds maxMessageLength="
-                    + maxMessageLength + " of " + queue.directory());
+        if (length < 1 || length > maxMessageLength) {
+            throw new IllegalArgumentException("message length=" + length + (length < 1
+                    ? " is empty: an excerpt needs at least 1 byte (a header of 0 means nothing written)"
+                    : " exceeds maxMessageLength=" + maxMessageLength) + " of " + queue.directory());
         }
         if (claimLength != NO_CLAIM) {
             throw new IllegalStateException("a claim is open on this appender of " + queue.directory()

@@ -131,4 +131,36 @@ class QueueBasicsTest extends SpoolTestBase {
         assertThrows(IllegalStateException.class, () -> appender.append(new byte[1]));
         assertThrows(IllegalStateException.class, queue::createTailer);
     }
+
+    @Test
+    void shouldRejectEmptyPayloadSoThatLaterExcerptsStayReadable() {
+        // an empty excerpt's header would be 0, which readers take for "nothing written here yet"
+        try (SpoolQueue queue = open();
+             ExcerptAppender appender = queue.createAppender();
+             ExcerptTailer tailer = queue.createTailer()) {
+            final long first = appender.append(new byte[]{1});
+            assertThrows(IllegalArgumentException.class, () -> appender.append(new byte[0]));
+            assertThrows(IllegalArgumentException.class, () -> appender.append(ByteBuffer.allocate(0)));
+            assertThrows(IllegalArgumentException.class, () -> appender.claim(0));
+            appender.claim(8);
+            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> appender.commit(0));
+            assertTrue(e.getMessage().contains("roll back"), e.getMessage());
+            appender.rollback();
+            final long second = appender.append(new byte[]{2});
+            assertEquals(first + 1, second);
+            final Bytes<?> into = Bytes.allocateElasticOnHeap();
+            assertEquals(first, tailer.read(into));
+            assertEquals(second, tailer.read(into), "the excerpt after the rejected empty one is readable");
+            assertEquals(-1, tailer.read(into));
+        }
+    }
+
+    @Test
+    void shouldRefuseToCreateQueueWhoseMaxMessageLengthItCannotReopen() {
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(0).build());
+        assertTrue(e.getMessage().contains("maxMessageLength=0"), e.getMessage());
+        assertFalse(java.nio.file.Files.exists(tempDir.resolve("q").resolve(MetadataDescriptor.FILE_NAME)),
+                "no metadata file that cannot be opened is left behind");
+    }
 }
