@@ -9,13 +9,16 @@ import java.util.Arrays;
  * forks, and files each run's results with the facts of the machine under {@code benchmarks/results/}. The jar's
  * manifest opens what Chronicle needs to this JVM too, so no command line needs a flag.
  * <p>
- * One command per kind of suite: {@code jmh} runs the throughput and allocation suite (experiment E4).
+ * {@code demo} is the main job on embedded defaults; {@code jmh} runs the throughput and allocation suite (E4).
  */
 public final class Main {
     static final String USAGE = String.join(System.lineSeparator(),
             "Usage: java -jar benchmarks.jar <command> [options]",
             "",
             "Commands:",
+            "  demo",
+            "      The main job on embedded defaults: a queue in a temporary directory, a burst of appends",
+            "      read back, then 2M messages at 250K msg/s tailed live by a second thread, with latencies.",
             "  jmh [regex...] [--quick] [--no-gc] [--dir <path>] [--results <dir>] [JMH options...]",
             "      Runs the JMH benchmarks whose names match a regex (all if none): FloorBenchmark,",
             "      SpoolBenchmark, ChronicleBenchmark (experiment E4: ns per operation and, from the gc",
@@ -60,6 +63,8 @@ public final class Main {
         }
         final String[] options = Arrays.copyOfRange(args, 1, args.length);
         switch (args[0]) {
+            case "demo":
+                return Demo.run(options, out, err);
             case "jmh":
                 return JmhLauncher.run(options, args, out, err);
             case "--help":

@@ -1,0 +1,143 @@
+package dev.spool.benchmarks;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The main job on embedded defaults: a queue in a temporary directory, appended to at a steady rate while a second
+ * thread tails it live, timing each message from append to read; then appended to as fast as it goes and read back.
+ * Prints what it achieved and checks that every message came back in order.
+ */
+final class Demo {
+    private static final int MESSAGE_LENGTH = 32;
+    private static final int BURST = 5_000_000;
+    private static final int WARM_UP = 500_000;
+    private static final int PACED = 2_000_000 + WARM_UP;
+    private static final int RATE = 250_000;
+
+    private Demo() {
+    }
+
+    static int run(final String[] args, final PrintStream out, final PrintStream err) {
+        if (args.length > 0) {
+            err.println("demo takes no options");
+            return 2;
+        }
+        Path directory = null;
+        try {
+            directory = Files.createTempDirectory("spool-demo-");
+            out.println("Spool demo: queue in " + directory + ", " + MESSAGE_LENGTH + "-byte messages");
+            try (SpoolQueue queue = SpoolQueue.open(directory)) {
+                // the live phase first: a burst leaves hundreds of MB of dirty pages whose write-back stalls later page faults
+                final boolean inOrder = paced(queue, out);
+                burst(queue, out);
+                return inOrder ? 0 : 1;
+            }
+        } catch (IOException | InterruptedException e) {
+            err.println("demo failed: " + e);
+            return 1;
+        } finally {
+            delete(directory);
+        }
+    }
+
+    private static void burst(final SpoolQueue queue, final PrintStream out) {
+        final byte[] message = new byte[MESSAGE_LENGTH];
+        final long[] sum = new long[1];
+        final ExcerptHandler reader = (bytes, offset, length, index) -> sum[0] += length;
+        try (ExcerptAppender appender = queue.createAppender(); ExcerptTailer tailer = queue.createTailer()) {
+            final long start = System.nanoTime();
+            for (int i = 0; i < BURST; i++) {
+                appender.append(message);
+            }
+            final long appended = System.nanoTime();
+            int read = 0;
+            while (tailer.read(reader)) {
+                read++;
+            }
+            final long done = System.nanoTime();
+            out.printf("burst: appended %,d in %,d ms (%.1f ns/message), read them back in %,d ms (%.1f ns/message)%n",
+                    BURST, (appended - start) / 1_000_000, (appended - start) / (double) BURST,
+                    (done - appended) / 1_000_000, (done - appended) / (double) read);
+        }
+    }
+
+    /** Appends at {@link #RATE} while a tailer thread reads live; latency is measured from the intended send time. */
+    private static boolean paced(final SpoolQueue queue, final PrintStream out) throws InterruptedException {
+        final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        final long[] state = new long[2];
+        final boolean[] inOrder = {true};
+        // positioned here, before the first paced append; then handed to the reader thread
+        final ExcerptTailer tailer = queue.createTailer().toEnd();
+        final Thread reader = new Thread(() -> {
+            final ExcerptHandler handler = (bytes, offset, length, index) -> {
+                final long sent = bytes.readLong(offset);
+                final long sequence = bytes.readLong(offset + Long.BYTES);
+                if (sequence >= WARM_UP) {
+                    latency.recordValue(Math.max(0, System.nanoTime() - sent));
+                }
+                inOrder[0] &= sequence == state[0];
+                state[0] = sequence + 1;
+            };
+            try (tailer) {
+                while (state[0] < PACED) {
+                    tailer.read(handler);
+                }
+            }
+        }, "demo-reader");
+        reader.start();
+        final byte[] message = new byte[MESSAGE_LENGTH];
+        final long interval = TimeUnit.SECONDS.toNanos(1) / RATE;
+        try (ExcerptAppender appender = queue.createAppender()) {
+            final long start = System.nanoTime();
+            for (int i = 0; i < PACED; i++) {
+                final long due = start + i * interval;
+                while (System.nanoTime() < due) {
+                    Thread.onSpinWait();
+                }
+                // the intended time, not the actual one: a stalled appender shows as latency (no coordinated omission)
+                writeLong(message, 0, due);
+                writeLong(message, 8, i);
+                appender.append(message);
+            }
+        }
+        reader.join();
+        out.printf("live: %,d messages at %,d msg/s after %,d of warm-up, appender and tailer spinning on 2 threads,%n"
+                + "  latency from the intended send time to the read (us):%n", PACED - WARM_UP, RATE, WARM_UP);
+        out.printf("  50%%: %.2f  90%%: %.2f  99%%: %.2f  99.9%%: %.2f  99.99%%: %.2f  worst: %.2f%n",
+                latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(90) / 1e3,
+                latency.getValueAtPercentile(99) / 1e3, latency.getValueAtPercentile(99.9) / 1e3,
+                latency.getValueAtPercentile(99.99) / 1e3, latency.getMaxValue() / 1e3);
+        out.println("  every message read once, in order: " + inOrder[0]);
+        out.println("queue: " + queue.cycles().length + " cycle file(s), last index 0x" + Long.toHexString(queue.lastIndex()));
+        return inOrder[0];
+    }
+
+    private static void writeLong(final byte[] target, final int at, final long value) {
+        for (int i = 0; i < Long.BYTES; i++) {
+            target[at + i] = (byte) (value >>> (8 * i));
+        }
+    }
+
+    private static void delete(final Path directory) {
+        if (directory == null) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+        } catch (IOException e) {
+            System.err.println("could not delete " + directory + ": " + e);
+        }
+    }
+}
