@@ -300,6 +300,22 @@ class SpoolToolTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldReportExcerptsHiddenBehindAnEmptyOne() throws IOException {
+        fill(builder(), 1, 10);
+        final Path file = cycleFiles().get(0);
+        final long tail = readLong(file, CycleDescriptor.WRITE_POSITION_OFFSET);
+        // what appending an empty payload used to leave: header 0, then the writer carrying on 8 bytes later
+        final long next = tail + ExcerptDescriptor.ALIGNMENT;
+        writeInt(file, next, 1);
+        writeInt(file, next + ExcerptDescriptor.HEADER_LENGTH, 'x');
+        writeLong(file, CycleDescriptor.WRITE_POSITION_OFFSET, next + ExcerptDescriptor.alignedLength(1));
+        writeLong(file, CycleDescriptor.WRITE_SEQUENCE_OFFSET, 12);
+        final Result result = tool("verify", dir().toString());
+        assertDamage(result, file, tail);
+        assertTrue(result.out().contains("an empty excerpt (length 0) was appended here"), result.out());
+    }
+
+    @Test
     void shouldReportCycleFilePastTheHighestCycleThatHoldsExcerpts() throws IOException {
         fill(builder(), 2, 10);
         final Path metadata = dir().resolve(MetadataDescriptor.FILE_NAME);
