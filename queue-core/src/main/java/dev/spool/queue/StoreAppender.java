@@ -272,18 +272,14 @@ final class StoreAppender implements ExcerptAppender {
                     endCurrentCycle();
                 }
             }
-            final boolean created;
             CycleFile nextFile = cycleFiles.acquire(next);
             if (nextFile == null) {
                 nextFile = cycleFiles.create(next, metadata.indexSpacing(), metadata.indexBlockEntries());
-                created = true;
-            } else {
-                created = false;
             }
             attach(nextFile);
-            if (created) {
-                metadata.cycleCreated(next);
-            }
+            // also when the file existed: its creator may have died before recording it, and tailers stop at the
+            // highest recorded cycle, so an excerpt written here would never reach them
+            metadata.cycleCreated(next);
             position = file.writePosition();
             sequence = file.writeSequence();
             if (MEMORY.readVolatileInt(cursor.address(position)) == 0 || !recoverTail()) {
