@@ -140,7 +140,7 @@ final class QueueDumper {
                     file.readInt(CycleDescriptor.ROOT_ENTRIES_OFFSET), file.readLong(CycleDescriptor.WRITE_POSITION_OFFSET),
                     file.readLong(CycleDescriptor.WRITE_SEQUENCE_OFFSET));
             final Map<Long, Integer> blocks = dumpRoot(file);
-            final int maxLength = queue.maxMessageLength() >= 0 ? queue.maxMessageLength() : ExcerptDescriptor.MAX_LENGTH;
+            final int maxLength = queue.maxMessageLength() > 0 ? queue.maxMessageLength() : ExcerptDescriptor.MAX_LENGTH;
             final boolean entriesOk = MetadataFile.isPowerOfTwo(entries) && entries <= (1 << 16);
             final ExcerptScanner scanner = new ExcerptScanner(file, maxLength, entriesOk ? entries : 1 << 16);
             final long cycleBase = rollCycle.toIndex(name.cycle(), 0);

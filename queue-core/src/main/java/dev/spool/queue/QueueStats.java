@@ -60,7 +60,7 @@ final class QueueStats {
                 }
                 final int entries = file.readInt(CycleDescriptor.INDEX_BLOCK_ENTRIES_OFFSET);
                 final ExcerptScanner scanner = new ExcerptScanner(file,
-                        queue.maxMessageLength() >= 0 ? queue.maxMessageLength() : ExcerptDescriptor.MAX_LENGTH,
+                        queue.maxMessageLength() > 0 ? queue.maxMessageLength() : ExcerptDescriptor.MAX_LENGTH,
                         MetadataFile.isPowerOfTwo(entries) && entries <= (1 << 16) ? entries : 1 << 16);
                 long payload = 0;
                 ExcerptScanner.Kind kind;

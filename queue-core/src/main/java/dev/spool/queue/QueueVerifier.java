@@ -131,10 +131,10 @@ final class QueueVerifier {
         final long lengthLimit = chunkOk ? Math.min(CycleFile.overlapLength(chunkLength) - 64, ExcerptDescriptor.MAX_LENGTH)
                 : ExcerptDescriptor.MAX_LENGTH;
         final int maxLength = queue.maxMessageLength();
-        if (maxLength >= 0 && maxLength <= lengthLimit) {
+        if (maxLength >= 1 && maxLength <= lengthLimit) {
             maxMessageLength = maxLength;
         } else {
-            damage(path, MetadataDescriptor.MAX_MESSAGE_LENGTH_OFFSET, "max message length=" + maxLength + " is not from 0 to "
+            damage(path, MetadataDescriptor.MAX_MESSAGE_LENGTH_OFFSET, "max message length=" + maxLength + " is not from 1 to "
                     + lengthLimit);
             // check lengths against the loosest bound: a bad setting must not turn every excerpt into damage
             maxMessageLength = (int) lengthLimit;
