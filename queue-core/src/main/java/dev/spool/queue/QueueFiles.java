@@ -115,6 +115,13 @@ final class QueueFiles {
         return readLong(HIGHEST_CYCLE_OFFSET);
     }
 
+    /** @return the highest cycle as the metadata file holds it now: a live writer may have raised it since the copy. */
+    long currentHighestCycle() {
+        try (ReadOnlyFile file = ReadOnlyFile.open(metadataPath)) {
+            return file.contains(HIGHEST_CYCLE_OFFSET, Long.BYTES) ? file.readLong(HIGHEST_CYCLE_OFFSET) : highestCycle();
+        }
+    }
+
     long lowestCycle() {
         return readLong(LOWEST_CYCLE_OFFSET);
     }

@@ -23,6 +23,11 @@ import static dev.spool.queue.ExcerptDescriptor.describe;
  * leaves, which the next append repairs: a torn tail (an in-progress claim), index entries not yet written, an
  * index block without a root entry, a held write lock.
  * <p>
+ * A queue can be verified while a writer appends to it: the write hints and the root index are read before the
+ * walk, so everything they point at is there to be walked; a file's length is taken again when the walk reaches it
+ * (the writer grows it a chunk ahead); and what only a live writer can explain (an entry past the walked tail, hints
+ * that disagree) is damage only if the writer's position hint has not moved meanwhile.
+ * <p>
  * Every problem is printed as {@code DAMAGE <file> position=<p>: <what>} or {@code WARNING <file> position=<p>:
  * <what>}; a queue without damage ends with {@code OK: <n> cycles, <m> excerpts}.
  */
@@ -210,6 +215,8 @@ final class QueueVerifier {
             // the hints before the walk: a live writer moves them only after publishing what they point past
             final long hintPosition = file.readLong(CycleDescriptor.WRITE_POSITION_OFFSET);
             final long hintSequence = file.readLong(CycleDescriptor.WRITE_SEQUENCE_OFFSET);
+            // the root too: a block a live writer adds during the walk would lie past where the walk stopped
+            final ByteBuffer root = file.read(CycleDescriptor.ROOT_OFFSET, CycleDescriptor.ROOT_LENGTH);
 
             final LongList indexed = new LongList();
             final LongList blocks = new LongList();
@@ -253,7 +260,7 @@ final class QueueVerifier {
                 verifyHints(file, hintPosition, hintSequence, tail, dataBeforeHint);
             }
             if (spacing > 0 && entries > 0) {
-                new IndexCheck(path, file, spacing, entries, indexed, blocks, dataCount, complete, tail).run();
+                new IndexCheck(path, file, root, spacing, entries, indexed, blocks, dataCount, complete, tail, hintPosition).run();
             }
             return new CycleSummary(name, dataCount, kind == ExcerptScanner.Kind.END_OF_CYCLE, tail);
         }
@@ -320,7 +327,8 @@ final class QueueVerifier {
         } else if (dataBeforeHint < 0) {
             damage(path, CycleDescriptor.WRITE_POSITION_OFFSET, "write position hint=" + hintPosition
                     + " is not the position of an excerpt header");
-        } else if (hintSequence != dataBeforeHint) {
+        } else if (hintSequence != dataBeforeHint && file.readLongNow(CycleDescriptor.WRITE_POSITION_OFFSET) == hintPosition) {
+            // (a moved hint means a live writer, whose two hints may have been read between its two writes)
             damage(path, CycleDescriptor.WRITE_SEQUENCE_OFFSET, "write sequence hint=" + hintSequence + " but "
                     + dataBeforeHint + " data excerpts precede the write position hint=" + hintPosition
                     + ": the next append would get the wrong index");
@@ -335,6 +343,8 @@ final class QueueVerifier {
     private final class IndexCheck {
         private final Path path;
         private final ReadOnlyFile file;
+        /** Read before the walk, so every block it names was there for the walk to find. */
+        private final ByteBuffer root;
         private final int spacing;
         private final int entries;
         private final LongList indexed;
@@ -343,16 +353,23 @@ final class QueueVerifier {
         private final boolean complete;
         /** Where the walk stopped: without {@link #complete}, nothing from here on was seen. */
         private final long tail;
+        /** The writer's position hint, read before the walk. */
+        private final long hintPosition;
         /** The first entry of an indexed sequence found empty, and where it is; -1 if none. */
         private long firstMissing = -1;
         private long firstMissingPosition;
         private long lastMissing;
         private boolean orderReported;
+        /** The first entry set past the walk's tail, and what is wrong with it; null if none. */
+        private long pastTailPosition;
+        private String pastTailWhat;
 
-        IndexCheck(final Path path, final ReadOnlyFile file, final int spacing, final int entries, final LongList indexed,
-                   final LongList blocks, final long dataCount, final boolean complete, final long tail) {
+        IndexCheck(final Path path, final ReadOnlyFile file, final ByteBuffer root, final int spacing, final int entries,
+                   final LongList indexed, final LongList blocks, final long dataCount, final boolean complete,
+                   final long tail, final long hintPosition) {
             this.path = path;
             this.file = file;
+            this.root = root;
             this.spacing = spacing;
             this.entries = entries;
             this.indexed = indexed;
@@ -360,10 +377,10 @@ final class QueueVerifier {
             this.dataCount = dataCount;
             this.complete = complete;
             this.tail = tail;
+            this.hintPosition = hintPosition;
         }
 
         void run() {
-            final ByteBuffer root = file.read(CycleDescriptor.ROOT_OFFSET, CycleDescriptor.ROOT_LENGTH);
             final int blockLength = HEADER_LENGTH + CycleDescriptor.blockPayloadLength(entries);
             final boolean[] referenced = new boolean[blocks.size()];
             int firstEmpty = -1;
@@ -418,6 +435,10 @@ final class QueueVerifier {
             for (long entry = (long) allocated * entries; entry < indexed.size(); entry++) {
                 missing(entry, CycleDescriptor.rootEntryPosition((int) (entry / entries)));
             }
+            if (pastTailWhat != null && file.readLongNow(CycleDescriptor.WRITE_POSITION_OFFSET) == hintPosition) {
+                // the writer's hint has not moved since before the walk: no writer added that entry meanwhile
+                damage(path, pastTailPosition, pastTailWhat);
+            }
             if (firstMissing >= 0 && !orderReported) {
                 warning(path, firstMissingPosition, "index entries " + firstMissing + " to " + lastMissing + " (sequences "
                         + firstMissing * spacing + " to " + lastMissing * spacing + ") are not written: a writer died between"
@@ -444,17 +465,29 @@ final class QueueVerifier {
                         continue;
                     }
                     if (firstMissing >= 0 && !orderReported) {
-                        orderReported = true;
-                        damage(path, firstMissingPosition, "index entry " + firstMissing + " (sequence " + firstMissing * spacing
-                                + ") is empty but entry " + entry + " is set: entries are written in order");
+                        if (file.readLongNow(firstMissingPosition) == 0) {
+                            orderReported = true;
+                            damage(path, firstMissingPosition, "index entry " + firstMissing + " (sequence "
+                                    + firstMissing * spacing + ") is empty but entry " + entry + " is set: entries are written in order");
+                        } else {
+                            // written while this block was being copied: a live writer, not a gap
+                            firstMissing = -1;
+                        }
                     }
                     if (value != indexed.get((int) entry)) {
                         damage(path, at, "index entry " + entry + " (sequence " + entry * spacing + ") = " + value
                                 + ", but that sequence is at position=" + indexed.get((int) entry));
                     }
                 } else if (value != 0 && complete) {
-                    damage(path, at, "index entry " + entry + " (sequence " + entry * spacing + ") = " + value
-                            + ", but the cycle holds only " + dataCount + " data excerpts");
+                    final String what = "index entry " + entry + " (sequence " + entry * spacing + ") = " + value
+                            + ", but the cycle holds only " + dataCount + " data excerpts";
+                    if (value < tail) {
+                        damage(path, at, what);
+                    } else if (pastTailWhat == null) {
+                        // maybe a live writer's, written after the walk: judged once the walk is known to be current
+                        pastTailPosition = at;
+                        pastTailWhat = what;
+                    }
                 }
             }
         }
@@ -470,7 +503,8 @@ final class QueueVerifier {
 
     private void verifyCycleRange(final List<QueueFiles.CycleFileName> names, final List<CycleSummary> cycles) {
         final Path path = queue.metadataPath();
-        final long highest = queue.highestCycle();
+        // read again after the walks: a live writer records a new cycle before it appends there
+        final long highest = queue.currentHighestCycle();
         for (final CycleSummary summary : cycles) {
             if (summary.name().cycle() > highest) {
                 final String what = "highest cycle=" + highest + " but " + summary.name().path().getFileName() + " is cycle "

@@ -12,9 +12,10 @@ import java.nio.file.StandardOpenOption;
  * pattern and no truncated file can fault the JVM, and nothing is written, not even the file's length (mapping a
  * cycle file through {@link CycleFile} grows it to a whole chunk).
  * <p>
- * The length is taken once, when the file is opened: a live writer only appends inside the length it mapped, so
- * every read below it stays inside the file. Reads outside it are the caller's bug and fail with
- * {@link IllegalArgumentException}; callers check every length they took from the file before reading.
+ * A live writer grows a cycle file a chunk at a time, before it writes there, so the length is taken when the file
+ * is opened and taken again only when a check finds a position past it. Reads outside the length are the caller's
+ * bug and fail with {@link IllegalArgumentException}; callers check every length they took from the file with
+ * {@link #contains(long, long)} before reading.
  */
 final class ReadOnlyFile implements AutoCloseable {
     /** Large enough that a walk over small excerpts makes one system call per few hundred headers. */
@@ -24,7 +25,7 @@ final class ReadOnlyFile implements AutoCloseable {
 
     private final Path path;
     private final FileChannel channel;
-    private final long length;
+    private long length;
     private final ByteBuffer window = ByteBuffer.allocate(WINDOW_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
     private long windowStart;
     private int windowLength;
@@ -61,14 +62,26 @@ final class ReadOnlyFile implements AutoCloseable {
         return path;
     }
 
-    /** @return the length of the file when it was opened. */
+    /** @return the length of the file when it was last taken. */
     long length() {
         return length;
     }
 
-    /** @return true if {@code count} bytes from {@code position} lie inside the file. */
+    /** @return true if {@code count} bytes from {@code position} lie inside the file, which may have grown. */
     boolean contains(final long position, final long count) {
-        return position >= 0 && count >= 0 && count <= length - position;
+        if (position < 0 || count < 0) {
+            return false;
+        }
+        if (count <= length - position) {
+            return true;
+        }
+        try {
+            // never shrinks: a file that shrinks under a reader is reported by the read that finds it
+            length = Math.max(length, channel.size());
+        } catch (IOException e) {
+            throw new SpoolException("cannot read the length of " + path + ": " + e, e);
+        }
+        return count <= length - position;
     }
 
     int readInt(final long position) {
@@ -77,6 +90,12 @@ final class ReadOnlyFile implements AutoCloseable {
 
     long readLong(final long position) {
         return window(position, Long.BYTES).getLong((int) (position - windowStart));
+    }
+
+    /** @return the long at {@code position} as the file holds it now, not as the window copied it. */
+    long readLongNow(final long position) {
+        windowLength = 0;
+        return readLong(position);
     }
 
     /** Copies {@code count} bytes from {@code position} into {@code dst}. */

@@ -178,6 +178,18 @@ class SpoolToolTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldReportIndexEntryOfASequenceNotWritten() throws IOException {
+        fill(builder(), 1, 100);
+        final Path file = cycleFiles().get(0);
+        final long entry = readLong(file, CycleDescriptor.rootEntryPosition(0)) + CycleDescriptor.BLOCK_ENTRIES_OFFSET + 2 * Long.BYTES;
+        writeLong(file, entry, readLong(file, CycleDescriptor.WRITE_POSITION_OFFSET) + 1024);
+        final Result result = tool("verify", dir().toString());
+        assertDamage(result, file, entry);
+        assertTrue(result.out().contains("index entry 2 (sequence 128) = "), result.out());
+        assertTrue(result.out().contains("but the cycle holds only 100 data excerpts"), result.out());
+    }
+
+    @Test
     void shouldReportEmptyIndexEntryBeforeAWrittenOne() throws IOException {
         fill(builder().indexSpacing(8).indexBlockEntries(8), 1, 100);
         final Path file = cycleFiles().get(0);
@@ -323,6 +335,36 @@ class SpoolToolTest extends SpoolTestBase {
         final Result result = tool("verify", dir().toString());
         assertDamage(result, metadata, MetadataDescriptor.HIGHEST_CYCLE_OFFSET);
         assertTrue(result.out().contains("tailers stop before it"), result.out());
+    }
+
+    @Test
+    void shouldFindNoDamageInAQueueBeingAppendedTo() throws Exception {
+        fill(builder().indexSpacing(1).indexBlockEntries(8), 1, 1);
+        final AtomicBoolean stop = new AtomicBoolean();
+        final AtomicInteger appended = new AtomicInteger();
+        final Thread writer = new Thread(() -> {
+            try (SpoolQueue queue = open(); ExcerptAppender appender = queue.createAppender()) {
+                final byte[] payload = new byte[200];
+                while (!stop.get() && appended.get() < 60_000) {
+                    appender.append(payload);
+                    if (appended.incrementAndGet() % 5_000 == 0) {
+                        now.addAndGet(HOUR);
+                    }
+                }
+            }
+        }, "writer");
+        writer.start();
+        try {
+            // while the writer grows files past their first chunk, allocates index blocks and rolls cycles
+            for (int round = 0; round < 10 || writer.isAlive(); round++) {
+                final Result result = tool("verify", dir().toString());
+                assertFalse(result.out().contains("DAMAGE"), "round " + round + ":\n" + result.out());
+            }
+        } finally {
+            stop.set(true);
+            writer.join();
+        }
+        assertNoProblems(tool("verify", dir().toString()));
     }
 
     @Test
