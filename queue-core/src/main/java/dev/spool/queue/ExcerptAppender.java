@@ -84,6 +84,14 @@ public interface ExcerptAppender extends AutoCloseable {
     /** Abandons the open claim, leaving no trace, and releases the write lock. */
     void rollback();
 
+    /**
+     * Flushes everything appended to the current cycle so far, by any writer, to disk with {@code msync(MS_SYNC)},
+     * and records it as the queue's last synced index.
+     *
+     * @return the last index now on disk, or -1 if the queue is empty.
+     */
+    long sync();
+
     /** @return the index of the last excerpt this appender appended, or -1 if none. */
     long lastIndexAppended();
 

@@ -46,7 +46,7 @@ final class ExcerptDescriptor {
     static final int METADATA_TYPE_LENGTH = Integer.BYTES;
     /** Metadata payload: a block of the sparse index, see {@link CycleDescriptor}. */
     static final int TYPE_INDEX_BLOCK = 1;
-    /** Metadata payload: space given up by an aborted or crashed claim; its content is meaningless. */
+    /** Metadata payload: padding, skipped by readers; reserved, this version writes none (rollback frees the space). */
     static final int TYPE_PADDING = 2;
 
     private ExcerptDescriptor() {

@@ -45,6 +45,11 @@ final class MappedCursor implements ReferenceOwner {
         return storeAddress + (position - storeStart);
     }
 
+    /** @return the end of the chunk the last {@link #address(long)} mapped: positions below it start inside it. */
+    long safeLimit() {
+        return storeSafeLimit;
+    }
+
     /** @return the chunk the last {@link #address(long)} mapped; its offsets are file positions. */
     MappedBytesStore store() {
         return store;

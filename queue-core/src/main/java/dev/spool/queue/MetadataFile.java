@@ -100,6 +100,7 @@ final class MetadataFile implements ReferenceOwner {
             metadata.validate();
             return metadata;
         } catch (IOException e) {
+            mappedFile.releaseLast();
             throw new SpoolException("cannot map " + path + ": " + e.getMessage(), e);
         } catch (RuntimeException e) {
             if (metadata != null) {
@@ -230,6 +231,21 @@ final class MetadataFile implements ReferenceOwner {
         final long lowest = lowestCycle();
         if (lowest < 0 || cycle < lowest) {
             writeOrderedLong(LOWEST_CYCLE_OFFSET, cycle);
+        }
+    }
+
+    long lastSyncedIndex() {
+        return readVolatileLong(LAST_SYNCED_INDEX_OFFSET);
+    }
+
+    /** Raises the last synced index to {@code index} unless another writer already recorded a later one. */
+    void advanceLastSyncedIndex(final long index) {
+        final long address = address(LAST_SYNCED_INDEX_OFFSET);
+        long current;
+        while ((current = MEMORY.readVolatileLong(address)) < index) {
+            if (MEMORY.compareAndSwapLong(address, current, index)) {
+                return;
+            }
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A persisted queue: a directory holding a metadata file and one memory-mapped cycle file per roll period.
@@ -33,6 +34,7 @@ public final class SpoolQueue implements AutoCloseable {
     private final int maxMessageLength;
     private final SpoolQueueBuilder.PauseStrategyFactory pauseStrategy;
     private final RollClock rollClock;
+    private final SyncPolicy syncPolicy;
     private final Map<Object, Boolean> users = new IdentityHashMap<>();
     private ProcessSlots processSlots;
     private int processSlot = -1;
@@ -48,6 +50,10 @@ public final class SpoolQueue implements AutoCloseable {
         this.timeProvider = builder.timeProvider();
         this.pauseStrategy = builder.pauseStrategy();
         this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength());
+        this.syncPolicy = builder.syncPolicy();
+        if (syncPolicy.needsMsync()) {
+            Msync.checkAvailable(syncPolicy.toString());
+        }
         this.rollClock = timeProvider == TimeProvider.SYSTEM ? RollClock.acquire(rollCycle, epochMillis) : null;
     }
 
@@ -121,11 +127,22 @@ public final class SpoolQueue implements AutoCloseable {
         return files;
     }
 
-    /** @return a new appender, to be used by one thread at a time and closed when done. */
+    /** @return a new appender with the queue's sync policy, to be used by one thread at a time and closed when done. */
     public ExcerptAppender createAppender() {
+        return createAppender(syncPolicy);
+    }
+
+    /**
+     * @param syncPolicy when this appender flushes to disk, instead of the queue's policy.
+     * @return a new appender, to be used by one thread at a time and closed when done.
+     */
+    public ExcerptAppender createAppender(final SyncPolicy syncPolicy) {
+        if (syncPolicy.needsMsync()) {
+            Msync.checkAvailable(syncPolicy.toString());
+        }
         synchronized (users) {
             checkOpen();
-            final StoreAppender appender = new StoreAppender(this);
+            final StoreAppender appender = new StoreAppender(this, syncPolicy);
             users.put(appender, Boolean.TRUE);
             return appender;
         }
@@ -218,6 +235,38 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     private static final ExcerptHandler NO_OP = (bytes, offset, length, index) -> { };
+
+    /**
+     * @return the last index known to be on disk: every excerpt up to it has been flushed with msync by some
+     * appender, in any process; -1 if none.
+     */
+    public long lastSyncedIndex() {
+        return metadata.lastSyncedIndex();
+    }
+
+    /**
+     * Waits, parking between checks, until {@code index} is on disk; works for syncs done in other processes.
+     *
+     * @param index   the index to wait for.
+     * @param timeout how long to wait at most.
+     * @param unit    the unit of {@code timeout}.
+     * @return true if {@code index} is on disk, false on timeout.
+     * @throws InterruptedException if the thread is interrupted while waiting.
+     */
+    public boolean awaitSynced(final long index, final long timeout, final TimeUnit unit) throws InterruptedException {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        final PauseStrategy pause = PauseStrategy.backoff(0, 10, 1_000, 1_000_000);
+        while (metadata.lastSyncedIndex() < index) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while awaiting sync of index " + index + " in " + directory);
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            pause.pause();
+        }
+        return true;
+    }
 
     /** @return every cycle that has a file, ascending. */
     public long[] cycles() {

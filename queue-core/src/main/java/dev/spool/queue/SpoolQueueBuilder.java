@@ -25,6 +25,7 @@ public final class SpoolQueueBuilder {
     private Long chunkLength;
     private TimeProvider timeProvider = TimeProvider.SYSTEM;
     private boolean createIfAbsent = true;
+    private SyncPolicy syncPolicy = SyncPolicy.NONE;
     private PauseStrategyFactory pauseStrategy = PauseStrategy::backoff;
 
     SpoolQueueBuilder(final Path directory) {
@@ -115,6 +116,16 @@ public final class SpoolQueueBuilder {
     }
 
     /**
+     * @param syncPolicy when appenders flush to disk with msync; default {@link SyncPolicy#NONE}. Not persisted:
+     *                   each process, and each appender ({@link SpoolQueue#createAppender(SyncPolicy)}), chooses.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder syncPolicy(final SyncPolicy syncPolicy) {
+        this.syncPolicy = java.util.Objects.requireNonNull(syncPolicy, "syncPolicy");
+        return this;
+    }
+
+    /**
      * @param createIfAbsent false to fail unless the queue exists already; default true.
      * @return this builder.
      */
@@ -138,6 +149,10 @@ public final class SpoolQueueBuilder {
 
     PauseStrategyFactory pauseStrategy() {
         return pauseStrategy;
+    }
+
+    SyncPolicy syncPolicy() {
+        return syncPolicy;
     }
 
     boolean createIfAbsent() {

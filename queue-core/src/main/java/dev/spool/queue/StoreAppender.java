@@ -29,6 +29,11 @@ final class StoreAppender implements ExcerptAppender {
     private final CycleSource clock;
     private final MappedCursor cursor = new MappedCursor("appender");
     private final MappedCursor indexCursor = new MappedCursor("appender-index");
+    private final MappedCursor syncCursor = new MappedCursor("appender-sync");
+    private final SyncPolicy.Trigger trigger;
+    /** Where the next flush of the current file starts: everything before it is flushed. */
+    private long flushedPosition;
+    private int pendingFlush;
 
     private CycleFile file;
     private long cycle = -1;
@@ -46,7 +51,7 @@ final class StoreAppender implements ExcerptAppender {
     private int claimLength = NO_CLAIM;
     private boolean closed;
 
-    StoreAppender(final SpoolQueue queue) {
+    StoreAppender(final SpoolQueue queue, final SyncPolicy syncPolicy) {
         this.queue = queue;
         this.lock = queue.writeLock();
         this.metadata = queue.metadata();
@@ -54,6 +59,7 @@ final class StoreAppender implements ExcerptAppender {
         this.rollCycle = queue.rollCycle();
         this.maxMessageLength = queue.maxMessageLength();
         this.clock = queue.cycleSource();
+        this.trigger = syncPolicy.newTrigger();
     }
 
     @Override
@@ -161,10 +167,14 @@ final class StoreAppender implements ExcerptAppender {
         return closed;
     }
 
-    private void checkAppend(final int length) {
+    private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("appender of " + queue.directory() + " is closed");
         }
+    }
+
+    private void checkAppend(final int length) {
+        checkOpen();
         if (length < 1 || length > maxMessageLength) {
             throw new IllegalArgumentException("message length=" + length + (length < 1
                     ? " is empty: an excerpt needs at least 1 byte (a header of 0 means nothing written)"
@@ -211,6 +221,9 @@ final class StoreAppender implements ExcerptAppender {
         MEMORY.writeInt(address + alignedLength, 0);
         // release: the payload and the empty next header are visible before the header that publishes them
         MEMORY.writeOrderedInt(address, length);
+        if (trigger != null) {
+            pendingFlush = trigger.onAppend(cursor.store(), position + HEADER_LENGTH, length);
+        }
         final long written = sequence;
         final long writtenPosition = position;
         position = writtenPosition + alignedLength;
@@ -220,7 +233,54 @@ final class StoreAppender implements ExcerptAppender {
         }
         file.writeHints(position, sequence);
         lock.unlock();
-        return lastIndex = cycleBase | written;
+        lastIndex = cycleBase | written;
+        if (pendingFlush != SyncPolicy.DO_NOTHING) {
+            flush(pendingFlush, position, lastIndex);
+        }
+        return lastIndex;
+    }
+
+    @Override
+    public long sync() {
+        checkOpen();
+        if (claimLength != NO_CLAIM) {
+            throw new IllegalStateException("a claim is open on this appender of " + queue.directory()
+                    + ": commit or roll it back before syncing");
+        }
+        final long tailPosition;
+        final long tailIndex;
+        lock.lock();
+        try {
+            final long highest = metadata.highestCycle();
+            if (highest < 0) {
+                return -1;
+            }
+            if (cycle != highest) {
+                moveToCycle(highest);
+            }
+            tailPosition = file.writePosition();
+            final long tailSequence = file.writeSequence();
+            tailIndex = tailSequence == 0 ? -1 : cycleBase | (tailSequence - 1);
+        } finally {
+            lock.unlock();
+        }
+        flush(SyncPolicy.DO_SYNC, tailPosition, tailIndex);
+        return tailIndex;
+    }
+
+    /** Flushes the current file up to {@code toPosition}, outside the write lock, and records what is durable. */
+    private void flush(final int action, final long toPosition, final long throughIndex) {
+        pendingFlush = SyncPolicy.DO_NOTHING;
+        Msync.flush(syncCursor, flushedPosition, toPosition, action == SyncPolicy.DO_SYNC);
+        if (action == SyncPolicy.DO_SYNC) {
+            flushedPosition = toPosition;
+            if (throughIndex >= 0) {
+                metadata.advanceLastSyncedIndex(throughIndex);
+            }
+        }
+        if (trigger != null) {
+            trigger.flushed(action);
+        }
     }
 
     /** Writes the index entry of {@code indexedSequence}, allocating its block at the tail if needed. */
@@ -373,6 +433,10 @@ final class StoreAppender implements ExcerptAppender {
     }
 
     private void attach(final CycleFile next) {
+        if (trigger != null && file != null && file.writePosition() > flushedPosition) {
+            // what the policy has not flushed yet in the cycle being left must not later count as synced with the next
+            Msync.flush(syncCursor, flushedPosition, file.writePosition(), true);
+        }
         releaseFile();
         file = next;
         cycle = next.cycle();
@@ -385,11 +449,14 @@ final class StoreAppender implements ExcerptAppender {
         lastBlock = -1;
         cursor.attach(next);
         indexCursor.attach(next);
+        syncCursor.attach(next);
+        flushedPosition = CycleDescriptor.DATA_OFFSET;
     }
 
     private void releaseFile() {
         cursor.detach();
         indexCursor.detach();
+        syncCursor.detach();
         if (file != null) {
             final CycleFile released = file;
             file = null;

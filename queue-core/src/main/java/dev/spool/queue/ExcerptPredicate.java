@@ -1,0 +1,17 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.bytes.BytesStore;
+
+/** A test of an excerpt's payload, zero-copy: e.g. "is this an order above 1,000,000 notional?". */
+@FunctionalInterface
+public interface ExcerptPredicate {
+    /**
+     * Tests an excerpt just written.
+     *
+     * @param bytes  the mapped memory holding the payload.
+     * @param offset where the payload starts in {@code bytes}.
+     * @param length payload length in bytes.
+     * @return true if the excerpt matches.
+     */
+    boolean test(BytesStore<?, ?> bytes, long offset, int length);
+}
