@@ -98,6 +98,19 @@ final class ChildMains {
         }
     }
 
+    /** {@code dir}: switches Chronicle's posix layer to its silent no-op fallback, then opens with a sync policy. */
+    static final class NoOpMsyncOpener {
+        public static void main(final String[] args) {
+            net.openhft.posix.PosixAPI.useNoOpPosixApi();
+            try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20)
+                    .syncPolicy(SyncPolicy.everyMessage()).build()) {
+                System.out.println("OPENED " + queue.directory());
+            } catch (RuntimeException e) {
+                System.out.println("FAILED " + e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        }
+    }
+
     /** {@code dir name count}: reads {@code count} excerpts with a named tailer and prints the last index. */
     static final class NamedReader {
         public static void main(final String[] args) {

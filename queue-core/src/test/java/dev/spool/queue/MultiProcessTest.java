@@ -155,6 +155,14 @@ class MultiProcessTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRefuseASyncPolicyWhenMsyncWouldSilentlyDoNothing() throws Exception {
+        try (ChildJvm child = ChildJvm.start(ChildMains.NoOpMsyncOpener.class, stderr(), queueDir().toString())) {
+            final String line = child.awaitLine("", 60, TimeUnit.SECONDS);
+            assertTrue(line.startsWith("FAILED SpoolException") && line.contains("needs msync"), line);
+        }
+    }
+
+    @Test
     void shouldResumeANamedTailerAcrossProcesses() throws Exception {
         final long[] indices = new long[30];
         try (SpoolQueue queue = ChildMains.open(queueDir().toString());
