@@ -32,6 +32,8 @@ final class CycleFile implements ReferenceOwner {
     private final int indexBlockEntries;
     /** Guarded by the owning {@link CycleFiles}. */
     int references;
+    /** Disk blocks are reserved below this position; guarded by this. */
+    private long reservedUpTo;
 
     private CycleFile(final Path path, final long cycle, final MappedFile mappedFile, final MappedBytesStore headerStore) {
         this.path = path;
@@ -176,6 +178,18 @@ final class CycleFile implements ReferenceOwner {
 
     int indexBlockEntries() {
         return indexBlockEntries;
+    }
+
+    /**
+     * Reserves disk blocks for the chunk that holds {@code position} and its overlap, once per chunk, before a
+     * writer maps it (see {@link Preallocation}).
+     */
+    synchronized void reserveChunk(final long chunkStart, final long chunkEnd) {
+        if (chunkEnd <= reservedUpTo) {
+            return;
+        }
+        Preallocation.reserve(path, mappedFile.raf(), Math.max(chunkStart, reservedUpTo), chunkEnd);
+        reservedUpTo = chunkEnd;
     }
 
     /** @return the most excerpts this file's index can address. */

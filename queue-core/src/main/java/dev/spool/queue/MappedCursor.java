@@ -14,6 +14,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  */
 final class MappedCursor implements ReferenceOwner {
     private final String name;
+    private final boolean reserving;
     private CycleFile file;
     private MappedBytesStore store;
     private long storeStart;
@@ -21,7 +22,16 @@ final class MappedCursor implements ReferenceOwner {
     private long storeAddress;
 
     MappedCursor(final String name) {
+        this(name, false);
+    }
+
+    /**
+     * @param name      for reference tracing.
+     * @param reserving true for a writer's cursor: reserve disk blocks for each chunk before mapping it.
+     */
+    MappedCursor(final String name, final boolean reserving) {
         this.name = name;
+        this.reserving = reserving;
     }
 
     /** Works on another file from now on; releases the chunk of the previous one. */
@@ -61,6 +71,11 @@ final class MappedCursor implements ReferenceOwner {
 
     private void map(final long position) {
         releaseStore();
+        if (reserving) {
+            final long chunkLength = file.mappedFile().chunkSize();
+            final long chunkStart = position / chunkLength * chunkLength;
+            file.reserveChunk(chunkStart, chunkStart + chunkLength + CycleFile.overlapLength(chunkLength));
+        }
         try {
             store = file.mappedFile().acquireByteStore(this, position);
         } catch (IOException e) {

@@ -27,7 +27,7 @@ final class StoreAppender implements ExcerptAppender {
     private final RollCycle rollCycle;
     private final int maxMessageLength;
     private final CycleSource clock;
-    private final MappedCursor cursor = new MappedCursor("appender");
+    private final MappedCursor cursor = new MappedCursor("appender", true);
     private final MappedCursor indexCursor = new MappedCursor("appender-index");
     private final MappedCursor syncCursor = new MappedCursor("appender-sync");
     private final SyncPolicy.Trigger trigger;
