@@ -48,6 +48,27 @@ final class ExcerptDescriptor {
     static final int TYPE_INDEX_BLOCK = 1;
     /** Metadata payload: padding, skipped by readers; reserved, this version writes none (rollback frees the space). */
     static final int TYPE_PADDING = 2;
+    /**
+     * Metadata payload: a sync marker, written after an msync when the queue asks for markers.
+     * <pre>
+     *  +---------------------------------------------------------------+
+     *  |            Excerpt header: metadata, length = 20              |  0
+     *  +---------------------------------------------------------------+
+     *  |                   Type = TYPE_SYNC_MARKER                     |  4
+     *  +---------------------------------------------------------------+
+     *  |      Synced index: every excerpt up to it is on disk (long)   |  8
+     *  +---------------------------------------------------------------+
+     *  |          Time of the sync, ms since 1970 (long)               | 16
+     *  +---------------------------------------------------------------+
+     * </pre>
+     */
+    static final int TYPE_SYNC_MARKER = 3;
+    /** Offset of the synced index in a sync marker, from its excerpt header. */
+    static final int SYNC_MARKER_INDEX_OFFSET = HEADER_LENGTH + METADATA_TYPE_LENGTH;
+    /** Offset of the sync time in a sync marker, from its excerpt header. */
+    static final int SYNC_MARKER_TIME_OFFSET = SYNC_MARKER_INDEX_OFFSET + Long.BYTES;
+    /** Payload length of a sync marker. */
+    static final int SYNC_MARKER_LENGTH = SYNC_MARKER_TIME_OFFSET + Long.BYTES - HEADER_LENGTH;
 
     private ExcerptDescriptor() {
     }

@@ -21,6 +21,8 @@ final class ExcerptScanner {
         INDEX_BLOCK("metadata index-block", false),
         /** A metadata excerpt of type {@link ExcerptDescriptor#TYPE_PADDING}, or too short to have a type. */
         PADDING("metadata padding", false),
+        /** A metadata excerpt of type {@link ExcerptDescriptor#TYPE_SYNC_MARKER}. */
+        SYNC_MARKER("metadata sync-marker", false),
         /** A metadata excerpt of a type this build does not know: {@link #metadataType()}. */
         UNKNOWN_METADATA("metadata unknown-type", false),
         /** Header 0: nothing has been written here yet. */
@@ -129,6 +131,9 @@ final class ExcerptScanner {
         metadataType = file.readInt(position + HEADER_LENGTH + METADATA_TYPE_OFFSET);
         if (metadataType == TYPE_INDEX_BLOCK) {
             return Kind.INDEX_BLOCK;
+        }
+        if (metadataType == TYPE_SYNC_MARKER && ExcerptDescriptor.length(header) == SYNC_MARKER_LENGTH) {
+            return Kind.SYNC_MARKER;
         }
         return metadataType == TYPE_PADDING ? Kind.PADDING : Kind.UNKNOWN_METADATA;
     }

@@ -76,6 +76,12 @@ public interface ExcerptTailer extends AutoCloseable {
     /** @return which way reads move. */
     Direction direction();
 
+    /**
+     * @param handler receives each sync marker this tailer moves past when reading forward; null for none.
+     * @return this tailer.
+     */
+    ExcerptTailer syncMarkers(SyncMarkerHandler handler);
+
     /** @return the name this tailer's position persists under, or null. */
     String name();
 

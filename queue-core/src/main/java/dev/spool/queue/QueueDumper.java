@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 
 import static dev.spool.queue.ExcerptDescriptor.HEADER_LENGTH;
+import static dev.spool.queue.ExcerptDescriptor.SYNC_MARKER_INDEX_OFFSET;
+import static dev.spool.queue.ExcerptDescriptor.SYNC_MARKER_TIME_OFFSET;
 import static dev.spool.queue.ExcerptDescriptor.describe;
 
 /**
@@ -163,6 +165,9 @@ final class QueueDumper {
                 } else if (kind == ExcerptScanner.Kind.INDEX_BLOCK) {
                     final Integer block = blocks.get(scanner.position());
                     line.append(block == null ? " (not in the root index)" : " block=" + block);
+                } else if (kind == ExcerptScanner.Kind.SYNC_MARKER) {
+                    line.append(" synced index=").append(file.readLong(scanner.position() + SYNC_MARKER_INDEX_OFFSET))
+                            .append(" at ").append(Instant.ofEpochMilli(file.readLong(scanner.position() + SYNC_MARKER_TIME_OFFSET)));
                 } else if (kind == ExcerptScanner.Kind.UNKNOWN_METADATA) {
                     line.append(" type=").append(scanner.metadataType());
                 }

@@ -248,7 +248,7 @@ final class QueueVerifier {
                     case UNKNOWN_METADATA -> damage(path, position, String.format("metadata excerpt (header 0x%08x) of unknown type=%d",
                             scanner.header(), scanner.metadataType()));
                     default -> {
-                        // padding: space given up by a claim, meaningless
+                        // padding and sync markers: nothing to cross-check
                     }
                 }
             }

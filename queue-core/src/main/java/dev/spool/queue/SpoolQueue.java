@@ -35,6 +35,7 @@ public final class SpoolQueue implements AutoCloseable {
     private final SpoolQueueBuilder.PauseStrategyFactory pauseStrategy;
     private final RollClock rollClock;
     private final SyncPolicy syncPolicy;
+    private final boolean syncMarkers;
     private final Map<Object, Boolean> users = new IdentityHashMap<>();
     private ProcessSlots processSlots;
     private int processSlot = -1;
@@ -51,6 +52,7 @@ public final class SpoolQueue implements AutoCloseable {
         this.pauseStrategy = builder.pauseStrategy();
         this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength());
         this.syncPolicy = builder.syncPolicy();
+        this.syncMarkers = builder.syncMarkers();
         if (syncPolicy.needsMsync()) {
             Msync.checkAvailable(syncPolicy.toString());
         }
@@ -268,6 +270,19 @@ public final class SpoolQueue implements AutoCloseable {
         return true;
     }
 
+    /**
+     * @return a group commit on its own daemon thread, {@code spool-group-commit}, that parks while idle; close it
+     * before the queue.
+     */
+    public GroupCommit startGroupCommit() {
+        return new GroupCommit(this, true);
+    }
+
+    /** @return a group commit whose {@link GroupCommit#execute()} the caller runs on a thread of its choice. */
+    public GroupCommit createGroupCommit() {
+        return new GroupCommit(this, false);
+    }
+
     /** @return every cycle that has a file, ascending. */
     public long[] cycles() {
         return cycleFiles.cycles();
@@ -347,6 +362,10 @@ public final class SpoolQueue implements AutoCloseable {
 
     int openCycleFiles() {
         return cycleFiles.openCount();
+    }
+
+    boolean syncMarkers() {
+        return syncMarkers;
     }
 
     MetadataFile metadata() {

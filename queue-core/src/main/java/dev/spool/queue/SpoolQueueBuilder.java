@@ -26,6 +26,7 @@ public final class SpoolQueueBuilder {
     private TimeProvider timeProvider = TimeProvider.SYSTEM;
     private boolean createIfAbsent = true;
     private SyncPolicy syncPolicy = SyncPolicy.NONE;
+    private boolean syncMarkers;
     private PauseStrategyFactory pauseStrategy = PauseStrategy::backoff;
 
     SpoolQueueBuilder(final Path directory) {
@@ -126,6 +127,16 @@ public final class SpoolQueueBuilder {
     }
 
     /**
+     * @param syncMarkers true to append a sync marker after every msync of this process's appenders, so tailers in
+     *                    any process can see what reached the disk ({@link ExcerptTailer#syncMarkers}); default false.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder syncMarkers(final boolean syncMarkers) {
+        this.syncMarkers = syncMarkers;
+        return this;
+    }
+
+    /**
      * @param createIfAbsent false to fail unless the queue exists already; default true.
      * @return this builder.
      */
@@ -149,6 +160,10 @@ public final class SpoolQueueBuilder {
 
     PauseStrategyFactory pauseStrategy() {
         return pauseStrategy;
+    }
+
+    boolean syncMarkers() {
+        return syncMarkers;
     }
 
     SyncPolicy syncPolicy() {

@@ -276,11 +276,30 @@ final class StoreAppender implements ExcerptAppender {
             flushedPosition = toPosition;
             if (throughIndex >= 0) {
                 metadata.advanceLastSyncedIndex(throughIndex);
+                if (queue.syncMarkers()) {
+                    appendSyncMarker(throughIndex);
+                }
             }
         }
         if (trigger != null) {
             trigger.flushed(action);
         }
+    }
+
+    /** Appends a sync marker: downstream readers learn that {@code syncedIndex} is on disk. */
+    private void appendSyncMarker(final long syncedIndex) {
+        beginWrite();
+        final long address = cursor.address(position);
+        final int alignedLength = alignedLength(SYNC_MARKER_LENGTH);
+        MEMORY.writeInt(address + HEADER_LENGTH + METADATA_TYPE_OFFSET, TYPE_SYNC_MARKER);
+        MEMORY.writeLong(address + SYNC_MARKER_INDEX_OFFSET, syncedIndex);
+        MEMORY.writeLong(address + SYNC_MARKER_TIME_OFFSET, System.currentTimeMillis());
+        MEMORY.writeInt(address + alignedLength, 0);
+        // release: the marker's fields are visible before its header
+        MEMORY.writeOrderedInt(address, METADATA_FLAG | SYNC_MARKER_LENGTH);
+        position += alignedLength;
+        file.writeHints(position, sequence);
+        lock.unlock();
     }
 
     /** Writes the index entry of {@code indexedSequence}, allocating its block at the tail if needed. */

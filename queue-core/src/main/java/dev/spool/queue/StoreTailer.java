@@ -25,6 +25,7 @@ final class StoreTailer implements ExcerptTailer {
     private final MappedCursor indexCursor = new MappedCursor("tailer-index");
 
     private Direction direction = Direction.FORWARD;
+    private SyncMarkerHandler syncMarkerHandler;
     private CycleFile file;
     private long cycle = -1;
     private long cycleBase;
@@ -149,6 +150,9 @@ final class StoreTailer implements ExcerptTailer {
                     return 0;
                 }
             } else if (isMetadata(header) && length(header) <= metadataLimit) {
+                if (syncMarkerHandler != null && length(header) == SYNC_MARKER_LENGTH) {
+                    deliverSyncMarker();
+                }
                 position += alignedLength(length(header));
             } else if (!isData(header)) {
                 throw corrupt(header);
@@ -436,6 +440,20 @@ final class StoreTailer implements ExcerptTailer {
     @Override
     public Direction direction() {
         return direction;
+    }
+
+    @Override
+    public ExcerptTailer syncMarkers(final SyncMarkerHandler handler) {
+        this.syncMarkerHandler = handler;
+        return this;
+    }
+
+    private void deliverSyncMarker() {
+        final long address = cursor.address(position);
+        if (MEMORY.readInt(address + HEADER_LENGTH + METADATA_TYPE_OFFSET) == TYPE_SYNC_MARKER) {
+            syncMarkerHandler.onSyncMarker(MEMORY.readLong(address + SYNC_MARKER_INDEX_OFFSET),
+                    MEMORY.readLong(address + SYNC_MARKER_TIME_OFFSET));
+        }
     }
 
     @Override
