@@ -98,6 +98,33 @@ final class ChildMains {
         }
     }
 
+    /**
+     * {@code dir writerId}: appends with a sync policy on a secondly roll cycle until killed, printing
+     * {@code SYNCED <index> <sequence>} whenever the queue's last synced index covers a new excerpt of its own.
+     */
+    static final class SyncingAppender {
+        public static void main(final String[] args) {
+            final int writer = Integer.parseInt(args[1]);
+            final SyncPolicy policy = SyncPolicy.everyMessages(500)
+                    .or(SyncPolicy.when((bytes, offset, length) -> bytes.readByte(offset + 8) == 7));
+            try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).rollCycle(RollCycle.SECONDLY)
+                    .syncPolicy(policy).syncMarkers(true).build();
+                 ExcerptAppender appender = queue.createAppender()) {
+                final byte[] message = new byte[300];
+                long reported = -1;
+                for (int sequence = 0; ; sequence++) {
+                    final int length = Messages.lengthOf(writer, sequence, message.length);
+                    Messages.encode(message, length, writer, sequence);
+                    final long index = appender.append(message, 0, length);
+                    if (queue.lastSyncedIndex() >= index && index > reported) {
+                        reported = index;
+                        System.out.println("SYNCED " + index + " " + sequence);
+                    }
+                }
+            }
+        }
+    }
+
     /** {@code dir}: switches Chronicle's posix layer to its silent no-op fallback, then opens with a sync policy. */
     static final class NoOpMsyncOpener {
         public static void main(final String[] args) {
