@@ -97,6 +97,13 @@ final class CycleFile implements ReferenceOwner {
             throw new CorruptQueueException(path, length, "cycle file truncated: length=" + length
                     + ", the header and root index alone need " + DATA_OFFSET);
         }
+        // before mapping: mapping the first chunk grows the file, which would hide a truncation
+        final long hint = readHint(path);
+        if (hint < DATA_OFFSET || hint > length) {
+            // a writer grows the file before it writes, so excerpts end inside the file
+            throw new CorruptQueueException(path, WRITE_POSITION_OFFSET, "write position=" + hint + " outside the data of a file of length="
+                    + length + ": the file was truncated or its header damaged");
+        }
         final MappedFile mappedFile;
         try {
             mappedFile = MappedFile.of(path.toFile(), chunkLength, overlapLength(chunkLength), false);
@@ -127,6 +134,18 @@ final class CycleFile implements ReferenceOwner {
     /** @return bytes past each chunk that its mapping also covers: the longest excerpt a chunk can hold. */
     static long overlapLength(final long chunkLength) {
         return chunkLength / 4;
+    }
+
+    private static long readHint(final Path path) {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            final ByteBuffer hint = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            while (hint.hasRemaining() && channel.read(hint, WRITE_POSITION_OFFSET + hint.position()) >= 0) {
+                // read all eight bytes
+            }
+            return hint.getLong(0);
+        } catch (IOException e) {
+            throw new SpoolException("cannot read " + path + ": " + e.getMessage(), e);
+        }
     }
 
     private void validate(final long expectedCycle, final RollCycle rollCycle) {

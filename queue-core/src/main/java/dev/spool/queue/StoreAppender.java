@@ -2,6 +2,9 @@ package dev.spool.queue;
 
 import net.openhft.chronicle.bytes.BytesStore;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
@@ -18,6 +21,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * entry if the sequence is a multiple of the index spacing; update the hints; release the lock.
  */
 final class StoreAppender implements ExcerptAppender {
+    private static final Logger LOG = LoggerFactory.getLogger(StoreAppender.class);
     private static final int NO_CLAIM = -1;
 
     private final SpoolQueue queue;
@@ -359,6 +363,7 @@ final class StoreAppender implements ExcerptAppender {
             // also when the file existed: its creator may have died before recording it, and tailers stop at the
             // highest recorded cycle, so an excerpt written here would never reach them
             metadata.cycleCreated(next);
+            recoverTornTail();
             position = file.writePosition();
             sequence = file.writeSequence();
             if (MEMORY.readVolatileInt(cursor.address(position)) == 0 || !recoverTail()) {
@@ -366,6 +371,64 @@ final class StoreAppender implements ExcerptAppender {
             }
             next = nextCycleAfterEnd();
         }
+    }
+
+    /**
+     * After a power loss the header page, with its hints and index, may have reached the disk while excerpts before
+     * the hint did not: readers stop at the first empty header, and a writer trusting the hint would append behind
+     * that gap where no reader ever looks. Walks from the last index entry whose excerpt is intact; if the excerpts
+     * end before the hint, the tail is there: the hints move back and index entries past it are cleared.
+     * Caller holds the write lock.
+     */
+    private void recoverTornTail() {
+        final long hintPosition = file.writePosition();
+        final long hintSequence = file.writeSequence();
+        long walk = CycleDescriptor.DATA_OFFSET;
+        long walkSequence = 0;
+        for (long entry = hintSequence == 0 ? -1 : (hintSequence - 1) >>> spacingShift; entry >= 0; entry--) {
+            final long blockPosition = file.rootEntry((int) (entry >>> blockShift));
+            if (blockPosition == 0 || blockPosition >= hintPosition) {
+                continue;
+            }
+            final long excerpt = MEMORY.readVolatileLong(indexCursor.address(blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET
+                    + (entry & (indexBlockEntries - 1)) * Long.BYTES));
+            if (excerpt >= CycleDescriptor.DATA_OFFSET && excerpt < hintPosition && isData(MEMORY.readVolatileInt(cursor.address(excerpt)))) {
+                walk = excerpt;
+                walkSequence = entry << spacingShift;
+                break;
+            }
+        }
+        while (walk < hintPosition) {
+            final int header = MEMORY.readVolatileInt(cursor.address(walk));
+            if (header == 0 || isInProgress(header) || isEndOfCycle(header)) {
+                break;
+            }
+            checkHeader(header, walk);
+            if (isData(header)) {
+                walkSequence++;
+            }
+            walk += alignedLength(length(header));
+        }
+        if (walk >= hintPosition) {
+            return;
+        }
+        LOG.warn("torn tail in {}: the header says excerpts end at position={} sequence={}, they end at position={} sequence={};"
+                + " the {} after it never reached the disk", file.path(), hintPosition, hintSequence, walk, walkSequence,
+                hintSequence - walkSequence);
+        MEMORY.writeOrderedInt(cursor.address(walk), 0);
+        for (long entry = (walkSequence + (1L << spacingShift) - 1) >>> spacingShift;
+             entry <= (hintSequence - 1) >>> spacingShift && hintSequence > 0; entry++) {
+            final int block = (int) (entry >>> blockShift);
+            final long blockPosition = file.rootEntry(block);
+            if (blockPosition >= walk) {
+                file.rootEntry(block, 0);
+            } else if (blockPosition != 0) {
+                MEMORY.writeOrderedLong(indexCursor.address(blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET
+                        + (entry & (indexBlockEntries - 1)) * Long.BYTES), 0);
+            }
+        }
+        lastBlock = -1;
+        file.writeHints(walk, walkSequence);
     }
 
     /** The current cycle has ended: a writer died between ending it and starting the next. */

@@ -61,7 +61,9 @@ class DamageTest extends SpoolTestBase {
             assertEquals(damaged, e.position());
             assertTrue(e.getMessage().contains("0x30000010") && e.getMessage().contains(cycleFile.toString()), e.getMessage());
             try (ExcerptAppender appender = queue.createAppender()) {
-                appender.append(new byte[16]);
+                final CorruptQueueException refused = assertThrows(CorruptQueueException.class, () -> appender.append(new byte[16]),
+                        "an appender never writes past damage");
+                assertEquals(damaged, refused.position());
             }
         }
     }
@@ -127,6 +129,51 @@ class DamageTest extends SpoolTestBase {
             final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> tailer.moveToIndex(indices[130]));
             assertEquals(entry, e.position());
             assertTrue(tailer.moveToIndex(indices[20]), "the rest of the index still works");
+        }
+    }
+
+    private static long positionOf(final int n) {
+        final long blockLength = ExcerptDescriptor.alignedLength(CycleDescriptor.blockPayloadLength(SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES));
+        return n == 0 ? CycleDescriptor.DATA_OFFSET : CycleDescriptor.DATA_OFFSET + 24 + blockLength + (n - 1) * 24L;
+    }
+
+    @Test
+    void shouldRecoverATornTailWhereTheHeaderReachedTheDiskButTheExcerptsDidNot() throws IOException {
+        expectWarning("torn tail");
+        final long[] indices = fill(1000);
+        final Path cycleFile = onlyCycleFile();
+        // as after a power loss: the last 50 excerpts never reached the disk, the header page with its hints did
+        try (FileChannel channel = FileChannel.open(cycleFile, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate((int) (positionOf(1000) - positionOf(950))), positionOf(950));
+        }
+        try (SpoolQueue queue = SpoolQueue.open(queueDir());
+             ExcerptTailer tailer = queue.createTailer();
+             ExcerptAppender appender = queue.createAppender()) {
+            final long next = appender.append(new byte[16]);
+            assertEquals(indices[950], next, "the sequence continues from the last excerpt that survived");
+            final Bytes<?> into = Bytes.allocateElasticOnHeap();
+            for (int i = 0; i < 950; i++) {
+                assertEquals(indices[i], tailer.read(into));
+            }
+            assertEquals(next, tailer.read(into), "readers see the new excerpt right after the survivors");
+            assertFalse(tailer.moveToIndex(indices[990]), "no index entry points into the lost tail");
+            assertEquals(-1, tailer.read(into));
+        }
+    }
+
+    @Test
+    void shouldRefuseATruncatedCycleFileInsteadOfWritingPastTheGap() throws IOException {
+        fill(1000);
+        final Path cycleFile = onlyCycleFile();
+        try (FileChannel channel = FileChannel.open(cycleFile, StandardOpenOption.WRITE)) {
+            channel.truncate(positionOf(500));
+        }
+        try (SpoolQueue queue = SpoolQueue.open(queueDir());
+             ExcerptAppender appender = queue.createAppender()) {
+            final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> appender.append(new byte[16]));
+            assertEquals(cycleFile, e.file());
+            assertTrue(e.getMessage().contains("truncated"), e.getMessage());
+            assertThrows(CorruptQueueException.class, queue::createTailer);
         }
     }
 }
