@@ -21,9 +21,11 @@ final class ChildJvm implements AutoCloseable {
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final String name;
+    private final Path stderr;
 
-    private ChildJvm(final String name, final Process process) {
+    private ChildJvm(final String name, final Process process, final Path stderr) {
         this.name = name;
+        this.stderr = stderr;
         this.process = process;
         final Thread reader = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -68,7 +70,7 @@ final class ChildJvm implements AutoCloseable {
         final Process process = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()))
                 .start();
-        return new ChildJvm(main.getSimpleName() + "-" + process.pid(), process);
+        return new ChildJvm(main.getSimpleName() + "-" + process.pid(), process, stderr);
     }
 
     /** @return the first line starting with {@code prefix}, skipping others; fails after the timeout. */
@@ -79,11 +81,20 @@ final class ChildJvm implements AutoCloseable {
             final String line = lines.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
             if (line == null) {
                 throw new AssertionError(name + " printed no line starting with '" + prefix + "' within " + timeout + " " + unit
-                        + (process.isAlive() ? "" : "; it exited with " + process.exitValue()));
+                        + (process.isAlive() ? "" : "; it exited with " + process.exitValue()) + "; stderr ends: " + stderrTail());
             }
             if (line.startsWith(prefix)) {
                 return line;
             }
+        }
+    }
+
+    private String stderrTail() {
+        try {
+            final String text = java.nio.file.Files.readString(stderr);
+            return text.substring(Math.max(0, text.length() - 3000));
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
         }
     }
 

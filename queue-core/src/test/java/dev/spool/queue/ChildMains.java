@@ -112,7 +112,12 @@ final class ChildMains {
                  ExcerptAppender appender = queue.createAppender()) {
                 final byte[] message = new byte[300];
                 long reported = -1;
+                // paced at 20K msg/s, so two hundred kills make a queue of about a gigabyte, not tens
+                final long start = System.nanoTime();
                 for (int sequence = 0; ; sequence++) {
+                    while (System.nanoTime() - start < sequence * 50_000L) {
+                        Thread.onSpinWait();
+                    }
                     final int length = Messages.lengthOf(writer, sequence, message.length);
                     Messages.encode(message, length, writer, sequence);
                     final long index = appender.append(message, 0, length);
