@@ -400,7 +400,10 @@ final class StoreTailer implements ExcerptTailer {
         checkOpen();
         detach();
         cycle = -1;
-        final long last = cycleFiles.last();
+        // not the last file: one past the highest cycle was created ahead of its roll (or by a writer that died
+        // before recording it) and nothing is written there until a writer starts it; the end is in the highest cycle
+        final long highest = metadata.highestCycle();
+        final long last = highest < 0 ? -1 : cycleFiles.previous(highest + 1);
         final CycleFile lastFile = last < 0 ? null : cycleFiles.acquire(last);
         if (lastFile != null) {
             attach(lastFile);
