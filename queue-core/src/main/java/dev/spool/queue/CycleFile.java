@@ -10,6 +10,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.UUID;
@@ -83,11 +84,17 @@ final class CycleFile implements ReferenceOwner {
         }
     }
 
-    /** Maps and validates an existing cycle file. */
+    /**
+     * Maps and validates an existing cycle file.
+     *
+     * @return the file, or null if it no longer exists: retention in another process deleted it since it was listed.
+     */
     static CycleFile open(final Path path, final long cycle, final RollCycle rollCycle, final long chunkLength) {
         final long length;
         try {
             length = Files.size(path);
+        } catch (NoSuchFileException e) {
+            return null;
         } catch (IOException e) {
             throw new SpoolException("cannot read " + path + ": " + e.getMessage(), e);
         }
@@ -100,6 +107,25 @@ final class CycleFile implements ReferenceOwner {
             mappedFile = MappedFile.of(path.toFile(), chunkLength, overlapLength(chunkLength), false);
         } catch (IOException e) {
             throw new SpoolException("cannot map " + path + ": " + e.getMessage(), e);
+        }
+        final boolean recreated;
+        try {
+            recreated = mappedFile.raf().length() == 0;
+        } catch (IOException e) {
+            mappedFile.releaseLast();
+            throw new SpoolException("cannot read the length of " + path + ": " + e.getMessage(), e);
+        }
+        if (recreated) {
+            // deleted between the size above and the open, which opens read-write and so created an empty file in
+            // its place: remove that, or every reader would take it for a truncated cycle
+            mappedFile.releaseLast();
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException e) {
+                throw new SpoolException("cannot delete " + path + ", an empty file left by opening it just after it was"
+                        + " deleted: " + e.getMessage(), e);
+            }
+            return null;
         }
         CycleFile file = null;
         try {
