@@ -219,6 +219,11 @@ final class CycleFile implements ReferenceOwner {
         return MEMORY.readLong(headerAddress + WRITE_SEQUENCE_OFFSET);
     }
 
+    /** @return the write-position hint read without the write lock, by the pretoucher: stale as soon as it is read. */
+    long readVolatileWritePosition() {
+        return MEMORY.readVolatileLong(headerAddress + WRITE_POSITION_OFFSET);
+    }
+
     void writeHints(final long position, final long sequence) {
         MEMORY.writeLong(headerAddress + WRITE_POSITION_OFFSET, position);
         MEMORY.writeLong(headerAddress + WRITE_SEQUENCE_OFFSET, sequence);
