@@ -10,6 +10,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.UUID;
@@ -85,11 +86,17 @@ final class CycleFile implements ReferenceOwner {
         }
     }
 
-    /** Maps and validates an existing cycle file. */
+    /**
+     * Maps and validates an existing cycle file.
+     *
+     * @return the file, or null if it no longer exists: retention in another process deleted it since it was listed.
+     */
     static CycleFile open(final Path path, final long cycle, final RollCycle rollCycle, final long chunkLength) {
         final long length;
         try {
             length = Files.size(path);
+        } catch (NoSuchFileException e) {
+            return null;
         } catch (IOException e) {
             throw new SpoolException("cannot read " + path + ": " + e.getMessage(), e);
         }
@@ -109,6 +116,25 @@ final class CycleFile implements ReferenceOwner {
             mappedFile = MappedFile.of(path.toFile(), chunkLength, overlapLength(chunkLength), false);
         } catch (IOException e) {
             throw new SpoolException("cannot map " + path + ": " + e.getMessage(), e);
+        }
+        final boolean recreated;
+        try {
+            recreated = mappedFile.raf().length() == 0;
+        } catch (IOException e) {
+            mappedFile.releaseLast();
+            throw new SpoolException("cannot read the length of " + path + ": " + e.getMessage(), e);
+        }
+        if (recreated) {
+            // deleted between the size above and the open, which opens read-write and so created an empty file in
+            // its place: remove that, or every reader would take it for a truncated cycle
+            mappedFile.releaseLast();
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException e) {
+                throw new SpoolException("cannot delete " + path + ", an empty file left by opening it just after it was"
+                        + " deleted: " + e.getMessage(), e);
+            }
+            return null;
         }
         CycleFile file = null;
         try {
@@ -224,6 +250,11 @@ final class CycleFile implements ReferenceOwner {
     /** Writer's hint, read and written under the write lock only. */
     long writeSequence() {
         return MEMORY.readLong(headerAddress + WRITE_SEQUENCE_OFFSET);
+    }
+
+    /** @return the write-position hint read without the write lock, by the pretoucher: stale as soon as it is read. */
+    long readVolatileWritePosition() {
+        return MEMORY.readVolatileLong(headerAddress + WRITE_POSITION_OFFSET);
     }
 
     void writeHints(final long position, final long sequence) {

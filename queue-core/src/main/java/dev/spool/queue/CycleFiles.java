@@ -41,6 +41,9 @@ final class CycleFiles {
                 return null;
             }
             file = CycleFile.open(path, cycle, rollCycle, chunkLength);
+            if (file == null) {
+                return null;
+            }
             open.put(cycle, file);
         }
         file.references++;

@@ -67,10 +67,15 @@ final class QueueVerifier {
                         ? "temporary file of a create that did not finish: the queue ignores it"
                         : "not a cycle file of roll cycle " + rollCycle + ": the queue ignores it");
             }
+            // as copied before the walks: a cycle a live writer starts during them is not counted as started
+            final long highest = queue.highestCycle();
             for (int i = 0; i < names.size(); i++) {
                 final CycleSummary summary = verifyCycle(names.get(i));
                 if (summary != null) {
-                    if (!summary.ended() && i < names.size() - 1) {
+                    // a later file that no writer has started (made ahead of its roll by a pretoucher) ends nothing;
+                    // an empty cycle the writers skipped (made ahead of a roll that came a cycle later) needs no end
+                    if (!summary.ended() && i < names.size() - 1 && names.get(i + 1).cycle() <= highest
+                            && summary.dataCount() > 0) {
                         warning(summary.name().path(), summary.tail(), "cycle " + summary.name().cycle()
                                 + " is followed by cycle " + names.get(i + 1).cycle() + " but has no end-of-cycle marker:"
                                 + " its writer did not end it; tailers move on when they find a later cycle");
@@ -509,12 +514,11 @@ final class QueueVerifier {
             if (summary.name().cycle() > highest) {
                 final String what = "highest cycle=" + highest + " but " + summary.name().path().getFileName() + " is cycle "
                         + summary.name().cycle();
+                // an empty one is not started yet: created ahead of its roll by a pretoucher, or by a writer that
+                // died before recording it; the next writer to reach that cycle starts it
                 if (summary.dataCount() > 0) {
                     damage(path, MetadataDescriptor.HIGHEST_CYCLE_OFFSET, what + " and holds " + summary.dataCount()
                             + " excerpts: tailers stop before it and never read them");
-                } else {
-                    warning(path, MetadataDescriptor.HIGHEST_CYCLE_OFFSET, what + ", still empty: being created now, or its"
-                            + " creator died");
                 }
             }
         }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -36,6 +37,8 @@ public final class SpoolQueue implements AutoCloseable {
     private final RollClock rollClock;
     private final SyncPolicy syncPolicy;
     private final boolean syncMarkers;
+    private final long pretouchLength;
+    private final Duration pretouchLeadTime;
     private final Map<Object, Boolean> users = new IdentityHashMap<>();
     private ProcessSlots processSlots;
     private int processSlot = -1;
@@ -53,6 +56,8 @@ public final class SpoolQueue implements AutoCloseable {
         this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength());
         this.syncPolicy = builder.syncPolicy();
         this.syncMarkers = builder.syncMarkers();
+        this.pretouchLength = builder.pretouchLength();
+        this.pretouchLeadTime = builder.pretouchLeadTime();
         if (syncPolicy.needsMsync()) {
             Msync.checkAvailable(syncPolicy.toString());
         }
@@ -187,6 +192,42 @@ public final class SpoolQueue implements AutoCloseable {
         }
     }
 
+    /**
+     * Creates a pretoucher for a thread of the caller's choosing to run with {@link Pretoucher#execute()}, with the
+     * builder's {@link SpoolQueueBuilder#pretouchLength(long)} and {@link SpoolQueueBuilder#pretouchLeadTime(Duration)}.
+     * Stop that thread before closing the queue.
+     *
+     * @return a new pretoucher, to be used by one thread at a time and closed when done.
+     */
+    public Pretoucher createPretoucher() {
+        synchronized (users) {
+            checkOpen();
+            final Pretoucher pretoucher = new Pretoucher(this, pretouchLength, pretouchLeadTime, timeProvider);
+            users.put(pretoucher, Boolean.TRUE);
+            return pretoucher;
+        }
+    }
+
+    /**
+     * Starts a daemon thread, {@value Pretoucher#THREAD_NAME}, that runs a new pretoucher's
+     * {@link Pretoucher#execute()} every {@code period} until the pretoucher or the queue is closed. A failure stops
+     * the thread and is logged as an error; the writers then go on without it.
+     *
+     * @param period the time between two runs: shorter than the builder's pretouch lead time, and short enough
+     *               that the writer does not outrun the pretouched pages in between.
+     * @return the running pretoucher; close it to stop the thread, and do not call its {@code execute()}.
+     */
+    public Pretoucher startPretoucher(final Duration period) {
+        if (period.isNegative() || period.isZero()) {
+            throw new IllegalArgumentException("period=" + period + " must be positive");
+        }
+        synchronized (users) {
+            final Pretoucher pretoucher = createPretoucher();
+            pretoucher.start(period);
+            return pretoucher;
+        }
+    }
+
     /** @return the queue's directory. */
     public Path directory() {
         return directory;
@@ -283,7 +324,10 @@ public final class SpoolQueue implements AutoCloseable {
         return new GroupCommit(this, false);
     }
 
-    /** @return every cycle that has a file, ascending. */
+    /**
+     * @return every cycle that has a file, ascending; the last may be a cycle whose file a {@link Pretoucher} created
+     * ahead of its roll, which holds nothing yet.
+     */
     public long[] cycles() {
         return cycleFiles.cycles();
     }
@@ -293,7 +337,7 @@ public final class SpoolQueue implements AutoCloseable {
         return metadata.namedTailers();
     }
 
-    /** Closes every appender and tailer of this instance and unmaps the queue's files. */
+    /** Closes every appender, tailer and pretoucher of this instance (stopping a pretoucher's thread) and unmaps the files. */
     @Override
     public void close() {
         synchronized (users) {
@@ -303,6 +347,8 @@ public final class SpoolQueue implements AutoCloseable {
             for (final Object user : new ArrayList<>(users.keySet())) {
                 if (user instanceof ExcerptAppender appender) {
                     appender.close();
+                } else if (user instanceof Pretoucher pretoucher) {
+                    pretoucher.close();
                 } else {
                     ((ExcerptTailer) user).close();
                 }

@@ -1,6 +1,7 @@
 package dev.spool.queue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * Settings of a queue. A new queue persists them in its metadata file; reopening adopts the persisted ones, and
@@ -15,6 +16,10 @@ public final class SpoolQueueBuilder {
     public static final int DEFAULT_INDEX_BLOCK_ENTRIES = 8192;
     /** Smallest mapping unit: the first chunk must hold the header and the root index. */
     public static final long MIN_CHUNK_LENGTH = 1L << 20;
+    /** Default bytes a {@link Pretoucher} keeps touched ahead of the write position: 4 MiB. */
+    public static final long DEFAULT_PRETOUCH_LENGTH = 4L << 20;
+    /** Default time before a roll at which a {@link Pretoucher} creates the next cycle's file. */
+    public static final Duration DEFAULT_PRETOUCH_LEAD_TIME = Duration.ofSeconds(5);
 
     private final Path directory;
     private RollCycle rollCycle;
@@ -28,6 +33,8 @@ public final class SpoolQueueBuilder {
     private SyncPolicy syncPolicy = SyncPolicy.NONE;
     private boolean syncMarkers;
     private PauseStrategyFactory pauseStrategy = PauseStrategy::backoff;
+    private long pretouchLength = DEFAULT_PRETOUCH_LENGTH;
+    private Duration pretouchLeadTime = DEFAULT_PRETOUCH_LEAD_TIME;
 
     SpoolQueueBuilder(final Path directory) {
         this.directory = directory;
@@ -137,6 +144,34 @@ public final class SpoolQueueBuilder {
     }
 
     /**
+     * @param pretouchLength bytes ahead of the write position that a {@link Pretoucher} keeps touched, 0 for none;
+     *                       default {@link #DEFAULT_PRETOUCH_LENGTH}. Not persisted.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder pretouchLength(final long pretouchLength) {
+        if (pretouchLength < 0) {
+            throw new IllegalArgumentException("pretouchLength=" + pretouchLength + " must not be negative");
+        }
+        this.pretouchLength = pretouchLength;
+        return this;
+    }
+
+    /**
+     * @param pretouchLeadTime how long before a roll a {@link Pretoucher} creates the next cycle's file; longer than
+     *                         the period at which it runs, or it may not run in time. A lead time of a cycle or more
+     *                         creates the next file as soon as the current cycle starts. Default
+     *                         {@link #DEFAULT_PRETOUCH_LEAD_TIME}. Not persisted.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder pretouchLeadTime(final Duration pretouchLeadTime) {
+        if (pretouchLeadTime.isNegative()) {
+            throw new IllegalArgumentException("pretouchLeadTime=" + pretouchLeadTime + " must not be negative");
+        }
+        this.pretouchLeadTime = pretouchLeadTime;
+        return this;
+    }
+
+    /**
      * @param createIfAbsent false to fail unless the queue exists already; default true.
      * @return this builder.
      */
@@ -172,6 +207,14 @@ public final class SpoolQueueBuilder {
 
     boolean createIfAbsent() {
         return createIfAbsent;
+    }
+
+    long pretouchLength() {
+        return pretouchLength;
+    }
+
+    Duration pretouchLeadTime() {
+        return pretouchLeadTime;
     }
 
     MetadataFile.Settings newQueueSettings() {

@@ -165,18 +165,19 @@ final class StoreTailer implements ExcerptTailer {
         if (metadata.highestCycle() < 0 || (file != null && cycle >= metadata.highestCycle())) {
             return false;
         }
-        final long next = file == null && cycle < 0 ? cycleFiles.first() : cycleFiles.next(cycle);
-        if (next < 0) {
-            return false;
+        long next = file == null && cycle < 0 ? cycleFiles.first() : cycleFiles.next(cycle);
+        while (next >= 0) {
+            final CycleFile nextFile = cycleFiles.acquire(next);
+            if (nextFile != null) {
+                attach(nextFile);
+                position = CycleDescriptor.DATA_OFFSET;
+                sequence = 0;
+                return true;
+            }
+            // deleted since it was listed, by retention in another process: the cycle after it is next
+            next = cycleFiles.next(next);
         }
-        final CycleFile nextFile = cycleFiles.acquire(next);
-        if (nextFile == null) {
-            return false;
-        }
-        attach(nextFile);
-        position = CycleDescriptor.DATA_OFFSET;
-        sequence = 0;
-        return true;
+        return false;
     }
 
     private void retreat(final long index) {
@@ -389,12 +390,15 @@ final class StoreTailer implements ExcerptTailer {
         checkOpen();
         detach();
         cycle = -1;
-        final long first = cycleFiles.first();
-        final CycleFile firstFile = first < 0 ? null : cycleFiles.acquire(first);
-        if (firstFile != null) {
-            attach(firstFile);
-            position = CycleDescriptor.DATA_OFFSET;
-            sequence = direction == Direction.BACKWARD ? -1 : 0;
+        // the first file that exists: retention may delete the first one listed before it is opened
+        for (long first = cycleFiles.first(); first >= 0; first = cycleFiles.next(first)) {
+            final CycleFile firstFile = cycleFiles.acquire(first);
+            if (firstFile != null) {
+                attach(firstFile);
+                position = CycleDescriptor.DATA_OFFSET;
+                sequence = direction == Direction.BACKWARD ? -1 : 0;
+                break;
+            }
         }
         return this;
     }
@@ -404,7 +408,10 @@ final class StoreTailer implements ExcerptTailer {
         checkOpen();
         detach();
         cycle = -1;
-        final long last = cycleFiles.last();
+        // not the last file: one past the highest cycle was created ahead of its roll (or by a writer that died
+        // before recording it) and nothing is written there until a writer starts it; the end is in the highest cycle
+        final long highest = metadata.highestCycle();
+        final long last = highest < 0 ? -1 : cycleFiles.previous(highest + 1);
         final CycleFile lastFile = last < 0 ? null : cycleFiles.acquire(last);
         if (lastFile != null) {
             attach(lastFile);

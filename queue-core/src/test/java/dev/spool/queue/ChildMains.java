@@ -143,6 +143,29 @@ final class ChildMains {
         }
     }
 
+    /**
+     * {@code dir leadMillis pretouchLength}: a pretoucher on a clock the parent sets. Reads commands from stdin:
+     * {@code EXECUTE <millis>} sets the clock and runs {@link Pretoucher#execute()} once, printing {@code EXECUTED
+     * <work>}; {@code EXIT} closes the queue and prints {@code DONE}.
+     */
+    static final class Pretouch {
+        public static void main(final String[] args) throws Exception {
+            final ManualClock clock = new ManualClock(0);
+            final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).timeProvider(clock)
+                    .pretouchLeadTime(java.time.Duration.ofMillis(Long.parseLong(args[1])))
+                    .pretouchLength(Long.parseLong(args[2])).build();
+                 Pretoucher pretoucher = queue.createPretoucher()) {
+                System.out.println("READY");
+                for (String line = in.readLine(); line != null && !line.equals("EXIT"); line = in.readLine()) {
+                    clock.advance(Long.parseLong(line.substring("EXECUTE ".length())) - clock.currentTimeMillis());
+                    System.out.println("EXECUTED " + pretoucher.execute());
+                }
+            }
+            System.out.println("DONE");
+        }
+    }
+
     /** {@code dir name count}: reads {@code count} excerpts with a named tailer and prints the last index. */
     static final class NamedReader {
         public static void main(final String[] args) {

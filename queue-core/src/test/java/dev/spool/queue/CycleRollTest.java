@@ -1,5 +1,6 @@
 package dev.spool.queue;
 
+import net.openhft.chronicle.bytes.Bytes;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -14,6 +15,26 @@ class CycleRollTest extends SpoolTestBase {
     /** 2024-01-01T00:00Z. */
     private static final long START_MILLIS = 1_704_067_200_000L;
     private static final long HOUR = 3_600_000L;
+
+    @Test
+    void shouldPositionToEndInTheHighestCycleWhenAFileOfALaterCycleAlreadyExists() {
+        final AtomicLong now = new AtomicLong(START_MILLIS);
+        final long firstCycle = RollCycle.HOURLY.cycle(START_MILLIS, 0);
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20)
+                .rollCycle(RollCycle.HOURLY).timeProvider(now::get).build();
+             ExcerptAppender appender = queue.createAppender();
+             ExcerptTailer tailer = queue.createTailer()) {
+            appender.append("before".getBytes(StandardCharsets.UTF_8));
+            // the next cycle's file made ahead of its roll (a pretoucher does this), not yet the highest cycle
+            queue.cycleFiles().release(queue.cycleFiles().create(firstCycle + 1, SpoolQueueBuilder.DEFAULT_INDEX_SPACING,
+                    SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES));
+            tailer.toEnd();
+            final long after = appender.append("after".getBytes(StandardCharsets.UTF_8));
+            assertEquals(firstCycle, queue.rollCycle().toCycle(after));
+            assertEquals(after, tailer.index(), "toEnd stays in the highest cycle, the one being written");
+            assertEquals(after, tailer.read(Bytes.allocateElasticOnHeap()), "an excerpt appended after toEnd is read");
+        }
+    }
 
     @Test
     void shouldReadCycleWhoseCreatorDiedBeforeRecordingItAsTheHighest() {
