@@ -9,23 +9,33 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The cycle files of one queue instance: names, listing, creation, and a cache of open files shared by its
- * appenders and tailers, each file closed when its last user releases it.
+ * The cycle files of one queue instance: names, listing, creation, deletion, and a cache of open files shared by
+ * its appenders, tailers and pretouchers, each file closed when its last user releases it. A file open here is
+ * never deleted here: the cache's reference counts are what protects a file a tailer of this process is reading.
  */
 final class CycleFiles {
+    /** {@link #delete(long)}: the file was deleted. */
+    static final int DELETED = 1;
+    /** {@link #delete(long)}: there was no file, or another process deleted it first. */
+    static final int ABSENT = 0;
+    /** {@link #delete(long)}: the file is open in this instance and stays. */
+    static final int IN_USE = -1;
     private static final long[] NO_CYCLES = new long[0];
 
     private final Path directory;
     private final RollCycle rollCycle;
     private final long epochMillis;
     private final long chunkLength;
+    private final CycleListener listener;
     private final Map<Long, CycleFile> open = new HashMap<>();
 
-    CycleFiles(final Path directory, final RollCycle rollCycle, final long epochMillis, final long chunkLength) {
+    CycleFiles(final Path directory, final RollCycle rollCycle, final long epochMillis, final long chunkLength,
+               final CycleListener listener) {
         this.directory = directory;
         this.rollCycle = rollCycle;
         this.epochMillis = epochMillis;
         this.chunkLength = chunkLength;
+        this.listener = listener;
     }
 
     Path path(final long cycle) {
@@ -45,6 +55,7 @@ final class CycleFiles {
                 return null;
             }
             open.put(cycle, file);
+            listener.onAcquired(cycle, path);
         }
         file.references++;
         return file;
@@ -60,6 +71,30 @@ final class CycleFiles {
         if (--file.references == 0) {
             open.remove(file.cycle());
             file.close();
+            listener.onReleased(file.cycle(), file.path());
+        }
+    }
+
+    /** @return true if this instance has the file of {@code cycle} open. */
+    synchronized boolean isOpen(final long cycle) {
+        return open.containsKey(cycle);
+    }
+
+    /**
+     * Deletes the file of {@code cycle} unless this instance has it open; atomic with {@link #acquire(long)}, so
+     * no user of this instance can open it meanwhile. Another process may have it open: its mapping stays valid.
+     *
+     * @return {@link #DELETED}, {@link #ABSENT} or {@link #IN_USE}.
+     */
+    synchronized int delete(final long cycle) {
+        if (open.containsKey(cycle)) {
+            return IN_USE;
+        }
+        final Path path = path(cycle);
+        try {
+            return Files.deleteIfExists(path) ? DELETED : ABSENT;
+        } catch (IOException e) {
+            throw new SpoolException("cannot delete cycle file " + path + ": " + e.getMessage(), e);
         }
     }
 
@@ -128,6 +163,7 @@ final class CycleFiles {
     synchronized void close() {
         for (final CycleFile file : open.values()) {
             file.close();
+            listener.onReleased(file.cycle(), file.path());
         }
         open.clear();
     }

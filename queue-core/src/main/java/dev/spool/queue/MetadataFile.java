@@ -222,9 +222,14 @@ final class MetadataFile implements ReferenceOwner {
         return readVolatileLong(LOWEST_CYCLE_OFFSET);
     }
 
-    /** Caller holds the write lock. */
-    void cycleCreated(final long cycle) {
-        if (cycle > highestCycle()) {
+    /**
+     * Caller holds the write lock.
+     *
+     * @return true if {@code cycle} is the new highest cycle: a writer started it.
+     */
+    boolean cycleCreated(final long cycle) {
+        final boolean started = cycle > highestCycle();
+        if (started) {
             // release: the new file and the old cycle's end marker are visible before the new highest cycle
             writeOrderedLong(HIGHEST_CYCLE_OFFSET, cycle);
         }
@@ -232,6 +237,30 @@ final class MetadataFile implements ReferenceOwner {
         if (lowest < 0 || cycle < lowest) {
             writeOrderedLong(LOWEST_CYCLE_OFFSET, cycle);
         }
+        return started;
+    }
+
+    /** Retention deleted every cycle before {@code cycle}. Caller holds the write lock. */
+    void raiseLowestCycle(final long cycle) {
+        if (cycle > lowestCycle()) {
+            writeOrderedLong(LOWEST_CYCLE_OFFSET, cycle);
+        }
+    }
+
+    /**
+     * @return the smallest last-read index of the named tailers, -1 if one of them has read nothing yet, or
+     * {@link Long#MAX_VALUE} if there are none.
+     */
+    long oldestNamedTailerIndex() {
+        long oldest = Long.MAX_VALUE;
+        for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
+            final long position = namedTailerPosition(entry);
+            // acquire: an entry counts as used only once its name and index are complete
+            if (MEMORY.readVolatileInt(address(position + NAMED_TAILER_NAME_LENGTH_OFFSET)) != 0) {
+                oldest = Math.min(oldest, Math.max(-1, readVolatileLong(position + NAMED_TAILER_INDEX_OFFSET)));
+            }
+        }
+        return oldest;
     }
 
     long lastSyncedIndex() {

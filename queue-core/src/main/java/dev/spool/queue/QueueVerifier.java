@@ -542,11 +542,15 @@ final class QueueVerifier {
             if (tailer.name() == null || index < 0) {
                 continue;
             }
-            final long count = counts.getOrDefault(rollCycle.toCycle(index), 0L);
+            final long cycle = rollCycle.toCycle(index);
+            final long count = counts.getOrDefault(cycle, 0L);
             if (rollCycle.toSequence(index) >= count) {
+                final boolean deleted = !counts.containsKey(cycle) && !cycles.isEmpty() && cycle < cycles.get(0).name().cycle();
                 warning(queue.metadataPath(), tailer.position() + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET,
-                        "named tailer '" + tailer.name() + "': last read index=" + index + " (cycle " + rollCycle.toCycle(index)
-                                + ", sequence " + rollCycle.toSequence(index) + ") is not in the queue: it restarts from the start");
+                        "named tailer '" + tailer.name() + "': last read index=" + index + " (cycle " + cycle + ", sequence "
+                                + rollCycle.toSequence(index) + ") is not in the queue: " + (deleted
+                                ? "its cycle was deleted (retention not pinned by named tailers), it resumes at the first cycle"
+                                : "it restarts from the start"));
             }
         }
     }

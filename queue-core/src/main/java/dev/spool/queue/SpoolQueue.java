@@ -1,5 +1,8 @@
 package dev.spool.queue;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -26,6 +29,7 @@ import java.util.concurrent.TimeUnit;
  * The instance is thread-safe; the appenders and tailers it creates each belong to one thread at a time.
  */
 public final class SpoolQueue implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(SpoolQueue.class);
     private final Path directory;
     private final MetadataFile metadata;
     private final CycleFiles cycleFiles;
@@ -39,6 +43,7 @@ public final class SpoolQueue implements AutoCloseable {
     private final boolean syncMarkers;
     private final long pretouchLength;
     private final Duration pretouchLeadTime;
+    private final Retention retention;
     private final Map<Object, Boolean> users = new IdentityHashMap<>();
     private ProcessSlots processSlots;
     private int processSlot = -1;
@@ -53,7 +58,7 @@ public final class SpoolQueue implements AutoCloseable {
         this.maxMessageLength = metadata.maxMessageLength();
         this.timeProvider = builder.timeProvider();
         this.pauseStrategy = builder.pauseStrategy();
-        this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength());
+        this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength(), builder.cycleListener());
         this.syncPolicy = builder.syncPolicy();
         this.syncMarkers = builder.syncMarkers();
         this.pretouchLength = builder.pretouchLength();
@@ -61,6 +66,8 @@ public final class SpoolQueue implements AutoCloseable {
         if (syncPolicy.needsMsync()) {
             Msync.checkAvailable(syncPolicy.toString());
         }
+        this.retention = new Retention(this, builder.retainCycles(), builder.retainBytes(), builder.retainForNamedTailers(),
+                builder.cycleListener());
         this.rollClock = timeProvider == TimeProvider.SYSTEM ? RollClock.acquire(rollCycle, epochMillis) : null;
     }
 
@@ -226,6 +233,23 @@ public final class SpoolQueue implements AutoCloseable {
             pretoucher.start(period);
             return pretoucher;
         }
+    }
+
+    /**
+     * Deletes the files of old cycles now, as a roll does, according to the builder's
+     * {@link SpoolQueueBuilder#retainCycles(int)} and {@link SpoolQueueBuilder#retainBytes(long)}: never the highest
+     * cycle nor a file past it, never a file open in this queue instance, and not a cycle a named tailer has not
+     * passed unless {@link SpoolQueueBuilder#retainForNamedTailers(boolean)} is false. Deletion goes from the
+     * oldest file and stops at the first that must stay. A tailer of another process reading a deleted file reads
+     * it to its end and then moves on to the next file that exists.
+     *
+     * @return the number of files deleted; 0 if no retention limit is set.
+     */
+    public int applyRetention() {
+        synchronized (users) {
+            checkOpen();
+        }
+        return retention.apply();
     }
 
     /** @return the queue's directory. */
@@ -403,6 +427,24 @@ public final class SpoolQueue implements AutoCloseable {
                 }
             }
             return writeLock;
+        }
+    }
+
+    /** @return true if a retention limit is set, so a roll deletes old files. */
+    boolean retains() {
+        return retention.isLimited();
+    }
+
+    /**
+     * Applies retention after an appender of this instance started a new cycle. The append has succeeded by now,
+     * so a failure is logged, not thrown: the files stay until the next roll or {@link #applyRetention()}.
+     */
+    void applyRetentionAfterRoll(final long cycle) {
+        try {
+            retention.apply();
+        } catch (RuntimeException e) {
+            LOG.error("retention of {} failed after the roll to cycle {}: old files stay until the next roll",
+                    directory, cycle, e);
         }
     }
 

@@ -33,6 +33,10 @@ public final class SpoolQueueBuilder {
     private SyncPolicy syncPolicy = SyncPolicy.NONE;
     private boolean syncMarkers;
     private PauseStrategyFactory pauseStrategy = PauseStrategy::backoff;
+    private int retainCycles = Integer.MAX_VALUE;
+    private long retainBytes = Long.MAX_VALUE;
+    private boolean retainForNamedTailers = true;
+    private CycleListener cycleListener = CycleListener.NONE;
     private long pretouchLength = DEFAULT_PRETOUCH_LENGTH;
     private Duration pretouchLeadTime = DEFAULT_PRETOUCH_LEAD_TIME;
 
@@ -144,6 +148,63 @@ public final class SpoolQueueBuilder {
     }
 
     /**
+     * Keeps at most this many cycle files, the newest, up to the highest cycle; older ones are deleted when a new
+     * cycle starts and on {@link SpoolQueue#applyRetention()}, unless a tailer of this process has them open or a
+     * named tailer has not passed them (see {@link #retainForNamedTailers(boolean)}). Not persisted: every process
+     * that rolls applies its own. Default: every cycle is kept.
+     *
+     * @param retainCycles at least 1.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder retainCycles(final int retainCycles) {
+        if (retainCycles < 1) {
+            throw new IllegalArgumentException("retainCycles=" + retainCycles
+                    + " must be at least 1: the highest cycle always stays");
+        }
+        this.retainCycles = retainCycles;
+        return this;
+    }
+
+    /**
+     * Keeps the newest cycle files whose used lengths (header, root index and excerpts; not the sparse files'
+     * apparent lengths) add up to at most this many bytes, and always the highest cycle; deletes the older ones like
+     * {@link #retainCycles(int)}, and together with it, whichever keeps fewer. Not persisted. Default: no limit.
+     *
+     * @param retainBytes at least 1.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder retainBytes(final long retainBytes) {
+        if (retainBytes < 1) {
+            throw new IllegalArgumentException("retainBytes=" + retainBytes + " must be at least 1");
+        }
+        this.retainBytes = retainBytes;
+        return this;
+    }
+
+    /**
+     * @param retainForNamedTailers true to keep every cycle from the one of a named tailer's last read index on
+     *                              (every cycle while a named tailer has read nothing), whatever the retention
+     *                              limits; false to let retention delete cycles a named tailer has not read, which
+     *                              it then skips. Default true. A named tailer cannot be removed: with true, one
+     *                              that is no longer read stops retention.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder retainForNamedTailers(final boolean retainForNamedTailers) {
+        this.retainForNamedTailers = retainForNamedTailers;
+        return this;
+    }
+
+    /**
+     * @param cycleListener told when this queue instance opens, closes and deletes cycle files; default
+     *                      {@link CycleListener#NONE}.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder cycleListener(final CycleListener cycleListener) {
+        this.cycleListener = java.util.Objects.requireNonNull(cycleListener, "cycleListener");
+        return this;
+    }
+
+    /**
      * @param pretouchLength bytes ahead of the write position that a {@link Pretoucher} keeps touched, 0 for none;
      *                       default {@link #DEFAULT_PRETOUCH_LENGTH}. Not persisted.
      * @return this builder.
@@ -207,6 +268,22 @@ public final class SpoolQueueBuilder {
 
     boolean createIfAbsent() {
         return createIfAbsent;
+    }
+
+    int retainCycles() {
+        return retainCycles;
+    }
+
+    long retainBytes() {
+        return retainBytes;
+    }
+
+    boolean retainForNamedTailers() {
+        return retainForNamedTailers;
+    }
+
+    CycleListener cycleListener() {
+        return cycleListener;
     }
 
     long pretouchLength() {

@@ -35,6 +35,10 @@ final class StoreAppender implements ExcerptAppender {
     private final MappedCursor indexCursor = new MappedCursor("appender-index");
     private final MappedCursor syncCursor = new MappedCursor("appender-sync");
     private final SyncPolicy.Trigger trigger;
+    /** Whether the queue deletes old cycles when a new one starts. */
+    private final boolean retains;
+    /** This appender started a new cycle while holding the lock: retention runs once it is released. */
+    private boolean rolled;
     /** Where the next flush of the current file starts: everything before it is flushed. */
     private long flushedPosition;
     private int pendingFlush;
@@ -64,6 +68,7 @@ final class StoreAppender implements ExcerptAppender {
         this.maxMessageLength = queue.maxMessageLength();
         this.clock = queue.cycleSource();
         this.trigger = syncPolicy.newTrigger();
+        this.retains = queue.retains();
     }
 
     @Override
@@ -146,6 +151,9 @@ final class StoreAppender implements ExcerptAppender {
             MEMORY.writeOrderedInt(cursor.address(position), 0);
         } finally {
             lock.unlock();
+        }
+        if (rolled) {
+            applyRetention();
         }
     }
 
@@ -241,7 +249,16 @@ final class StoreAppender implements ExcerptAppender {
         if (pendingFlush != SyncPolicy.DO_NOTHING) {
             flush(pendingFlush, position, lastIndex);
         }
+        if (rolled) {
+            applyRetention();
+        }
         return lastIndex;
+    }
+
+    /** Deletes old cycles after a roll, outside the write lock: the roll's append does not hold up other writers. */
+    private void applyRetention() {
+        rolled = false;
+        queue.applyRetentionAfterRoll(cycle);
     }
 
     @Override
@@ -269,6 +286,9 @@ final class StoreAppender implements ExcerptAppender {
             lock.unlock();
         }
         flush(SyncPolicy.DO_SYNC, tailPosition, tailIndex);
+        if (rolled) {
+            applyRetention();
+        }
         return tailIndex;
     }
 
@@ -360,9 +380,12 @@ final class StoreAppender implements ExcerptAppender {
                 nextFile = cycleFiles.create(next, metadata.indexSpacing(), metadata.indexBlockEntries());
             }
             attach(nextFile);
-            // also when the file existed: its creator may have died before recording it, and tailers stop at the
-            // highest recorded cycle, so an excerpt written here would never reach them
-            metadata.cycleCreated(next);
+            // also when the file existed: its creator may have died before recording it, or a pretoucher made it
+            // ahead of its roll, and tailers stop at the highest recorded cycle, so an excerpt written here would
+            // never reach them
+            if (metadata.cycleCreated(next) && retains) {
+                rolled = true;
+            }
             recoverTornTail();
             position = file.writePosition();
             sequence = file.writeSequence();
