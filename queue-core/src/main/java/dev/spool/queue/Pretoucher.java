@@ -50,8 +50,8 @@ public final class Pretoucher implements AutoCloseable {
     private final long pageSize = OS.pageSize();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The highest cycle's file, whose pages ahead of the writer are touched; and the file created ahead of its roll. */
-    private MappedCursor cursor = new MappedCursor("pretoucher");
-    private MappedCursor nextCursor = new MappedCursor("pretoucher-next");
+    private MappedCursor cursor = new MappedCursor("pretoucher", true);
+    private MappedCursor nextCursor = new MappedCursor("pretoucher-next", true);
     private CycleFile file;
     private CycleFile nextFile;
     /** Every page of {@link #file} below this position has been touched. */
