@@ -202,7 +202,7 @@ final class JlbhRun {
             final double seconds = (lastSendNs - runStartNs.get()) / 1e9;
             final double achieved = iterations > 1 && seconds > 0 ? (iterations - 1) / seconds : rate;
             achievedRates[finished] = achieved;
-            progress.printf(Locale.ROOT, "  %s %s run %d of %d: %,d messages in %.1f s, %s msg/s sent (%s asked), "
+            progress.printf(Locale.ROOT, "  %s %s run %d of %d: %,d messages in %.2f s, %s msg/s sent (%s asked), "
                             + "%.0f s since the variant started%n",
                     experiment, variant.name(), finished + 1, runs, iterations, seconds,
                     VariantResult.formatRate(achieved), VariantResult.formatRate(rate),

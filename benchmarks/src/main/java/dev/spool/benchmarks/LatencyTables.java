@@ -46,6 +46,7 @@ final class LatencyTables {
                 + " 1,000,000.").append(NL);
         table.append("% Variation: JLBH's, 100 (max - min) / (max + min / 2), over runs 2..n (over all runs if fewer than 3).")
                 .append(NL);
+        table.append(sendRates(result));
         for (int run = 0; run < result.runs(); run++) {
             if (!result.rateHeld(run)) {
                 table.append(String.format(Locale.ROOT, "WARNING: run%d! sent %s msg/s, %.1f%% below the %s msg/s "
@@ -55,6 +56,28 @@ final class LatencyTables {
             }
         }
         return table.toString();
+    }
+
+    /**
+     * JLBH takes the end of its busy-wait before a send as the send's start time and the base of the next one, so
+     * a sender descheduled while it waits moves the schedule on instead of making the following messages late:
+     * the stall is missing from the latencies and shows only as time the run lost. This line shows that time.
+     *
+     * @param result one variant's runs.
+     * @return the rate each run sent at, and how far its schedule slipped behind the one asked for.
+     */
+    static String sendRates(final VariantResult result) {
+        final List<String> rates = new ArrayList<>();
+        final List<String> slips = new ArrayList<>();
+        for (int run = 0; run < result.runs(); run++) {
+            final double achieved = result.achievedRate(run);
+            rates.add(VariantResult.formatRate(achieved));
+            final double slipMillis = 1e3 * (result.iterations() - 1) * (1 / achieved - 1.0 / result.rate());
+            slips.add(String.format(Locale.ROOT, slipMillis < 10 ? "%.1f" : "%.0f", slipMillis));
+        }
+        return "Sent: " + String.join(" / ", rates) + " msg/s; the send schedule slipped " + String.join(" / ", slips)
+                + " ms a run" + NL + "(JLBH restarts its schedule when its sender wakes late from the wait before a"
+                + " send: a stall there is not in the latencies)." + NL;
     }
 
     /**

@@ -42,6 +42,9 @@ class LatencyTablesTest {
         assertEquals("99.9:                 -            -            -            -", lines.get(6));
         assertEquals("worst:          1839.62      2561.02      2565.12         0.11", lines.get(9));
         assertTrue(table.contains("WARNING: run2! sent 93,000 msg/s, 7.0% below the 100,000 msg/s asked for"), table);
+        // 999,999 intervals at 93,000 msg/s instead of 100,000: 10.753 s instead of 10 s
+        assertTrue(table.contains("Sent: 100,000 / 93,000 / 99,000 msg/s; the send schedule slipped 0.0 / 753 / 101 ms a run"),
+                table);
     }
 
     @Test
