@@ -9,7 +9,8 @@ import java.util.Arrays;
  * forks, and files each run's results with the facts of the machine under {@code benchmarks/results/}. The jar's
  * manifest opens what Chronicle needs to this JVM too, so no command line needs a flag.
  * <p>
- * {@code demo} is the main job on embedded defaults; {@code jmh} runs the throughput and allocation suite (E4).
+ * {@code demo} is the main job on embedded defaults; {@code jmh} runs the throughput and allocation suite (E4);
+ * {@code jlbh} runs the latency experiments (E0, E1) under JLBH, each variant in a JVM of its own.
  */
 public final class Main {
     static final String USAGE = String.join(System.lineSeparator(),
@@ -31,13 +32,23 @@ public final class Main {
             "      --results <dir>  where result files go (default: benchmarks/results beside the jar's target/)",
             "      JMH options      anything else goes to JMH, e.g. -p payloadLength=8,32,256,1024 -prof stack;",
             "                       `jmh -h` lists them, `jmh -l` lists the benchmarks",
+            "  jlbh [EXPERIMENT...] [--short|--full|--smoke] [--rate N] [--size B] [--runs N] [--seconds S]",
+            "       [--warmup S] [--variant NAME[,NAME]] [--dir <path>] [--results <dir>]",
+            "      End-to-end latency under JLBH at a steady rate, coordinated omission accounted for: the",
+            "      articles' SUMMARY tables per variant (floor = in-memory handoff, spool, chronicle), ratios",
+            "      to the floor and to Chronicle Queue, HdrHistogram files and a plot (experiments E0, E1).",
+            "      Full length by default (hours for all); --short is seconds a run. `jlbh --help` lists",
+            "      the experiments, variants and defaults.",
             "  --help             prints this text",
             "",
-            "Forked JVMs get Chronicle's --add-exports/--add-opens flags, plus --enable-native-access and",
-            "--sun-misc-unsafe-memory-access=allow on Java 23+, for the Java running this launcher.",
-            "Each run writes <time>-jmh-<regex>.txt (machine facts, then JMH's output) and .json (JMH's JSON).",
+            "Forked JVMs (JMH's forks, jlbh's workers) get Chronicle's --add-exports/--add-opens flags, plus",
+            "--enable-native-access and --sun-misc-unsafe-memory-access=allow on Java 23+, for the Java",
+            "running this launcher.",
+            "Each run writes <time>-jmh-<regex>.txt (machine facts, then JMH's output) and .json (JMH's JSON);",
+            "jlbh writes <time>-jlbh-<experiment>.txt, a .hgrm file per variant and a .png per experiment.",
             "",
-            "Example: java -jar benchmarks/target/benchmarks.jar jmh Spool --quick",
+            "Examples: java -jar benchmarks/target/benchmarks.jar jmh Spool --quick",
+            "          java -jar benchmarks/target/benchmarks.jar jlbh E1 --short",
             "");
 
     private Main() {
@@ -67,6 +78,8 @@ public final class Main {
                 return Demo.run(options, out, err);
             case "jmh":
                 return JmhLauncher.run(options, args, out, err);
+            case "jlbh":
+                return JlbhLauncher.run(options, args, out, err);
             case "--help":
             case "-h":
             case "help":

@@ -22,11 +22,15 @@ import java.time.format.DateTimeFormatter;
 final class ResultFiles {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'");
 
+    private final Path directory;
+    private final String base;
     private final Path text;
     private final Path json;
     private final Path facts;
 
     private ResultFiles(final Path directory, final String base) {
+        this.directory = directory;
+        this.base = base;
         this.text = directory.resolve(base + ".txt");
         this.json = directory.resolve(base + ".json");
         this.facts = directory.resolve(base + "-machine.json");
@@ -91,6 +95,14 @@ final class ResultFiles {
 
     Path facts() {
         return facts;
+    }
+
+    /**
+     * @param suffix what follows the run's name, e.g. {@code -spool.hgrm} or {@code .png}.
+     * @return another file of the run, beside the text file.
+     */
+    Path sibling(final String suffix) {
+        return directory.resolve(base + suffix);
     }
 
     /** @return a stream appending to the text file. */

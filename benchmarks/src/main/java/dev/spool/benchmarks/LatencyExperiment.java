@@ -1,0 +1,62 @@
+package dev.spool.benchmarks;
+
+import java.util.List;
+
+/**
+ * One JLBH experiment at its full, article length: a message length and rate, a number of runs of a length, and
+ * where it comes from. Every variant of {@link LatencyVariants} runs it, each in its own JVM, and its result file
+ * compares them. {@link JlbhArguments} shortens it or changes its rate and length.
+ *
+ * @param group           the experiment of BENCHMARKS.md it belongs to, e.g. {@code E1}.
+ * @param length          bytes per message.
+ * @param rate            messages per second JLBH sends.
+ * @param runs            runs in full mode.
+ * @param runSeconds      length of a run in full mode.
+ * @param source          the article and section it reproduces.
+ * @param articleFigures  what the article measured on its own hardware, quoted for context only.
+ */
+record LatencyExperiment(String group, int length, int rate, int runs, double runSeconds, String source,
+                         String articleFigures) {
+    /** Every experiment the code supports, in running order. */
+    static final List<LatencyExperiment> ALL = List.of(
+            new LatencyExperiment("E1", 32, 50_000, 8, 200,
+                    "ring-buffer-tail-latencies.txt, \"Chronicle Queue, 50K msgs/sec of 32 bytes\" (8 runs of 200 s)",
+                    "plain Chronicle Queue: p50 0.37 us, p99 0.51-3.13 us, p99.9 4.1-13.7 us, p99.99 17-511 us"),
+            new LatencyExperiment("E1", 32, 250_000, 8, 100,
+                    "ring-buffer-tail-latencies.txt, \"Chronicle Queue, 250K msgs/sec of 32 bytes\" (8 runs of 100 s)",
+                    "plain Chronicle Queue: p50 0.37-0.38 us, p99.9 11.7-14.9 us, p99.97 0.79-2.1 ms, "
+                            + "p99.99 1.8-3.9 ms; Enterprise ring buffer: p50 0.85 us, p99.99 28-33 us"),
+            new LatencyExperiment("E1", 140, 100_000, 4, 30,
+                    "ring-buffer-tail-latencies-enterprise.txt (4 runs of 3M messages of 140 bytes at 100K/s)",
+                    "Chronicle Queue open source climbs to ~50 us at the high percentiles; Enterprise async "
+                            + "mode stays under 4 us at p99.99"));
+
+    /** @return the name on the command line and in file names, e.g. {@code E1-32B-250K}. */
+    String name() {
+        return group + "-" + length + "B-" + rateLabel(rate);
+    }
+
+    /**
+     * @param rate messages per second.
+     * @return e.g. {@code 250K}, {@code 1.5M}, {@code 1234}.
+     */
+    static String rateLabel(final int rate) {
+        if (rate >= 1_000_000 && rate % 100_000 == 0) {
+            final String millions = Double.toString(rate / 1e6);
+            return (millions.endsWith(".0") ? millions.substring(0, millions.length() - 2) : millions) + "M";
+        }
+        if (rate >= 1_000 && rate % 1_000 == 0) {
+            return rate / 1_000 + "K";
+        }
+        return Integer.toString(rate);
+    }
+
+    /**
+     * @param length bytes per message.
+     * @param rate   messages per second.
+     * @return this experiment at another length and rate, its runs as long in time.
+     */
+    LatencyExperiment with(final int length, final int rate) {
+        return new LatencyExperiment(group, length, rate, runs, runSeconds, source, articleFigures);
+    }
+}

@@ -1,0 +1,57 @@
+package dev.spool.benchmarks;
+
+import java.nio.file.Path;
+
+/**
+ * One way of handing a timestamp from JLBH's thread to a reader thread: the thing a JLBH experiment measures end
+ * to end. JLBH's thread calls {@link #send(long)} with the time the message was due; the reader thread spins on
+ * {@link #receive()} and, when it returns a time, samples {@code System.nanoTime()} minus it.
+ * <p>
+ * One instance runs one experiment in its own JVM ({@link JlbhMain}), so the JIT's profile of the send and
+ * receive call sites sees one implementation. The calls come in this order: {@link #init} on JLBH's thread,
+ * {@link #openReader()} on the reader thread, then {@code send} and {@code receive} concurrently, then
+ * {@link #closeReader()} on the reader thread once it stops, then {@link #close()} on JLBH's thread.
+ * {@code send} and {@code receive} must not allocate. A new variant is a class implementing this, added to
+ * {@link LatencyVariants#ALL}.
+ */
+interface LatencyVariant {
+    /** What {@link #receive()} returns when there is no message. */
+    long NOTHING = Long.MIN_VALUE;
+
+    /** @return the name used on the command line and in result files, lower case. */
+    String name();
+
+    /** @return one line on what is sent, how, and where. */
+    String description();
+
+    /**
+     * Creates the files and buffers, and the sending side; JLBH's thread.
+     *
+     * @param directory an empty directory for the variant's files, deleted after {@link #close()}.
+     * @param length    bytes per message, at least {@link Long#BYTES}: the first eight hold the start time.
+     */
+    void init(Path directory, int length);
+
+    /** Creates the receiving side, positioned before the first message; the reader thread, before any send. */
+    void openReader();
+
+    /**
+     * Sends one message; JLBH's thread.
+     *
+     * @param startTimeNs the time the message was due, by {@code System.nanoTime()}.
+     */
+    void send(long startTimeNs);
+
+    /**
+     * Reads the next message if there is one; the reader thread.
+     *
+     * @return the start time it carries, or {@link #NOTHING}.
+     */
+    long receive();
+
+    /** Releases the receiving side; the reader thread, after its last {@link #receive()}. */
+    void closeReader();
+
+    /** Releases the sending side and every file; JLBH's thread, after the reader thread has ended. */
+    void close();
+}

@@ -1,0 +1,44 @@
+package dev.spool.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/** The variants the {@code jlbh} command knows, in the order each experiment runs them. */
+final class LatencyVariants {
+    /**
+     * Every variant. The floor runs first, so that its numbers are not taken on a page cache that a queue just
+     * filled with dirty pages; each variant's files are deleted before the next one starts.
+     */
+    static final List<Supplier<LatencyVariant>> ALL = List.of(
+            FloorVariant::new,
+            SpoolVariant::new,
+            ChronicleVariant::new);
+
+    private LatencyVariants() {
+    }
+
+    /** @return the names of every variant, in running order. */
+    static List<String> names() {
+        final List<String> names = new ArrayList<>();
+        for (final Supplier<LatencyVariant> variant : ALL) {
+            names.add(variant.get().name());
+        }
+        return names;
+    }
+
+    /**
+     * @param name a variant's name.
+     * @return a new instance of it.
+     * @throws IllegalArgumentException if there is no such variant.
+     */
+    static LatencyVariant create(final String name) {
+        for (final Supplier<LatencyVariant> variant : ALL) {
+            final LatencyVariant instance = variant.get();
+            if (instance.name().equals(name)) {
+                return instance;
+            }
+        }
+        throw new IllegalArgumentException("unknown variant '" + name + "'; the variants are " + names());
+    }
+}
