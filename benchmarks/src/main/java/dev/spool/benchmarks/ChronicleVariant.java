@@ -40,8 +40,7 @@ final class ChronicleVariant implements LatencyVariant {
                 .blockSize(Payloads.CHUNK_LENGTH)
                 .build();
         appender = queue.createAppender();
-        message = Bytes.allocateDirect(length);
-        message.write(Payloads.create(length));
+        message = Payloads.directMessage(length);
     }
 
     @Override

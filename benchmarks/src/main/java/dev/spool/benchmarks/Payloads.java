@@ -1,5 +1,7 @@
 package dev.spool.benchmarks;
 
+import net.openhft.chronicle.bytes.Bytes;
+
 /**
  * Payloads and read sets shared by the benchmarks, so that every queue writes the same bytes and every read
  * benchmark walks the same number of excerpts.
@@ -38,6 +40,13 @@ final class Payloads {
      * @param length payload length in bytes.
      * @return bytes from one excerpt's header to the next one's.
      */
+    /** @return direct bytes holding the payload of {@code length}, for variants that append a {@code Bytes}. */
+    static Bytes<?> directMessage(final int length) {
+        final Bytes<?> message = Bytes.allocateDirect(length);
+        message.write(create(length));
+        return message;
+    }
+
     static int alignedLength(final int length) {
         return (HEADER_LENGTH + length + ALIGNMENT - 1) & -ALIGNMENT;
     }

@@ -39,8 +39,7 @@ final class SpoolVariant implements LatencyVariant {
                 .chunkLength(Payloads.CHUNK_LENGTH)
                 .build();
         appender = queue.createAppender();
-        message = Bytes.allocateDirect(length);
-        message.write(Payloads.create(length));
+        message = Payloads.directMessage(length);
     }
 
     @Override
