@@ -65,8 +65,10 @@ final class JlbhArguments {
      * @param runs             measured runs.
      * @param iterations       messages per run.
      * @param warmUpIterations messages before the first run, sent as fast as they go (JLBH's warm-up is unpaced).
+     * @param variants         the variants that run it, in running order.
      */
-    record Plan(LatencyExperiment experiment, Mode mode, int runs, int iterations, int warmUpIterations) {
+    record Plan(LatencyExperiment experiment, Mode mode, int runs, int iterations, int warmUpIterations,
+                List<String> variants) {
         /** @return the experiment's name. */
         String name() {
             return experiment.name();
@@ -176,10 +178,13 @@ final class JlbhArguments {
         return mode != null ? mode : Mode.FULL;
     }
 
-    /** @return the variants to run, in running order: all of them unless {@code --variant} chose some. */
-    List<String> variants() {
+    /**
+     * @param experiment an experiment.
+     * @return the variants of it to run, in its running order: all of them unless {@code --variant} chose some.
+     */
+    List<String> variants(final LatencyExperiment experiment) {
         final List<String> chosen = new ArrayList<>();
-        for (final String name : LatencyVariants.names()) {
+        for (final String name : experiment.variants()) {
             if (variants.isEmpty() || variants.contains(name)) {
                 chosen.add(name);
             }
@@ -190,7 +195,8 @@ final class JlbhArguments {
     /**
      * @return the experiments to run, in running order, with every option applied; an experiment that the
      * {@code --rate} and {@code --size} options make the same as another runs once.
-     * @throws IllegalArgumentException for an unknown experiment, or runs too long for JLBH.
+     * @throws IllegalArgumentException for an unknown experiment, variants that none of the experiments runs, or
+     *                                  runs too long for JLBH.
      */
     List<Plan> plans() {
         final List<LatencyExperiment> chosen = new ArrayList<>();
@@ -211,13 +217,22 @@ final class JlbhArguments {
         final Mode mode = mode();
         final Map<String, Plan> plans = new LinkedHashMap<>();
         for (final LatencyExperiment base : chosen) {
+            final List<String> running = variants(base);
+            if (running.isEmpty()) {
+                continue;
+            }
             final LatencyExperiment experiment = base.with(length != null ? length : base.length(),
                     rate != null ? rate : base.rate());
             final double runSeconds = seconds != null ? seconds : mode.runSeconds(base);
             final double warmUp = warmUpSeconds != null ? warmUpSeconds : mode.warmUpSeconds();
             final Plan plan = new Plan(experiment, mode, runs != null ? runs : mode.runs(base),
-                    iterations(experiment.rate(), runSeconds, "--seconds"), iterations(experiment.rate(), warmUp, "--warmup"));
+                    iterations(experiment.rate(), runSeconds, "--seconds"), iterations(experiment.rate(), warmUp, "--warmup"),
+                    running);
             plans.putIfAbsent(plan.name(), plan);
+        }
+        if (plans.isEmpty()) {
+            throw new IllegalArgumentException("no experiment chosen runs the variant(s) " + String.join(", ", variants)
+                    + "; `jlbh --help` lists the variants of each experiment");
         }
         return new ArrayList<>(plans.values());
     }

@@ -28,8 +28,6 @@ import java.util.Locale;
  * their numbers. JMH forks a JVM per benchmark for the same reason.
  */
 final class JlbhLauncher {
-    /** Threads that busy-spin in every variant's JVM: JLBH's sender, which also busy-waits between sends, and the reader. */
-    static final int SPINNING_THREADS = 2;
     /** Seconds a worker takes besides its runs: JVM start, queue creation, JLBH's warm-up check, clean-up. */
     private static final double WORKER_OVERHEAD_SECONDS = 3;
     /** Lines of a failed worker's error output kept for the result file. */
@@ -61,21 +59,22 @@ final class JlbhLauncher {
             out.print(usage());
             return 0;
         }
-        final List<String> variants = arguments.variants();
         final List<String> forkFlags = JvmFlags.load().forkFlags(Runtime.version().feature());
         final Path benchDirectory = arguments.benchDirectory != null ? arguments.benchDirectory : BenchmarkDirectory.base();
         final Path resultsDirectory = arguments.resultsDirectory != null ? arguments.resultsDirectory
                 : ResultFiles.defaultDirectory();
         double seconds = 0;
+        int workers = 0;
         for (final JlbhArguments.Plan plan : plans) {
-            seconds += variants.size() * (plan.runs() * plan.runSeconds() + WORKER_OVERHEAD_SECONDS);
+            seconds += plan.variants().size() * (plan.runs() * plan.runSeconds() + WORKER_OVERHEAD_SECONDS);
+            workers += plan.variants().size();
         }
-        out.printf(Locale.ROOT, "jlbh: %d experiment(s) x %d variant(s) %s, %s mode, each variant in its own JVM: "
-                        + "about %.0f min%n", plans.size(), variants.size(), variants,
-                arguments.mode().name().toLowerCase(Locale.ROOT), Math.ceil(seconds / 60));
+        out.printf(Locale.ROOT, "jlbh: %d experiment(s), %d variant run(s), %s mode, each variant in its own JVM: "
+                        + "about %.0f min%n", plans.size(), workers, arguments.mode().name().toLowerCase(Locale.ROOT),
+                Math.ceil(seconds / 60));
         int status = 0;
         for (final JlbhArguments.Plan plan : plans) {
-            final Experiment experiment = new Experiment(plan, variants, forkFlags, benchDirectory, out, err);
+            final Experiment experiment = new Experiment(plan, forkFlags, benchDirectory, out, err);
             if (!experiment.run(resultsDirectory, commandLine)) {
                 status = 1;
             }
@@ -91,10 +90,9 @@ final class JlbhLauncher {
                         + " [--dir <path>] [--results <dir>]").append(NL).append(NL);
         usage.append("End-to-end latency under JLBH (BENCHMARKS.md, E0 and E1): JLBH's thread sends timestamped messages at")
                 .append(NL).append("a steady rate, taking each one's due time as its start (coordinated omission accounted for);")
-                .append(NL).append("a reader thread busy-spins, reads each message and samples now minus the due time. ")
-                .append(SPINNING_THREADS).append(" threads").append(NL)
-                .append("spin per variant: JLBH's sender and the reader. JLBH's OS-jitter thread is off; no thread is"
-                        + " pinned.").append(NL)
+                .append(NL).append("a reader thread busy-spins, reads each message and samples now minus the due time. At least")
+                .append(NL).append("2 threads spin per variant, JLBH's sender and the reader; the variants below say how many"
+                        + " in all.").append(NL).append("JLBH's OS-jitter thread is off; no thread is pinned.").append(NL)
                 .append("Every variant runs in a JVM of its own, one after the other.").append(NL).append(NL);
         usage.append("Experiments (none given = all; a group name, e.g. E1, runs every experiment in it):").append(NL);
         for (final LatencyExperiment experiment : LatencyExperiment.ALL) {
@@ -102,10 +100,12 @@ final class JlbhLauncher {
                     experiment.name(), experiment.length(), VariantResult.formatRate(experiment.rate()),
                     experiment.runs(), experiment.runSeconds(), (long) (experiment.rate() * experiment.runSeconds())));
             usage.append("                 from ").append(experiment.source()).append(NL);
+            usage.append("                 variants: ").append(String.join(", ", experiment.variants())).append(NL);
         }
-        usage.append("Variants (all by default, run in this order; every ratio is over the floor, so keep it):").append(NL);
+        usage.append("Variants (an experiment runs all of its own by default, in its order; every ratio is over the floor,")
+                .append(NL).append("so keep it), with the threads that spin while each runs:").append(NL);
         for (final String name : LatencyVariants.names()) {
-            usage.append(String.format(Locale.ROOT, "  %-10s %s%n", name, LatencyVariants.create(name).description()));
+            usage.append(variantLine(name));
         }
         usage.append("Modes:").append(NL);
         usage.append("  --full     (default) the article's lengths, above; warm-up: 10 s worth of messages").append(NL);
@@ -137,6 +137,13 @@ final class JlbhLauncher {
         return usage.toString();
     }
 
+    /** @return the variant's name, the threads that spin while it runs, and its description, on one line. */
+    private static String variantLine(final String name) {
+        final LatencyVariant variant = LatencyVariants.create(name);
+        return String.format(Locale.ROOT, "  %-14s %d threads spinning: %s%n", name, variant.spinningThreads(),
+                variant.description());
+    }
+
     /** One experiment: its workers, its tables and its files. */
     private static final class Experiment {
         private final JlbhArguments.Plan plan;
@@ -146,10 +153,10 @@ final class JlbhLauncher {
         private final PrintStream out;
         private final PrintStream err;
 
-        Experiment(final JlbhArguments.Plan plan, final List<String> variants, final List<String> forkFlags,
-                   final Path benchDirectory, final PrintStream out, final PrintStream err) {
+        Experiment(final JlbhArguments.Plan plan, final List<String> forkFlags, final Path benchDirectory,
+                   final PrintStream out, final PrintStream err) {
             this.plan = plan;
-            this.variants = variants;
+            this.variants = plan.variants();
             this.forkFlags = forkFlags;
             this.benchDirectory = benchDirectory;
             this.out = out;
@@ -234,17 +241,16 @@ final class JlbhLauncher {
             header.append("Timed: JLBH's thread takes the message's due time (coordinated omission accounted for) and sends"
                     + " it;").append(NL).append("a reader thread busy-spins, reads the message and samples now minus the due"
                     + " time.").append(NL);
-            header.append(String.format(Locale.ROOT, "Threads spinning: %d per variant (JLBH's sender, which busy-waits"
-                            + " between sends, and the reader) on %d CPUs;%n"
+            header.append(String.format(Locale.ROOT, "Threads spinning: JLBH's sender, which busy-waits between sends,"
+                            + " the reader, and any the variant adds (listed below) on %d CPUs;%n"
                             + "JLBH's OS-jitter thread is off, no thread is pinned; %s wakes every %d s for progress.%n",
-                    SPINNING_THREADS, Runtime.getRuntime().availableProcessors(), JlbhRun.MONITOR_THREAD,
+                    Runtime.getRuntime().availableProcessors(), JlbhRun.MONITOR_THREAD,
                     JlbhRun.PROGRESS_INTERVAL_SECONDS));
             header.append("Each variant runs in its own JVM, one after the other, with: ")
                     .append(String.join(" ", forkFlags)).append(NL);
             header.append("Variants:").append(NL);
             for (final String variant : variants) {
-                header.append(String.format(Locale.ROOT, "  %-10s %s%n", variant,
-                        LatencyVariants.create(variant).description()));
+                header.append(variantLine(variant));
             }
             return header.toString();
         }

@@ -3,8 +3,8 @@ package dev.spool.benchmarks;
 import java.util.List;
 
 /**
- * One JLBH experiment at its full, article length: a message length and rate, a number of runs of a length, and
- * where it comes from. Every variant of {@link LatencyVariants} runs it, each in its own JVM, and its result file
+ * One JLBH experiment at its full, article length: a message length and rate, a number of runs of a length, the
+ * variants that run it and where it comes from. Each variant runs in its own JVM, and the experiment's result file
  * compares them. {@link JlbhArguments} shortens it or changes its rate and length.
  *
  * @param group           the experiment of BENCHMARKS.md it belongs to, e.g. {@code E1}.
@@ -12,21 +12,28 @@ import java.util.List;
  * @param rate            messages per second JLBH sends.
  * @param runs            runs in full mode.
  * @param runSeconds      length of a run in full mode.
+ * @param variants        the names of the {@link LatencyVariants} it runs, in running order, the floor first.
  * @param source          the article and section it reproduces.
  * @param articleFigures  what the article measured on its own hardware, quoted for context only.
  */
-record LatencyExperiment(String group, int length, int rate, int runs, double runSeconds, String source,
-                         String articleFigures) {
+record LatencyExperiment(String group, int length, int rate, int runs, double runSeconds, List<String> variants,
+                         String source, String articleFigures) {
+    /**
+     * The variants of E1: the floor first, so that its numbers are not taken on a page cache that a queue just
+     * filled with dirty pages; each variant's files are deleted before the next one starts.
+     */
+    static final List<String> E1_VARIANTS = List.of(LatencyTables.FLOOR, LatencyTables.SPOOL, LatencyTables.CHRONICLE);
+
     /** Every experiment the code supports, in running order. */
     static final List<LatencyExperiment> ALL = List.of(
-            new LatencyExperiment("E1", 32, 50_000, 8, 200,
+            new LatencyExperiment("E1", 32, 50_000, 8, 200, E1_VARIANTS,
                     "ring-buffer-tail-latencies.txt, \"Chronicle Queue, 50K msgs/sec of 32 bytes\" (8 runs of 200 s)",
                     "plain Chronicle Queue: p50 0.37 us, p99 0.51-3.13 us, p99.9 4.1-13.7 us, p99.99 17-511 us"),
-            new LatencyExperiment("E1", 32, 250_000, 8, 100,
+            new LatencyExperiment("E1", 32, 250_000, 8, 100, E1_VARIANTS,
                     "ring-buffer-tail-latencies.txt, \"Chronicle Queue, 250K msgs/sec of 32 bytes\" (8 runs of 100 s)",
                     "plain Chronicle Queue: p50 0.37-0.38 us, p99.9 11.7-14.9 us, p99.97 0.79-2.1 ms, "
                             + "p99.99 1.8-3.9 ms; Enterprise ring buffer: p50 0.85 us, p99.99 28-33 us"),
-            new LatencyExperiment("E1", 140, 100_000, 4, 30,
+            new LatencyExperiment("E1", 140, 100_000, 4, 30, E1_VARIANTS,
                     "ring-buffer-tail-latencies-enterprise.txt (4 runs of 3M messages of 140 bytes at 100K/s)",
                     "Chronicle Queue open source climbs to ~50 us at the high percentiles; Enterprise async "
                             + "mode stays under 4 us at p99.99"));
@@ -57,6 +64,6 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
      * @return this experiment at another length and rate, its runs as long in time.
      */
     LatencyExperiment with(final int length, final int rate) {
-        return new LatencyExperiment(group, length, rate, runs, runSeconds, source, articleFigures);
+        return new LatencyExperiment(group, length, rate, runs, runSeconds, variants, source, articleFigures);
     }
 }

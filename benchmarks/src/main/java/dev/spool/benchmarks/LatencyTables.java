@@ -11,8 +11,10 @@ import java.util.Locale;
 final class LatencyTables {
     /** The variant every other is divided by first: E0, the in-memory handoff. */
     static final String FLOOR = "floor";
-    /** The variant that is divided by the other queues. */
+    /** The plain Spool queue. */
     static final String SPOOL = "spool";
+    /** The peer queue every Spool variant is divided by: Chronicle Queue open source. */
+    static final String CHRONICLE = "chronicle";
     private static final int WIDTH = 100;
     private static final String NL = System.lineSeparator();
 
@@ -82,21 +84,21 @@ final class LatencyTables {
 
     /**
      * @param results the variants of one experiment.
-     * @return per percentile, every other variant over the floor, then Spool over every other queue, each the
+     * @return per percentile, every other variant over the floor, then every Spool variant over Chronicle, each the
      * ratio of the two variants' medians over their runs; empty if no pair ran.
      */
     static String ratios(final List<VariantResult> results) {
         final List<VariantResult[]> pairs = new ArrayList<>();
         final VariantResult floor = find(results, FLOOR);
-        final VariantResult spool = find(results, SPOOL);
+        final VariantResult chronicle = find(results, CHRONICLE);
         for (final VariantResult result : results) {
             if (floor != null && result != floor) {
                 pairs.add(new VariantResult[]{result, floor});
             }
         }
         for (final VariantResult result : results) {
-            if (spool != null && result != spool && result != floor) {
-                pairs.add(new VariantResult[]{spool, result});
+            if (chronicle != null && result != chronicle && result != floor) {
+                pairs.add(new VariantResult[]{result, chronicle});
             }
         }
         if (pairs.isEmpty()) {

@@ -12,7 +12,7 @@ import java.nio.file.Path;
  * {@link #openReader()} on the reader thread, then {@code send} and {@code receive} concurrently, then
  * {@link #closeReader()} on the reader thread once it stops, then {@link #close()} on JLBH's thread.
  * {@code send} and {@code receive} must not allocate. A new variant is a class implementing this, added to
- * {@link LatencyVariants#ALL}.
+ * {@link LatencyVariants#ALL} and named in the {@link LatencyExperiment}s that run it.
  */
 interface LatencyVariant {
     /** What {@link #receive()} returns when there is no message. */
@@ -23,6 +23,15 @@ interface LatencyVariant {
 
     /** @return one line on what is sent, how, and where. */
     String description();
+
+    /**
+     * @return how many threads busy-spin while this variant runs: JLBH's sender, which busy-waits between sends,
+     * and the reader, plus any thread of the variant's own that spins (a drainer, a replication source); the
+     * result files state it, because on 2 CPUs a third spinning thread is a cause of tail latency.
+     */
+    default int spinningThreads() {
+        return 2;
+    }
 
     /**
      * Creates the files and buffers, and the sending side; JLBH's thread.

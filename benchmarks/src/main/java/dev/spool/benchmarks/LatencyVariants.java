@@ -4,12 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
-/** The variants the {@code jlbh} command knows, in the order each experiment runs them. */
+/** The variants the {@code jlbh} command knows; each {@link LatencyExperiment} names those it runs. */
 final class LatencyVariants {
-    /**
-     * Every variant. The floor runs first, so that its numbers are not taken on a page cache that a queue just
-     * filled with dirty pages; each variant's files are deleted before the next one starts.
-     */
+    /** Every variant, in the order {@code --help} lists them. */
     static final List<Supplier<LatencyVariant>> ALL = List.of(
             FloorVariant::new,
             SpoolVariant::new,

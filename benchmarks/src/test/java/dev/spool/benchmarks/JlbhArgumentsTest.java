@@ -14,8 +14,11 @@ class JlbhArgumentsTest {
     void shouldRunEveryExperimentAndVariantAtFullLengthByDefault() {
         final JlbhArguments arguments = JlbhArguments.parse(new String[0]);
         assertEquals(JlbhArguments.Mode.FULL, arguments.mode());
-        assertEquals(List.of("floor", "spool", "chronicle"), arguments.variants());
         final List<JlbhArguments.Plan> plans = arguments.plans();
+        for (final JlbhArguments.Plan plan : plans) {
+            assertEquals(plan.experiment().variants(), plan.variants());
+            assertEquals(LatencyTables.FLOOR, plan.variants().get(0), "the floor runs first");
+        }
         assertEquals(List.of("E1-32B-50K", "E1-32B-250K", "E1-140B-100K"), plans.stream().map(JlbhArguments.Plan::name).toList());
         assertEquals(8, plans.get(0).runs());
         assertEquals(10_000_000, plans.get(0).iterations(), "200 s at 50K msg/s");
@@ -50,7 +53,7 @@ class JlbhArgumentsTest {
         assertEquals(2, plans.get(0).runs());
         assertEquals(150_000, plans.get(0).iterations());
         assertEquals(50_000, plans.get(0).warmUpIterations());
-        assertEquals(List.of("floor", "chronicle"), arguments.variants(), "running order, not the order given");
+        assertEquals(List.of("floor", "chronicle"), plans.get(0).variants(), "running order, not the order given");
         assertEquals(Path.of("/dev/shm"), arguments.benchDirectory);
         assertEquals(Path.of("/tmp/r"), arguments.resultsDirectory);
     }
@@ -58,7 +61,7 @@ class JlbhArgumentsTest {
     @Test
     void shouldRefuseWhatItCannotRun() {
         assertMessage("unknown experiment 'E9'", "E9");
-        assertMessage("unknown variant 'ring'", "--variant", "spool,ring");
+        assertMessage("unknown variant 'turbo'", "--variant", "spool,turbo");
         assertMessage("--size must be at least 8", "--size", "4");
         assertMessage("--short and --full exclude each other", "--short", "--full");
         assertMessage("--rate needs a value", "--rate");

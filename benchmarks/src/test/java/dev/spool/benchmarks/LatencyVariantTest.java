@@ -143,6 +143,9 @@ class LatencyVariantTest {
             assertEquals(name.toLowerCase(java.util.Locale.ROOT), name);
             assertEquals(name, LatencyVariants.create(name).name());
         }
-        assertEquals(LatencyTables.FLOOR, LatencyVariants.names().get(0), "the floor runs first");
+        for (final LatencyExperiment experiment : LatencyExperiment.ALL) {
+            assertEquals(LatencyTables.FLOOR, experiment.variants().get(0), experiment.name() + ": the floor runs first");
+            assertTrue(LatencyVariants.names().containsAll(experiment.variants()), experiment.name());
+        }
     }
 }
