@@ -1,6 +1,7 @@
 package dev.spool.benchmarks;
 
 import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.NoBenchmarksException;
 import org.openjdk.jmh.runner.Runner;
@@ -22,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -73,12 +75,23 @@ final class JmhLauncher {
         final MachineFacts facts = MachineFacts.collect(commandLine, benchDirectory, forkFlags);
         files.writeFacts(facts.toJson());
         final Options runOptions = runOptions(jmhOptions, arguments, forkFlags, files.json());
+        final Path plot = files.sibling(".png");
+        if (arguments.quick) {
+            // JMH's lock keeps two measurements off one machine; a quick run measures nothing, so it may overlap
+            System.setProperty("jmh.ignoreLock", "true");
+        }
+        final List<Path> written = new ArrayList<>(List.of(files.text(), files.json(), files.facts()));
         try (PrintStream text = files.openText();
              PrintStream tee = new PrintStream(new TeeOutputStream(out, text), true, StandardCharsets.UTF_8)) {
             tee.print(facts.toText());
             tee.println();
             final VerboseMode verbosity = runOptions.verbosity().orElse(VerboseMode.NORMAL);
-            new Runner(runOptions, OutputFormatFactory.createFormatInstance(tee, verbosity)).run();
+            final Collection<RunResult> results = new Runner(runOptions,
+                    OutputFormatFactory.createFormatInstance(tee, verbosity)).run();
+            if (JmhPlot.write(plot, "E4, JMH: " + label(jmhOptions) + (arguments.quick ? " (quick: not a measurement)" : "")
+                    + ", JDK " + Runtime.version().feature(), results)) {
+                written.add(plot);
+            }
         } catch (NoBenchmarksException e) {
             err.println("no benchmark matches " + jmhOptions.getIncludes() + "; `jmh -l` lists them");
             files.delete();
@@ -87,7 +100,7 @@ final class JmhLauncher {
             err.println("the benchmark run failed: " + e.getMessage() + "; see " + files.text());
             return 1;
         }
-        out.println("results: " + files.text() + ", " + files.json() + ", " + files.facts());
+        out.println("results: " + written);
         return 0;
     }
 

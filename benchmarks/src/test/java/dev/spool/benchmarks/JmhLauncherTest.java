@@ -1,6 +1,7 @@
 package dev.spool.benchmarks;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.Options;
@@ -10,8 +11,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -66,6 +69,26 @@ class JmhLauncherTest {
         assertEquals(2, Main.run(new String[]{"jlbh2"}, outStream, errStream));
         assertEquals(2, Main.run(new String[]{"jmh", "--dir"}, outStream, errStream));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--dir needs a value"));
+    }
+
+    @Test
+    void shouldWriteTextJsonFactsAndAPlotOfEachRun(@TempDir final Path results) throws Exception {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int status = Main.run(new String[]{"jmh", "(Floor|Spool)Benchmark.read$", "-p", "payloadLength=32",
+                        "--quick", "--results", results.toString()},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(0, status, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
+        try (Stream<Path> files = Files.list(results)) {
+            final List<String> names = files.map(file -> file.getFileName().toString()).sorted().toList();
+            assertEquals(4, names.size(), names.toString());
+            for (final String suffix : List.of("-quick.txt", "-quick.json", "-quick-machine.json", "-quick.png")) {
+                assertTrue(names.stream().anyMatch(name -> name.endsWith(suffix)), suffix + " in " + names);
+            }
+            final Path plot = results.resolve(names.stream().filter(name -> name.endsWith(".png")).findFirst().orElseThrow());
+            final byte[] png = Files.readAllBytes(plot);
+            assertTrue(png.length > 1000 && png[1] == 'P' && png[2] == 'N' && png[3] == 'G', plot.toString());
+        }
     }
 
     private static Options options(final String... args) throws Exception {
