@@ -1,7 +1,9 @@
 package dev.spool.benchmarks;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * The benchmark launcher, main class of {@code benchmarks.jar}: {@code java -jar benchmarks.jar jmh Spool --quick}.
@@ -39,6 +41,10 @@ public final class Main {
             "      to the floor and to Chronicle Queue, HdrHistogram files and a plot (experiments E0, E1).",
             "      Full length by default (hours for all); --short is seconds a run. `jlbh --help` lists",
             "      the experiments, variants and defaults.",
+            "  all [--short|--smoke|--full] [--dir <path>] [--results <dir>]",
+            "      Every experiment the code supports: every jlbh experiment in that mode, then the whole jmh",
+            "      suite (--quick unless --full). --short (the default here) is a look at everything in",
+            "      minutes, not a measurement; --full is the articles' lengths, many hours.",
             "  --help             prints this text",
             "",
             "Forked JVMs (JMH's forks, jlbh's workers) get Chronicle's --add-exports/--add-opens flags, plus",
@@ -49,6 +55,7 @@ public final class Main {
             "",
             "Examples: java -jar benchmarks/target/benchmarks.jar jmh Spool --quick",
             "          java -jar benchmarks/target/benchmarks.jar jlbh E1 --short",
+            "          java -jar benchmarks/target/benchmarks.jar all --short",
             "");
 
     private Main() {
@@ -66,6 +73,42 @@ public final class Main {
         }
     }
 
+    /**
+     * The {@code all} command: {@code jlbh all} in the mode given ({@code --short} if none), then {@code jmh}, quick
+     * unless the mode is {@code --full}; {@code --dir} and {@code --results} go to both.
+     */
+    private static int all(final String[] options, final String[] commandLine, final PrintStream out,
+                           final PrintStream err) {
+        String mode = "--short";
+        final List<String> shared = new ArrayList<>();
+        for (int i = 0; i < options.length; i++) {
+            switch (options[i]) {
+                case "--short", "--smoke", "--full" -> mode = options[i];
+                case "--dir", "--results" -> {
+                    if (i + 1 >= options.length) {
+                        err.println(options[i] + " needs a value");
+                        return 2;
+                    }
+                    shared.add(options[i]);
+                    shared.add(options[++i]);
+                }
+                default -> {
+                    err.println("unknown option '" + options[i] + "' for all; run jlbh or jmh for finer control");
+                    return 2;
+                }
+            }
+        }
+        final List<String> jlbh = new ArrayList<>(List.of("all", mode));
+        jlbh.addAll(shared);
+        final int latency = JlbhLauncher.run(jlbh.toArray(new String[0]), commandLine, out, err);
+        final List<String> jmh = new ArrayList<>(shared);
+        if (!mode.equals("--full")) {
+            jmh.add("--quick");
+        }
+        final int throughput = JmhLauncher.run(jmh.toArray(new String[0]), commandLine, out, err);
+        return Math.max(latency, throughput);
+    }
+
     /** @return the process exit status: 0 done, 1 the run failed, 2 bad command line. */
     static int run(final String[] args, final PrintStream out, final PrintStream err) {
         if (args.length == 0) {
@@ -80,6 +123,8 @@ public final class Main {
                 return JmhLauncher.run(options, args, out, err);
             case "jlbh":
                 return JlbhLauncher.run(options, args, out, err);
+            case "all":
+                return all(options, args, out, err);
             case "--help":
             case "-h":
             case "help":

@@ -69,6 +69,9 @@ class JmhLauncherTest {
         assertEquals(2, Main.run(new String[]{"jlbh2"}, outStream, errStream));
         assertEquals(2, Main.run(new String[]{"jmh", "--dir"}, outStream, errStream));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--dir needs a value"));
+        assertEquals(2, Main.run(new String[]{"all", "--rate", "5"}, outStream, errStream));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown option '--rate' for all"));
+        assertEquals(2, Main.run(new String[]{"all", "--results"}, outStream, errStream));
     }
 
     @Test
