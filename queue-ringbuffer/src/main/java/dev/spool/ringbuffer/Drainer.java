@@ -176,12 +176,13 @@ public final class Drainer implements AutoCloseable {
      * position past a record knows the record may be zeroed from here on.
      */
     private void publishDrained(final long position) {
-        final long sequence = ring.readVolatileLong(DRAINED_SEQUENCE_OFFSET);
-        ring.writeVolatileLong(DRAINED_SEQUENCE_OFFSET, sequence + 1);
+        // odd even if a dead drainer left it odd, and different from what a reader may have read
+        final long changing = (ring.readVolatileLong(DRAINED_SEQUENCE_OFFSET) + 1) | 1;
+        ring.writeVolatileLong(DRAINED_SEQUENCE_OFFSET, changing);
         ring.writeOrderedLong(LAST_DRAINED_INDEX_OFFSET, lastIndex);
         ring.writeOrderedLong(LAST_DRAINED_TIME_OFFSET, rule.lastTime());
         ring.writeOrderedLong(DRAINED_POSITION_OFFSET, position);
-        ring.writeVolatileLong(DRAINED_SEQUENCE_OFFSET, sequence + 2);
+        ring.writeVolatileLong(DRAINED_SEQUENCE_OFFSET, changing + 1);
     }
 
     /** Finishes the batch a dead drainer left, if its intent starts at the head. */
