@@ -102,6 +102,10 @@ public final class AsyncTailer implements AutoCloseable {
     private int readRing(final ExcerptHandler handler) {
         while (true) {
             final long position = ringPosition;
+            if (position >= ring.tailPosition()) {
+                // unclaimed: the bytes there may still be the undrained record of the lap before
+                return 0;
+            }
             final long word = ring.headerWordAt(position);
             if (ring.readVolatileLong(DRAINED_POSITION_OFFSET) > position) {
                 return -1;

@@ -26,8 +26,9 @@ package dev.spool.ringbuffer;
  * {@code (length, PADDING, slot)}. Because all three race on one word, exactly one of commit, abort and
  * revocation wins, and a producer whose claim was revoked learns it from its failed commit.
  * <p>
- * A header word of zero means "not written yet": the drainer zeroes every byte it has drained before it gives the
- * space back, so the next lap's producers find zeros. A padding record fills the end of the data region when a
+ * Below the tail, a header word of zero means "claimed, not written yet": the drainer zeroes every byte it has
+ * drained before it gives the space back, so the next lap's producers find zeros. At and above the tail the bytes
+ * may still be the undrained record of the lap before, so readers never look there. A padding record fills the end of the data region when a
  * record does not fit before the wrap; it may be only {@value #ALIGNMENT} bytes long, so only its header word is
  * meaningful. The claim time is what the drainer compares with the claim timeout. The owner names the producer's
  * process: its low {@value #SLOT_BITS} bits are the slot, the byte of the ring's lock file that process holds while
