@@ -130,7 +130,7 @@ public final class AsyncQueue implements AutoCloseable {
             if (drainer != null && !drainer.isClosed()) {
                 throw new IllegalStateException("this async queue already has a drainer for " + ring.path());
             }
-            drainer = new Drainer(ring, queue, clock, drainBatch, builder.drainerPause().create());
+            drainer = Drainer.open(ring, queue, clock, drainBatch, builder.drainerPause().create());
             return drainer;
         }
     }
@@ -225,19 +225,16 @@ public final class AsyncQueue implements AutoCloseable {
                 return;
             }
         }
-        if (draining == null || draining.isClosed()) {
-            if (!ring.locks().tryHoldDrainer()) {
-                // another process drains this ring: wait for it
-                while (!ring.isEmpty() && System.nanoTime() - deadline < 0) {
-                    pause.pause();
-                }
-                return;
-            }
-            ring.locks().free(RingLocks.DRAINER_SLOT);
-            draining = new Drainer(ring, queue, clock, drainBatch, pause);
-            drainer = draining;
-        }
         while (!ring.isEmpty() && System.nanoTime() - deadline < 0) {
+            if (draining == null || draining.isClosed()) {
+                // a drainer of another process drains the ring until it dies: then this one takes over
+                draining = Drainer.tryOpen(ring, queue, clock, drainBatch, pause);
+                if (draining == null) {
+                    pause.pause();
+                    continue;
+                }
+                drainer = draining;
+            }
             if (draining.doWork() == 0) {
                 pause.pause();
             } else {

@@ -53,12 +53,29 @@ public final class Drainer implements AutoCloseable {
     private Thread thread;
     private boolean closed;
 
-    Drainer(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
-            final PauseStrategy pause) {
-        if (!ring.locks().tryHoldDrainer()) {
+    /**
+     * @return a drainer holding the ring's drainer lock, after finishing what a dead predecessor left.
+     * @throws SpoolException if a live process, this one included, holds the lock.
+     */
+    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
+                        final PauseStrategy pause) {
+        final Drainer drainer = tryOpen(ring, queue, clock, batchLimit, pause);
+        if (drainer == null) {
             throw new SpoolException("ring " + ring.path() + " already has a drainer in a live process (lock file "
                     + ring.locks().path() + ")");
         }
+        return drainer;
+    }
+
+    /** @return a drainer as {@link #open} makes it, or null if a live process holds the ring's drainer lock. */
+    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
+                           final PauseStrategy pause) {
+        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, clock, batchLimit, pause) : null;
+    }
+
+    /** Takes over the drainer lock the caller holds. */
+    private Drainer(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
+                    final PauseStrategy pause) {
         this.ring = ring;
         this.queue = queue;
         this.store = ring.store();
