@@ -57,6 +57,18 @@ final class RingChildMains {
         }
     }
 
+    /** {@code queueDir ringPath capacity}: takes the ring's drainer lock and never drains, until killed. */
+    static final class IdleDrainer {
+        public static void main(final String[] args) {
+            final AsyncQueue async = openAsync(args[0], args[1], args[2], 16);
+            async.createDrainer();
+            System.out.println("HOLDING");
+            while (true) {
+                LockSupport.park();
+            }
+        }
+    }
+
     /** {@code ringPath capacity}: claims 64 bytes, writes half of them and waits to be killed. */
     static final class ClaimHolder {
         public static void main(final String[] args) {
