@@ -145,35 +145,30 @@ public final class Drainer implements AutoCloseable {
         ring.writeOrderedLong(INTENT_END_OFFSET, position);
         // full fence: the intent is in shared memory before the first excerpt reaches the queue
         ring.writeVolatileLong(INTENT_START_OFFSET, head);
-        append(head, position, 0);
+        append(head, position);
         finish(head, position, count);
         return count;
     }
 
-    /** Appends the data records of {@code [from, to)} after the first {@code skip}, journalling their indices. */
-    private void append(final long from, final long to, final int skip) {
-        int skipped = 0;
+    /** Appends the data records of {@code [from, to)}, journalling their indices. */
+    private void append(final long from, final long to) {
         long position = from;
         while (position < to) {
             final long word = ring.headerWordAt(position);
             final int length = length(word);
             if (type(word) == TYPE_DATA) {
                 final long expected = rule.next(store.readLong(ring.timestampOffset(position)));
-                if (skipped < skip) {
-                    skipped++;
-                } else {
-                    if (clock != null) {
-                        clock.set(rule.lastTime());
-                    }
-                    final long index = appender.append(store, ring.payloadOffset(position), length - RecordDescriptor.HEADER_LENGTH);
-                    if (clock != null && index != expected) {
-                        throw new SpoolException("queue " + queue.directory() + " gave index " + Long.toHexString(index)
-                                + " to the record at position " + position + " of ring " + ring.path() + ", not the "
-                                + Long.toHexString(expected) + " its claim time gives: another writer or a clock moved the queue");
-                    }
-                    ring.journal(position, index);
-                    lastIndex = index;
+                if (clock != null) {
+                    clock.set(rule.lastTime());
                 }
+                final long index = appender.append(store, ring.payloadOffset(position), length - RecordDescriptor.HEADER_LENGTH);
+                if (clock != null && index != expected) {
+                    throw new SpoolException("queue " + queue.directory() + " gave index " + Long.toHexString(index)
+                            + " to the record at position " + position + " of ring " + ring.path() + ", not the "
+                            + Long.toHexString(expected) + " its claim time gives: another writer or a clock moved the queue");
+                }
+                ring.journal(position, index);
+                lastIndex = index;
             }
             position += align(length);
         }
@@ -214,18 +209,28 @@ public final class Drainer implements AutoCloseable {
         final int count = (int) ring.readVolatileLong(INTENT_COUNT_OFFSET);
         final long[] present = excerptsAfter(lastBefore, count);
         final int already = (int) present[count];
-        // the records already in the queue get their journal entries; those the dead drainer wrote may be missing
-        int data = 0;
-        for (long position = start; position < end && data < already; ) {
-            final long word = ring.headerWordAt(position);
-            if (type(word) == TYPE_DATA) {
-                ring.journal(position, present[data++]);
-            }
-            position += align(length(word));
-        }
+        // the records already in the queue: their journal entries (the dead drainer may not have written them) and
+        // the times that decided their cycles, then the rule continues from the index the queue really gave the last
         rule.reset(lastBefore, ring.readVolatileLong(LAST_DRAINED_TIME_OFFSET));
+        int data = 0;
+        long resume = start;
+        while (resume < end && data < already) {
+            final long word = ring.headerWordAt(resume);
+            if (word == 0) {
+                // the dead drainer was zeroing the batch, which it starts only once all of it is in the queue
+                break;
+            }
+            if (type(word) == TYPE_DATA) {
+                rule.next(store.readLong(ring.timestampOffset(resume)));
+                ring.journal(resume, present[data++]);
+            }
+            resume += align(length(word));
+        }
+        if (already > 0) {
+            rule.reset(present[already - 1], rule.lastTime());
+        }
         lastIndex = already > 0 ? present[already - 1] : lastBefore;
-        append(start, end, already);
+        append(resume, end);
         ring.writeOrderedLong(RECOVERED_RECORDS_OFFSET, ring.readVolatileLong(RECOVERED_RECORDS_OFFSET) + already);
         finish(start, end, count);
         LOG.info("finished the batch [{}, {}) of ring {} that a dead drainer left: {} of its {} records were in queue {}"

@@ -85,9 +85,14 @@ final class ChildJvm implements AutoCloseable {
     }
 
     private String stderrTail() {
+        return tail(stderr, 3000);
+    }
+
+    /** @return the last {@code length} characters of a child's stderr file. */
+    static String tail(final Path stderr, final int length) {
         try {
             final String text = java.nio.file.Files.readString(stderr);
-            return text.substring(Math.max(0, text.length() - 3000));
+            return text.substring(Math.max(0, text.length() - length));
         } catch (IOException e) {
             return "(unreadable: " + e + ")";
         }

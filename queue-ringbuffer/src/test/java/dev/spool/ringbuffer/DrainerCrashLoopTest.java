@@ -48,7 +48,10 @@ class DrainerCrashLoopTest extends RingTestBase {
                     final long target = Math.min(total, observer.stats().drainedRecords() + 1 + random.nextInt(total / kills / 2));
                     final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
                     while (observer.stats().drainedRecords() < target) {
-                        assertTrue(System.nanoTime() < deadline, "drainer " + kill + " made no progress: " + observer.stats());
+                        if (System.nanoTime() > deadline) {
+                            fail("drainer " + kill + " made no progress: " + observer.stats() + "; children's stderr ends: "
+                                    + ChildJvm.tail(stderr, 6000));
+                        }
                         Thread.onSpinWait();
                     }
                     drainer.kill();
