@@ -22,7 +22,8 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
      * The variants of E1: the floor first, so that its numbers are not taken on a page cache that a queue just
      * filled with dirty pages; each variant's files are deleted before the next one starts.
      */
-    static final List<String> E1_VARIANTS = List.of(LatencyTables.FLOOR, LatencyTables.SPOOL, LatencyTables.CHRONICLE);
+    static final List<String> E1_VARIANTS = List.of(LatencyTables.FLOOR, LatencyTables.SPOOL, "ring", "ring-read",
+            LatencyTables.CHRONICLE);
 
     /** Every experiment the code supports, in running order. */
     static final List<LatencyExperiment> ALL = List.of(

@@ -10,6 +10,8 @@ final class LatencyVariants {
     static final List<Supplier<LatencyVariant>> ALL = List.of(
             FloorVariant::new,
             SpoolVariant::new,
+            () -> new RingVariant(false),
+            () -> new RingVariant(true),
             ChronicleVariant::new);
 
     private LatencyVariants() {

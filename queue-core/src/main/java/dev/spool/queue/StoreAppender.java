@@ -206,6 +206,11 @@ final class StoreAppender implements ExcerptAppender {
             if (target != cycle) {
                 moveToCycle(target);
             } else {
+                if (lock.tookOverFromDeadHolder()) {
+                    // the dead holder may have died between its two hint stores
+                    recoverTornTail();
+                    position = -1;
+                }
                 final long hint = file.writePosition();
                 if (hint != position) {
                     position = hint;
@@ -431,6 +436,14 @@ final class StoreAppender implements ExcerptAppender {
                 walkSequence++;
             }
             walk += alignedLength(length(header));
+        }
+        if (walk == hintPosition && walkSequence != hintSequence) {
+            // a writer killed between the two hint stores left the new position with the old sequence: trusting it
+            // would give the next excerpt the index of the last one
+            LOG.warn("torn write hints in {}: sequence={} at position={}, but {} excerpts precede that position; fixed",
+                    file.path(), hintSequence, hintPosition, walkSequence);
+            file.writeHints(walk, walkSequence);
+            return;
         }
         if (walk >= hintPosition) {
             return;

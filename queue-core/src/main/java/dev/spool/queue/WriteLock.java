@@ -26,6 +26,8 @@ final class WriteLock {
     private final ProcessSlots slots;
     /** Written only by the holder: lets a thread that already holds the lock fail instead of waiting for itself. */
     private Thread holder;
+    /** Set by a takeover, cleared by {@link #tookOverFromDeadHolder()}; the holder's thread only. */
+    private boolean tookOver;
 
     WriteLock(final MetadataFile metadata, final ProcessSlots slots, final long lockWord) {
         this.metadata = metadata;
@@ -45,6 +47,13 @@ final class WriteLock {
         holder = null;
         // release: everything written under the lock is visible to the next holder's CAS
         MEMORY.writeOrderedLong(lockAddress, 0L);
+    }
+
+    /** @return true, once, if the last {@link #lock()} took the lock over from a dead process: check its writes. */
+    boolean tookOverFromDeadHolder() {
+        final boolean result = tookOver;
+        tookOver = false;
+        return result;
     }
 
     boolean isHeldByCurrentThread() {
@@ -71,6 +80,7 @@ final class WriteLock {
             if (now - nextCheck >= 0) {
                 if (owner != lockWord && !isOwnerAlive(owner)) {
                     if (MEMORY.compareAndSwapLong(lockAddress, owner, lockWord)) {
+                        tookOver = true;
                         LOG.warn("took over the write lock of {} from a dead process (slot {}, session {}) after {} us",
                                 metadata.path(), MetadataDescriptor.lockSlot(owner),
                                 Long.toHexString(MetadataDescriptor.lockSession(owner)), (now - start) / 1_000);

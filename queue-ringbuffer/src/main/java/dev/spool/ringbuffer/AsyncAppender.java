@@ -1,0 +1,214 @@
+package dev.spool.ringbuffer;
+
+import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolException;
+import net.openhft.chronicle.bytes.BytesStore;
+
+import java.util.concurrent.TimeUnit;
+
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+/**
+ * Appends to an {@link AsyncQueue}: writes the record into the ring and returns at once, without waiting for the
+ * drainer. The return value is the record's ring position, not yet its queue index: the index is known once the
+ * drainer has copied the record, through {@link #awaitIndex(long, long, TimeUnit)}.
+ * <p>
+ * When the ring is full the queue's {@link BackPressure} decides: return {@link RingBuffer#INSUFFICIENT_CAPACITY},
+ * wait, or throw {@link RingFullException}. One appender belongs to one thread at a time; appenders of any thread
+ * or process may share the ring. Appending allocates nothing.
+ * <pre>{@code
+ * long position = appender.claim(8);
+ * appender.buffer().writeLong(appender.payloadOffset(position), orderId);
+ * appender.commit(position);
+ * }</pre>
+ */
+public final class AsyncAppender implements AutoCloseable {
+    private final AsyncQueue owner;
+    private final RingBuffer ring;
+    private final BackPressure.Kind kind;
+    private final long timeoutNs;
+    private final PauseStrategy pause;
+    private final PauseStrategy indexPause = PauseStrategy.backoff(100, 100, 1_000, 1_000_000);
+    private final int maxLength;
+    private boolean closed;
+
+    AsyncAppender(final AsyncQueue owner, final RingBuffer ring, final BackPressure backPressure, final int maxLength) {
+        this.owner = owner;
+        this.ring = ring;
+        this.kind = backPressure.kind();
+        this.timeoutNs = backPressure.timeoutNs();
+        this.pause = backPressure.newPauseStrategy();
+        this.maxLength = maxLength;
+    }
+
+    /**
+     * @param src the payload.
+     * @return the record's ring position, or {@link RingBuffer#INSUFFICIENT_CAPACITY} if the back-pressure policy
+     * returns codes and the ring had no room.
+     */
+    public long append(final byte[] src) {
+        return append(src, 0, src.length);
+    }
+
+    /**
+     * @param src    holds the payload.
+     * @param offset where it starts in {@code src}.
+     * @param length its length.
+     * @return the record's ring position, or {@link RingBuffer#INSUFFICIENT_CAPACITY} if the back-pressure policy
+     * returns codes and the ring had no room.
+     */
+    public long append(final byte[] src, final int offset, final int length) {
+        if (offset < 0 || length < 0 || offset + length > src.length) {
+            throw new IndexOutOfBoundsException("offset=" + offset + " length=" + length + " outside an array of " + src.length);
+        }
+        while (true) {
+            final long position = claim(length);
+            if (position < 0) {
+                return position;
+            }
+            MEMORY.copyMemory(src, offset, ring.store().addressForWrite(ring.payloadOffset(position)), length);
+            if (ring.commit(position)) {
+                return position;
+            }
+        }
+    }
+
+    /**
+     * @param src    holds the payload.
+     * @param offset where it starts in {@code src}.
+     * @param length its length.
+     * @return the record's ring position, or {@link RingBuffer#INSUFFICIENT_CAPACITY} if the back-pressure policy
+     * returns codes and the ring had no room.
+     */
+    public long append(final BytesStore<?, ?> src, final long offset, final int length) {
+        while (true) {
+            final long position = claim(length);
+            if (position < 0) {
+                return position;
+            }
+            final long payloadOffset = ring.payloadOffset(position);
+            if (src.isDirectMemory()) {
+                MEMORY.copyMemory(src.addressForRead(offset), ring.store().addressForWrite(payloadOffset), (long) length);
+            } else {
+                ring.store().write(payloadOffset, src, offset, length);
+            }
+            if (ring.commit(position)) {
+                return position;
+            }
+        }
+    }
+
+    /**
+     * Claims room for a payload of {@code length} bytes under the queue's back-pressure policy. Commit or abort it
+     * promptly: a claim older than the claim timeout is revoked.
+     *
+     * @param length the payload length.
+     * @return the claim's position, or {@link RingBuffer#INSUFFICIENT_CAPACITY} if the back-pressure policy returns
+     * codes and the ring had no room.
+     */
+    public long claim(final int length) {
+        if (closed) {
+            throw new IllegalStateException("appender of " + ring.path() + " is closed");
+        }
+        if (length > maxLength) {
+            throw new IllegalArgumentException("length=" + length + " exceeds " + maxLength + ", the most both ring "
+                    + ring.path() + " and its queue accept");
+        }
+        long position = ring.tryClaim(length);
+        if (position >= 0) {
+            return position;
+        }
+        ring.countBackPressure();
+        if (kind == BackPressure.Kind.RETURN_CODE) {
+            return position;
+        }
+        if (kind == BackPressure.Kind.AWAIT || kind == BackPressure.Kind.AWAIT_THEN_THROW) {
+            final long deadline = System.nanoTime() + timeoutNs;
+            pause.reset();
+            do {
+                pause.pause();
+                position = ring.tryClaim(length);
+                if (position >= 0) {
+                    return position;
+                }
+            } while (System.nanoTime() - deadline < 0);
+            if (kind == BackPressure.Kind.AWAIT) {
+                return position;
+            }
+        }
+        throw new RingFullException("ring " + ring.path() + " has no room for a record of " + length + " bytes: occupancy="
+                + ring.stats().occupancy() + " of capacity=" + ring.capacity() + ", back-pressure " + kind.name().toLowerCase(java.util.Locale.ROOT)
+                + (timeoutNs > 0 ? " after " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms" : ""));
+    }
+
+    /** @return the ring's mapped memory; write a claim's payload at {@link #payloadOffset(long)}. */
+    public BytesStore<?, ?> buffer() {
+        return ring.buffer();
+    }
+
+    /**
+     * @param position a claim's position.
+     * @return where its payload starts in {@link #buffer()}.
+     */
+    public long payloadOffset(final long position) {
+        return ring.payloadOffset(position);
+    }
+
+    /**
+     * @param position a claim's position.
+     * @return true if committed; false if the claim had been revoked for its age: claim and write again.
+     */
+    public boolean commit(final long position) {
+        return ring.commit(position);
+    }
+
+    /**
+     * @param position a claim's position.
+     * @return false if the claim had been revoked already.
+     */
+    public boolean abort(final long position) {
+        return ring.abort(position);
+    }
+
+    /**
+     * Waits, spinning then parking, until the drainer has copied the record at {@code position} into the queue.
+     *
+     * @param position a committed record's ring position.
+     * @param timeout  how long to wait at most.
+     * @param unit     the unit of {@code timeout}.
+     * @return the record's queue index, or -1 on timeout.
+     * @throws InterruptedException if the thread is interrupted while waiting.
+     * @throws SpoolException       if the record was drained so long ago that the ring's index journal no longer
+     *                              holds it (the producers have lapped it).
+     */
+    public long awaitIndex(final long position, final long timeout, final TimeUnit unit) throws InterruptedException {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        indexPause.reset();
+        while (true) {
+            final long index = ring.journalIndex(position);
+            if (index >= 0) {
+                return index;
+            }
+            if (index == -2) {
+                throw new SpoolException("ring " + ring.path() + " no longer knows the queue index of position " + position
+                        + ": the record was drained and its journal entry reused; ask sooner, or read the queue");
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while awaiting the index of position " + position + " in " + ring.path());
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return -1;
+            }
+            indexPause.pause();
+        }
+    }
+
+    /** Releases the appender; claims it left open are revoked by the drainer after the claim timeout. */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            owner.closed(this);
+        }
+    }
+}

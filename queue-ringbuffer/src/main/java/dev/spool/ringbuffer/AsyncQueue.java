@@ -1,0 +1,276 @@
+package dev.spool.ringbuffer;
+
+import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolQueueBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+import static dev.spool.ringbuffer.RecordDescriptor.*;
+
+/**
+ * A queue written through a ring buffer on tmpfs: {@link AsyncAppender}s write into the ring and return at once,
+ * and a {@link Drainer} copies the records into the {@link SpoolQueue} in ring order, so a page fault or a
+ * write-back stall of the queue's files delays the drainer, not the appenders.
+ * <pre>{@code
+ * try (AsyncQueue async = AsyncQueue.builder(Path.of("/data/orders")).build();
+ *      AsyncAppender appender = async.createAppender()) {
+ *     async.startDrainer();
+ *     long position = appender.append(message);
+ *     long index = appender.awaitIndex(position, 1, TimeUnit.SECONDS);   // only if the caller needs it
+ * }
+ * }</pre>
+ * {@link #createTailer()} reads the queue and then the ring, so it sees a record before the drainer has copied it,
+ * with the index it gets in the queue; {@link #queue()}'s own tailers see it once drained. Appenders,
+ * the drainer and readers may be in different processes that open the same queue and ring path. The drainer must
+ * be the queue's only writer.
+ * <p>
+ * {@link #close()} drains everything first; {@link #close(Duration)} gives up at a deadline and reports what it
+ * left in the ring, where the next drainer of that ring finds it.
+ */
+public final class AsyncQueue implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(AsyncQueue.class);
+    /** Longer than any wait: its nanoseconds still fit a long after adding the current time. */
+    private static final Duration FOREVER = Duration.ofNanos(Long.MAX_VALUE / 4);
+
+    private final SpoolQueue queue;
+    /** Set when this instance opened the queue, which it then also closes. */
+    private final DrainClock clock;
+    private final RingBuffer ring;
+    private final BackPressure backPressure;
+    private final int drainBatch;
+    private final AsyncQueueBuilder builder;
+    private final int maxLength;
+    private final Map<Object, Boolean> users = new IdentityHashMap<>();
+    private Drainer drainer;
+    private boolean closed;
+
+    AsyncQueue(final SpoolQueue queue, final DrainClock clock, final AsyncQueueBuilder builder) {
+        this.queue = queue;
+        this.clock = clock;
+        this.builder = builder;
+        this.ring = RingBuffer.open(builder.ringPath(queue), builder.ringCapacity(), builder.claimTimeout());
+        this.backPressure = builder.backPressure();
+        this.drainBatch = builder.drainBatch();
+        this.maxLength = Math.min(ring.maxPayloadLength(), queue.maxMessageLength());
+    }
+
+    /**
+     * @param queue an open queue, which stays the caller's to close after this.
+     * @return a builder for an async queue in front of it.
+     */
+    public static AsyncQueueBuilder builder(final SpoolQueue queue) {
+        return new AsyncQueueBuilder(queue, null);
+    }
+
+    /**
+     * @param directory a queue's directory; the queue is opened (or created) with default settings and closed
+     *                  with the async queue.
+     * @return a builder for an async queue in front of it, with async reads ({@link #createTailer()}).
+     */
+    public static AsyncQueueBuilder builder(final Path directory) {
+        return builder(SpoolQueue.builder(directory));
+    }
+
+    /**
+     * @param queueBuilder the settings of the queue to open; its time provider is replaced by the drain clock.
+     * @return a builder for an async queue in front of it, with async reads ({@link #createTailer()}).
+     */
+    public static AsyncQueueBuilder builder(final SpoolQueueBuilder queueBuilder) {
+        return new AsyncQueueBuilder(null, queueBuilder);
+    }
+
+    /** @return a new appender into the ring, for one thread at a time. */
+    public AsyncAppender createAppender() {
+        synchronized (users) {
+            checkOpen();
+            final AsyncAppender appender = new AsyncAppender(this, ring, backPressure, maxLength);
+            users.put(appender, Boolean.TRUE);
+            return appender;
+        }
+    }
+
+    /**
+     * Creates a tailer that reads the queue from its start and then, once it has read what is drained, the
+     * committed records still in the ring, each with the queue index it will have.
+     *
+     * @return a new tailer, for one thread at a time.
+     * @throws IllegalStateException if this async queue was built on an open {@link SpoolQueue}, whose clock it does
+     *                               not control: the ring's records then have no index until drained.
+     */
+    public AsyncTailer createTailer() {
+        synchronized (users) {
+            checkOpen();
+            if (clock == null) {
+                throw new IllegalStateException("async reads of ring " + ring.path() + " need the async queue to open queue "
+                        + queue.directory() + " itself: build it with AsyncQueue.builder(Path) or builder(SpoolQueueBuilder)");
+            }
+            final AsyncTailer tailer = new AsyncTailer(this, ring, queue, maxLength);
+            users.put(tailer, Boolean.TRUE);
+            return tailer;
+        }
+    }
+
+    /**
+     * Creates the ring's drainer for the caller to run with {@link Drainer#doWork()} on a thread or event loop of
+     * its own. A drainer first finishes a batch that a dead predecessor left.
+     *
+     * @return the drainer, closed by {@link #close()} if the caller has not.
+     * @throws dev.spool.queue.SpoolException if a live process, this one included, already drains the ring.
+     */
+    public Drainer createDrainer() {
+        synchronized (users) {
+            checkOpen();
+            if (drainer != null && !drainer.isClosed()) {
+                throw new IllegalStateException("this async queue already has a drainer for " + ring.path());
+            }
+            drainer = Drainer.open(ring, queue, clock, drainBatch, builder.drainerPause().create());
+            return drainer;
+        }
+    }
+
+    /**
+     * Starts the ring's drainer on its own daemon thread, {@value Drainer#THREAD_NAME}, which waits with the
+     * builder's drainer pause strategy when the ring is empty.
+     *
+     * @return the running drainer; close it (or this queue) to stop the thread.
+     */
+    public Drainer startDrainer() {
+        synchronized (users) {
+            final Drainer started = createDrainer();
+            started.start();
+            return started;
+        }
+    }
+
+    /** @return the queue the ring drains into; its tailers read what the drainer has copied. */
+    public SpoolQueue queue() {
+        return queue;
+    }
+
+    /** @return the ring. */
+    public RingBuffer ring() {
+        return ring;
+    }
+
+    /** @return the ring's live counters: occupancy, high-water mark, drain lag, back-pressure events. */
+    public RingStats stats() {
+        return ring.stats();
+    }
+
+    /** Drains everything in the ring into the queue, then closes; see {@link #close(Duration)}. */
+    @Override
+    public void close() {
+        close(FOREVER);
+    }
+
+    /**
+     * Closes the appenders, drains the ring into the queue until it is empty or the deadline passes, then
+     * releases the ring (and the queue, if this async queue opened it). Drains with this instance's drainer
+     * (whose caller-run loop must have stopped), or else a drainer made for the purpose, or else waits for the
+     * drainer of another process. What it leaves stays in the ring file, safe on tmpfs for the next drainer.
+     *
+     * @param timeout how long to drain at most.
+     * @return the number of records left in the ring, 0 when it was drained.
+     */
+    public long close(final Duration timeout) {
+        synchronized (users) {
+            if (closed) {
+                return 0;
+            }
+            closed = true;
+            for (final Object user : new ArrayList<>(users.keySet())) {
+                if (user instanceof AsyncAppender appender) {
+                    appender.close();
+                } else {
+                    ((AsyncTailer) user).close();
+                }
+            }
+        }
+        final long deadline = System.nanoTime() + (timeout.compareTo(FOREVER) > 0 ? FOREVER : timeout).toNanos();
+        try {
+            drainUntil(deadline);
+            final long left = recordsLeft();
+            if (left > 0) {
+                LOG.warn("closed async queue {} with {} records ({} bytes) left in ring {}: the next drainer of that ring"
+                        + " copies them", queue.directory(), left, ring.stats().occupancy(), ring.path());
+            }
+            return left;
+        } finally {
+            if (drainer != null) {
+                drainer.close();
+            }
+            ring.close();
+            if (clock != null) {
+                queue.close();
+            }
+        }
+    }
+
+    private void drainUntil(final long deadline) {
+        final PauseStrategy pause = PauseStrategy.backoff(100, 100, 1_000, 1_000_000);
+        Drainer draining = drainer;
+        if (draining != null && draining.isRunning()) {
+            while (!ring.isEmpty() && draining.isRunning() && System.nanoTime() - deadline < 0) {
+                pause.pause();
+            }
+            draining.close();
+            if (draining.failure() == null) {
+                return;
+            }
+        }
+        while (!ring.isEmpty() && System.nanoTime() - deadline < 0) {
+            if (draining == null || draining.isClosed()) {
+                // a drainer of another process drains the ring until it dies: then this one takes over
+                draining = Drainer.tryOpen(ring, queue, clock, drainBatch, pause);
+                if (draining == null) {
+                    pause.pause();
+                    continue;
+                }
+                drainer = draining;
+            }
+            if (draining.doWork() == 0) {
+                pause.pause();
+            } else {
+                pause.reset();
+            }
+        }
+    }
+
+    /** @return the records, committed or still being written, between the head and the tail. */
+    private long recordsLeft() {
+        final long tail = ring.tailPosition();
+        long position = ring.headPosition();
+        long count = 0;
+        while (position < tail) {
+            final long word = ring.headerWordAt(position);
+            if (word == 0) {
+                // claimed and not yet headed: count it, its length is unknown
+                return count + 1;
+            }
+            if (type(word) == TYPE_DATA) {
+                count++;
+            }
+            position += align(Math.abs(length(word)));
+        }
+        return count;
+    }
+
+    void closed(final Object user) {
+        synchronized (users) {
+            users.remove(user);
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("async queue " + queue.directory() + " with ring " + ring.path() + " is closed");
+        }
+    }
+}

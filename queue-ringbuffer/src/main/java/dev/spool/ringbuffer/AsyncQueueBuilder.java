@@ -1,0 +1,147 @@
+package dev.spool.ringbuffer;
+
+import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolQueueBuilder;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** The settings of an {@link AsyncQueue}; {@link #build()} opens it. */
+public final class AsyncQueueBuilder {
+    /** The ring capacity unless set: 8 MiB of records, a few milliseconds of a fast producer. */
+    public static final int DEFAULT_RING_CAPACITY = 8 << 20;
+    /** The most records the drainer copies per batch unless set. */
+    public static final int DEFAULT_DRAIN_BATCH = 1024;
+    /** Where rings go unless a path is set: tmpfs, when the machine has it. */
+    public static final Path DEFAULT_RING_DIRECTORY = Path.of("/dev/shm");
+
+    private final SpoolQueue queue;
+    private final SpoolQueueBuilder queueBuilder;
+    private Path ringPath;
+    private int ringCapacity = DEFAULT_RING_CAPACITY;
+    private BackPressure backPressure = BackPressure.awaitThenThrow(Duration.ofSeconds(10), PauseStrategy::backoff);
+    private Duration claimTimeout = RingBuffer.DEFAULT_CLAIM_TIMEOUT;
+    private int drainBatch = DEFAULT_DRAIN_BATCH;
+    private SpoolQueueBuilder.PauseStrategyFactory drainerPause = PauseStrategy::backoff;
+
+    AsyncQueueBuilder(final SpoolQueue queue, final SpoolQueueBuilder queueBuilder) {
+        this.queue = queue;
+        this.queueBuilder = queueBuilder;
+    }
+
+    /**
+     * @param ringPath the ring file; default {@code /dev/shm/spool-<queue id>.ring}, or the same name in
+     *                 {@code java.io.tmpdir} where there is no {@code /dev/shm}. Off tmpfs, the ring's pages are
+     *                 written back to disk like the queue's, and the stalls it exists to hide come back.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder ringPath(final Path ringPath) {
+        this.ringPath = ringPath;
+        return this;
+    }
+
+    /**
+     * @param ringCapacity bytes of records in the ring, a power of two from 4 KiB to 1 GiB; default 8 MiB. The file
+     *                     takes twice that (records and index journal). A record holds at most an eighth of it.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder ringCapacity(final int ringCapacity) {
+        this.ringCapacity = ringCapacity;
+        return this;
+    }
+
+    /**
+     * @param backPressure what an appender does when the ring is full; default
+     *                     {@link BackPressure#awaitThenThrow awaitThenThrow(10 s, backoff)}.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder backPressure(final BackPressure backPressure) {
+        this.backPressure = backPressure;
+        return this;
+    }
+
+    /**
+     * @param claimTimeout how long a live producer's claim may stay uncommitted before the drainer revokes it; a
+     *                     dead producer's claim is revoked at once. Default 10 s.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder claimTimeout(final Duration claimTimeout) {
+        this.claimTimeout = claimTimeout;
+        return this;
+    }
+
+    /**
+     * @param drainBatch the most records the drainer copies before it moves the ring's head; default 1024.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder drainBatch(final int drainBatch) {
+        if (drainBatch < 1) {
+            throw new IllegalArgumentException("drainBatch=" + drainBatch + " must be positive");
+        }
+        this.drainBatch = drainBatch;
+        return this;
+    }
+
+    /**
+     * @param drainerPause makes the strategy the drainer's own thread waits with when the ring is empty; default
+     *                     {@link PauseStrategy#backoff()}, which parks when idle. {@link PauseStrategy#busySpin()}
+     *                     gives the lowest latency and burns a core.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder drainerPause(final SpoolQueueBuilder.PauseStrategyFactory drainerPause) {
+        this.drainerPause = drainerPause;
+        return this;
+    }
+
+    /**
+     * Opens the ring, and the queue if this builder was given its directory or its builder: the queue then gets the
+     * drain clock as its {@link SpoolQueueBuilder#timeProvider time provider}, which puts each record in the cycle
+     * of its claim time and lets {@link AsyncQueue#createTailer()} read the ring with queue indices.
+     *
+     * @return the async queue.
+     */
+    public AsyncQueue build() {
+        if (queue != null) {
+            return new AsyncQueue(queue, null, this);
+        }
+        final DrainClock clock = new DrainClock();
+        final SpoolQueue target = queueBuilder.timeProvider(clock).build();
+        try {
+            return new AsyncQueue(target, clock, this);
+        } catch (RuntimeException e) {
+            target.close();
+            throw e;
+        }
+    }
+
+    Path ringPath(final SpoolQueue target) {
+        if (ringPath != null) {
+            return ringPath;
+        }
+        final Path directory = Files.isDirectory(DEFAULT_RING_DIRECTORY) ? DEFAULT_RING_DIRECTORY
+                : Path.of(System.getProperty("java.io.tmpdir"));
+        return directory.resolve("spool-" + target.queueId() + ".ring");
+    }
+
+    int ringCapacity() {
+        return ringCapacity;
+    }
+
+    BackPressure backPressure() {
+        return backPressure;
+    }
+
+    Duration claimTimeout() {
+        return claimTimeout;
+    }
+
+    int drainBatch() {
+        return drainBatch;
+    }
+
+    SpoolQueueBuilder.PauseStrategyFactory drainerPause() {
+        return drainerPause;
+    }
+}

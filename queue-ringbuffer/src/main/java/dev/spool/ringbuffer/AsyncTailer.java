@@ -1,0 +1,189 @@
+package dev.spool.ringbuffer;
+
+import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
+import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.bytes.MappedBytesStore;
+
+import java.lang.invoke.VarHandle;
+
+import static dev.spool.ringbuffer.RecordDescriptor.*;
+import static dev.spool.ringbuffer.RingBufferDescriptor.*;
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+/**
+ * Reads an {@link AsyncQueue} in queue order, from the queue and then from the ring: once it has read everything
+ * drained so far it reads the committed records still in the ring, before they reach the queue's files, each with
+ * the index it gets in the queue (the drainer and this tailer apply the same {@code CycleRule} to the same claim
+ * times). When the drainer overtakes it, it goes on from the queue at the next index, without a gap or a repeat.
+ * <p>
+ * A ring record is copied into the tailer's own buffer and checked after the copy: if the drainer released the
+ * record meanwhile (so it may have been zeroed or reused) the copy is discarded and the record read from the
+ * queue instead. The handler therefore gets the tailer's buffer for ring records and the queue's mapped memory
+ * for queue excerpts; either is valid only during the call. Reads never block and allocate nothing.
+ * One tailer belongs to one thread at a time.
+ */
+public final class AsyncTailer implements AutoCloseable {
+    private final AsyncQueue owner;
+    private final RingBuffer ring;
+    private final ExcerptTailer tailer;
+    private final MappedBytesStore store;
+    private final BytesStore<?, Void> copy;
+    private final long copyAddress;
+    private final CycleRule rule;
+    private final QueueRead queueRead = new QueueRead();
+    private boolean inRing;
+    private long ringPosition;
+    private long lastIndex = -1;
+    private long ringReads;
+    private boolean closed;
+
+    AsyncTailer(final AsyncQueue owner, final RingBuffer ring, final SpoolQueue queue, final int maxLength) {
+        this.owner = owner;
+        this.ring = ring;
+        this.store = ring.store();
+        this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
+        this.copy = BytesStore.nativeStoreWithFixedCapacity(Math.max(Long.BYTES, maxLength));
+        this.copyAddress = copy.addressForWrite(0);
+        this.tailer = queue.createTailer();
+    }
+
+    /**
+     * Reads the next excerpt, from the queue or from the ring.
+     *
+     * @param handler receives the payload and the excerpt's queue index.
+     * @return false if there was nothing to read.
+     */
+    public boolean read(final ExcerptHandler handler) {
+        if (closed) {
+            throw new IllegalStateException("tailer of " + ring.path() + " is closed");
+        }
+        while (true) {
+            if (!inRing) {
+                queueRead.target = handler;
+                if (tailer.read(queueRead)) {
+                    lastIndex = queueRead.index;
+                    return true;
+                }
+                if (!enterRing()) {
+                    return false;
+                }
+            }
+            final int read = readRing(handler);
+            if (read >= 0) {
+                return read > 0;
+            }
+            leaveRing();
+        }
+    }
+
+    /** Moves into the ring if the drained snapshot ends exactly where this tailer is. */
+    private boolean enterRing() {
+        final long sequence = ring.readVolatileLong(DRAINED_SEQUENCE_OFFSET);
+        if ((sequence & 1) != 0) {
+            return false;
+        }
+        final long drainedIndex = ring.readVolatileLong(LAST_DRAINED_INDEX_OFFSET);
+        final long drainedTime = ring.readVolatileLong(LAST_DRAINED_TIME_OFFSET);
+        final long drainedPosition = ring.readVolatileLong(DRAINED_POSITION_OFFSET);
+        if (ring.readVolatileLong(DRAINED_SEQUENCE_OFFSET) != sequence || drainedIndex != lastIndex) {
+            // a snapshot in the making, or the queue holds excerpts this tailer has not seen yet
+            return false;
+        }
+        rule.reset(drainedIndex, drainedTime);
+        ringPosition = drainedPosition;
+        inRing = true;
+        return true;
+    }
+
+    /** @return 1 if a record was read, 0 if there is none yet, -1 if the drainer has overtaken this tailer. */
+    private int readRing(final ExcerptHandler handler) {
+        while (true) {
+            final long position = ringPosition;
+            if (position >= ring.tailPosition()) {
+                // unclaimed: the bytes there may still be the undrained record of the lap before
+                return 0;
+            }
+            final long word = ring.headerWordAt(position);
+            if (ring.readVolatileLong(DRAINED_POSITION_OFFSET) > position) {
+                return -1;
+            }
+            final int length = length(word);
+            if (word == 0 || length < 0) {
+                return 0;
+            }
+            ring.checkRecord(word, position);
+            if (type(word) != TYPE_DATA) {
+                ringPosition = position + align(length);
+                continue;
+            }
+            final int payloadLength = length - RecordDescriptor.HEADER_LENGTH;
+            final long claimTime = store.readLong(ring.timestampOffset(position));
+            MEMORY.copyMemory(store.addressForRead(ring.payloadOffset(position)), copyAddress, (long) payloadLength);
+            // the copy's loads complete before the check below: a record released meanwhile is not trusted
+            VarHandle.acquireFence();
+            if (ring.readVolatileLong(DRAINED_POSITION_OFFSET) > position) {
+                return -1;
+            }
+            final long index = rule.next(claimTime);
+            ringPosition = position + align(length);
+            lastIndex = index;
+            ringReads++;
+            handler.onExcerpt(copy, 0, payloadLength, index);
+            return 1;
+        }
+    }
+
+    /** Goes back to the queue, after the last excerpt read. */
+    private void leaveRing() {
+        inRing = false;
+        if (lastIndex < 0) {
+            tailer.toStart();
+        } else if (!tailer.moveToIndex(lastIndex) || !tailer.read(SKIP)) {
+            throw new SpoolException("queue " + owner.queue().directory() + " lacks index " + Long.toHexString(lastIndex)
+                    + " that ring " + ring.path() + " says it drained");
+        }
+    }
+
+    private static final ExcerptHandler SKIP = (bytes, offset, length, index) -> { };
+
+    /** @return the index of the last excerpt read, or -1 if none. */
+    public long lastIndex() {
+        return lastIndex;
+    }
+
+    /** @return true if the next read looks in the ring: this tailer has read everything drained so far. */
+    public boolean isReadingRing() {
+        return inRing;
+    }
+
+    /** @return how many excerpts this tailer has read from the ring rather than from the queue. */
+    public long ringReads() {
+        return ringReads;
+    }
+
+    /** Releases the tailer's buffer and its queue tailer. */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            tailer.close();
+            copy.releaseLast();
+            owner.closed(this);
+        }
+    }
+
+    /** Remembers the index of a queue excerpt on its way to the caller's handler. */
+    private static final class QueueRead implements ExcerptHandler {
+        private ExcerptHandler target;
+        private long index;
+
+        @Override
+        public void onExcerpt(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
+            this.index = index;
+            target.onExcerpt(bytes, offset, length, index);
+        }
+    }
+}

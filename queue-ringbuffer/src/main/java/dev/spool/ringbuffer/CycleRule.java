@@ -1,0 +1,66 @@
+package dev.spool.ringbuffer;
+
+import dev.spool.queue.RollCycle;
+
+/**
+ * The rule that gives a record its queue index from the one before it, shared by the drainer and the ring readers
+ * so that they agree: the record's time is its claim time, clamped to be no earlier than the time of the record
+ * before; its cycle is that time's; its index is the previous index plus one in the same cycle, or sequence 0 of
+ * a later cycle. The queue follows the rule because the drainer appends with the queue's clock set to that time.
+ * Allocation-free; one instance per thread.
+ */
+final class CycleRule {
+    private final RollCycle rollCycle;
+    private final long epochMillis;
+    private long lastIndex;
+    private long lastTime;
+    private long cycleEndMillis;
+
+    CycleRule(final RollCycle rollCycle, final long epochMillis) {
+        this.rollCycle = rollCycle;
+        this.epochMillis = epochMillis;
+        reset(-1, 0);
+    }
+
+    /**
+     * @param lastIndex the index of the last record, -1 if none.
+     * @param lastTime  its time; raised to the start of its cycle if earlier.
+     */
+    void reset(final long lastIndex, final long lastTime) {
+        this.lastIndex = lastIndex;
+        if (lastIndex < 0) {
+            this.lastTime = lastTime;
+            this.cycleEndMillis = Long.MIN_VALUE;
+        } else {
+            final long cycle = rollCycle.toCycle(lastIndex);
+            final long cycleStart = epochMillis + cycle * rollCycle.lengthMillis();
+            this.lastTime = Math.max(lastTime, cycleStart);
+            this.cycleEndMillis = cycleStart + rollCycle.lengthMillis();
+        }
+    }
+
+    /**
+     * @param claimTime the next record's claim time.
+     * @return the next record's index; {@link #lastTime()} is then its time.
+     */
+    long next(final long claimTime) {
+        final long time = Math.max(claimTime, lastTime);
+        if (time < cycleEndMillis) {
+            lastIndex++;
+        } else {
+            final long cycle = rollCycle.cycle(time, epochMillis);
+            cycleEndMillis = epochMillis + (cycle + 1) * rollCycle.lengthMillis();
+            lastIndex = rollCycle.toIndex(cycle, 0);
+        }
+        lastTime = time;
+        return lastIndex;
+    }
+
+    long lastIndex() {
+        return lastIndex;
+    }
+
+    long lastTime() {
+        return lastTime;
+    }
+}

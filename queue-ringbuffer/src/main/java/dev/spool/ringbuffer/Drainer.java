@@ -1,0 +1,340 @@
+package dev.spool.ringbuffer;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
+import net.openhft.chronicle.bytes.MappedBytesStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import static dev.spool.ringbuffer.RecordDescriptor.*;
+import static dev.spool.ringbuffer.RingBufferDescriptor.*;
+
+/**
+ * Copies a ring's records into its queue, in ring order, a batch at a time. One drainer per ring across every
+ * process: it holds the ring's drainer lock (a byte-range lock the kernel drops if the process dies), and it must
+ * be the queue's only writer, which is what makes a record's queue index predictable.
+ * <p>
+ * Run it either on the caller's thread or event loop, calling {@link #doWork()} in the caller's duty cycle, or on
+ * the drainer's own daemon thread {@value #THREAD_NAME} ({@link AsyncQueue#startDrainer()}), which waits with its
+ * pause strategy when there is nothing to drain: by default it backs off to parking, so an idle drainer does not
+ * burn a core; {@link PauseStrategy#busySpin()} trades that core for the lowest latency.
+ * <p>
+ * Crash safety: before appending a batch the drainer records a drain intent in the ring header (the batch's
+ * bounds, its count of data records and the queue's last index before it); after the batch it zeroes the drained
+ * bytes and moves the head. A new drainer that finds an intent starting at the head knows its predecessor died
+ * inside the batch: it counts the excerpts the queue has after the recorded index, skips that many records and
+ * appends the rest. Nothing is lost and nothing is written twice.
+ */
+public final class Drainer implements AutoCloseable {
+    /** The name of the thread {@link AsyncQueue#startDrainer()} runs a drainer on. */
+    public static final String THREAD_NAME = "spool-ring-drainer";
+    private static final Logger LOG = LoggerFactory.getLogger(Drainer.class);
+
+    private final RingBuffer ring;
+    private final SpoolQueue queue;
+    private final ExcerptAppender appender;
+    private final MappedBytesStore store;
+    private final int batchLimit;
+    private final PauseStrategy pause;
+    /** The clock of the queue, when the async queue opened it: records then go to the cycle of their claim time. */
+    private final DrainClock clock;
+    private final CycleRule rule;
+    private long lastIndex;
+    private long drainedRecords;
+    private long drainedBatches;
+    private volatile boolean running;
+    private volatile Throwable failure;
+    private Thread thread;
+    private boolean closed;
+
+    /**
+     * @return a drainer holding the ring's drainer lock, after finishing what a dead predecessor left.
+     * @throws SpoolException if a live process, this one included, holds the lock.
+     */
+    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
+                        final PauseStrategy pause) {
+        final Drainer drainer = tryOpen(ring, queue, clock, batchLimit, pause);
+        if (drainer == null) {
+            throw new SpoolException("ring " + ring.path() + " already has a drainer in a live process (lock file "
+                    + ring.locks().path() + ")");
+        }
+        return drainer;
+    }
+
+    /** @return a drainer as {@link #open} makes it, or null if a live process holds the ring's drainer lock. */
+    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
+                           final PauseStrategy pause) {
+        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, clock, batchLimit, pause) : null;
+    }
+
+    /** Takes over the drainer lock the caller holds. */
+    private Drainer(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
+                    final PauseStrategy pause) {
+        this.ring = ring;
+        this.queue = queue;
+        this.store = ring.store();
+        this.batchLimit = batchLimit;
+        this.pause = pause;
+        this.clock = clock;
+        this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
+        ExcerptAppender created = null;
+        try {
+            created = queue.createAppender();
+            this.appender = created;
+            this.drainedRecords = ring.readVolatileLong(DRAINED_RECORDS_OFFSET);
+            this.drainedBatches = ring.readVolatileLong(DRAINED_BATCHES_OFFSET);
+            this.lastIndex = queue.lastIndex();
+            rule.reset(lastIndex, ring.readVolatileLong(LAST_DRAINED_TIME_OFFSET));
+            recover();
+            publishDrained(ring.headPosition());
+        } catch (RuntimeException e) {
+            if (created != null) {
+                created.close();
+            }
+            ring.locks().free(RingLocks.DRAINER_SLOT);
+            throw e;
+        }
+    }
+
+    /**
+     * Drains one batch: the committed records from the head, up to the batch limit, stopping at the first claim
+     * still being written (revoking it if its producer is dead or it is older than the claim timeout). Call it
+     * from one thread at a time, and not while the drainer runs on its own thread.
+     *
+     * @return the number of records copied into the queue; 0 if there were none.
+     */
+    public int doWork() {
+        if (closed) {
+            throw new IllegalStateException("drainer of " + ring.path() + " is closed");
+        }
+        final long head = ring.headPosition();
+        final long tail = ring.tailPosition();
+        if (head == tail) {
+            return 0;
+        }
+        long position = head;
+        int count = 0;
+        while (position < tail && count < batchLimit) {
+            long word = ring.headerWordAt(position);
+            if (length(word) < 0) {
+                if (!ring.revokeIfAbandoned(position)) {
+                    break;
+                }
+                word = ring.headerWordAt(position);
+            }
+            if (word == 0) {
+                break;
+            }
+            ring.checkRecord(word, position);
+            if (type(word) == TYPE_DATA) {
+                count++;
+            }
+            position += align(length(word));
+        }
+        if (position == head) {
+            return 0;
+        }
+        ring.writeOrderedLong(INTENT_LAST_INDEX_OFFSET, lastIndex);
+        ring.writeOrderedLong(INTENT_COUNT_OFFSET, count);
+        ring.writeOrderedLong(INTENT_END_OFFSET, position);
+        // full fence: the intent is in shared memory before the first excerpt reaches the queue
+        ring.writeVolatileLong(INTENT_START_OFFSET, head);
+        append(head, position);
+        finish(head, position, count);
+        return count;
+    }
+
+    /** Appends the data records of {@code [from, to)}, journalling their indices. */
+    private void append(final long from, final long to) {
+        long position = from;
+        while (position < to) {
+            final long word = ring.headerWordAt(position);
+            final int length = length(word);
+            if (type(word) == TYPE_DATA) {
+                final long expected = rule.next(store.readLong(ring.timestampOffset(position)));
+                if (clock != null) {
+                    clock.set(rule.lastTime());
+                }
+                final long index = appender.append(store, ring.payloadOffset(position), length - RecordDescriptor.HEADER_LENGTH);
+                if (clock != null && index != expected) {
+                    throw new SpoolException("queue " + queue.directory() + " gave index " + Long.toHexString(index)
+                            + " to the record at position " + position + " of ring " + ring.path() + ", not the "
+                            + Long.toHexString(expected) + " its claim time gives: another writer or a clock moved the queue");
+                }
+                ring.journal(position, index);
+                lastIndex = index;
+            }
+            position += align(length);
+        }
+    }
+
+    private void finish(final long from, final long to, final int count) {
+        drainedRecords += count;
+        drainedBatches++;
+        ring.writeOrderedLong(DRAINED_RECORDS_OFFSET, drainedRecords);
+        ring.writeOrderedLong(DRAINED_BATCHES_OFFSET, drainedBatches);
+        publishDrained(to);
+        ring.release(from, to);
+    }
+
+    /**
+     * Publishes the drained snapshot as a seqlock, ending with a full fence: a ring reader that then finds the
+     * position past a record knows the record may be zeroed from here on.
+     */
+    private void publishDrained(final long position) {
+        // odd even if a dead drainer left it odd, and different from what a reader may have read
+        final long changing = (ring.readVolatileLong(DRAINED_SEQUENCE_OFFSET) + 1) | 1;
+        ring.writeVolatileLong(DRAINED_SEQUENCE_OFFSET, changing);
+        ring.writeOrderedLong(LAST_DRAINED_INDEX_OFFSET, lastIndex);
+        ring.writeOrderedLong(LAST_DRAINED_TIME_OFFSET, rule.lastTime());
+        ring.writeOrderedLong(DRAINED_POSITION_OFFSET, position);
+        ring.writeVolatileLong(DRAINED_SEQUENCE_OFFSET, changing + 1);
+    }
+
+    /** Finishes the batch a dead drainer left, if its intent starts at the head. */
+    private void recover() {
+        final long head = ring.headPosition();
+        final long start = ring.readVolatileLong(INTENT_START_OFFSET);
+        final long end = ring.readVolatileLong(INTENT_END_OFFSET);
+        if (start != head || end <= head) {
+            return;
+        }
+        final long lastBefore = ring.readVolatileLong(INTENT_LAST_INDEX_OFFSET);
+        final int count = (int) ring.readVolatileLong(INTENT_COUNT_OFFSET);
+        final long[] present = excerptsAfter(lastBefore, count);
+        final int already = (int) present[count];
+        // the records already in the queue: their journal entries (the dead drainer may not have written them) and
+        // the times that decided their cycles, then the rule continues from the index the queue really gave the last
+        rule.reset(lastBefore, ring.readVolatileLong(LAST_DRAINED_TIME_OFFSET));
+        int data = 0;
+        long resume = start;
+        while (resume < end && data < already) {
+            final long word = ring.headerWordAt(resume);
+            if (word == 0) {
+                // the dead drainer was zeroing the batch, which it starts only once all of it is in the queue
+                break;
+            }
+            if (type(word) == TYPE_DATA) {
+                rule.next(store.readLong(ring.timestampOffset(resume)));
+                ring.journal(resume, present[data++]);
+            }
+            resume += align(length(word));
+        }
+        if (already > 0) {
+            rule.reset(present[already - 1], rule.lastTime());
+        }
+        lastIndex = already > 0 ? present[already - 1] : lastBefore;
+        append(resume, end);
+        ring.writeOrderedLong(RECOVERED_RECORDS_OFFSET, ring.readVolatileLong(RECOVERED_RECORDS_OFFSET) + already);
+        finish(start, end, count);
+        LOG.info("finished the batch [{}, {}) of ring {} that a dead drainer left: {} of its {} records were in queue {}"
+                + " already, {} appended now", start, end, ring.path(), already, count, queue.directory(), count - already);
+    }
+
+    /**
+     * @return the indices of the excerpts after {@code lastBefore}, at most {@code count}, with their number in the
+     * last element.
+     */
+    private long[] excerptsAfter(final long lastBefore, final int count) {
+        final long[] indices = new long[count + 1];
+        try (ExcerptTailer tailer = queue.createTailer()) {
+            if (lastBefore >= 0) {
+                if (!tailer.moveToIndex(lastBefore) || !tailer.read((bytes, offset, length, index) -> { })) {
+                    throw new SpoolException("queue " + queue.directory() + " lacks index " + Long.toHexString(lastBefore)
+                            + " that ring " + ring.path() + "'s drain intent names as its last before the batch");
+                }
+            }
+            final long[] read = new long[1];
+            int found = 0;
+            while (tailer.read((bytes, offset, length, index) -> read[0] = index)) {
+                if (found == count) {
+                    throw new SpoolException("queue " + queue.directory() + " has more excerpts after index "
+                            + Long.toHexString(lastBefore) + " than ring " + ring.path() + "'s interrupted batch of " + count
+                            + ": something other than the ring's drainer wrote to the queue");
+                }
+                indices[found++] = read[0];
+            }
+            indices[count] = found;
+        }
+        return indices;
+    }
+
+    /** Starts the drainer's own thread. */
+    void start() {
+        running = true;
+        thread = new Thread(this::run, THREAD_NAME);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void run() {
+        final PauseStrategy idle = pause;
+        try {
+            while (running) {
+                if (doWork() == 0) {
+                    idle.pause();
+                } else {
+                    idle.reset();
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            failure = e;
+            running = false;
+            LOG.error("drainer of ring {} into queue {} stopped: records stay in the ring for the next drainer",
+                    ring.path(), queue.directory(), e);
+        }
+    }
+
+    /** @return true while the drainer's own thread runs. */
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** @return what stopped the drainer's own thread, or null. */
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** @return the ring this drainer drains. */
+    public RingBuffer ring() {
+        return ring;
+    }
+
+    /**
+     * Stops the drainer's own thread if it has one, after the batch in hand, and releases the drainer lock.
+     * Records still in the ring stay there for the next drainer.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        if (thread != null) {
+            running = false;
+            LockSupport.unpark(thread);
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(30));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SpoolException("interrupted while stopping the drainer of " + ring.path(), e);
+            }
+            if (thread.isAlive()) {
+                throw new SpoolException("drainer thread of " + ring.path() + " did not stop within 30 s");
+            }
+        }
+        closed = true;
+        appender.close();
+        ring.locks().free(RingLocks.DRAINER_SLOT);
+    }
+
+    /** @return true once {@link #close()} has run. */
+    public boolean isClosed() {
+        return closed;
+    }
+}

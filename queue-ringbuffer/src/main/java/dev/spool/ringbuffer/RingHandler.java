@@ -1,0 +1,18 @@
+package dev.spool.ringbuffer;
+
+import net.openhft.chronicle.bytes.BytesStore;
+
+/**
+ * Receives one committed record of a ring, zero-copy: the payload is {@code length} bytes of {@code buffer} from
+ * {@code offset}. The bytes are the ring's mapped memory, valid only during the call; copy what must outlive it.
+ */
+@FunctionalInterface
+public interface RingHandler {
+    /**
+     * @param buffer   the ring's mapped memory.
+     * @param offset   where the payload starts in {@code buffer}.
+     * @param length   payload length in bytes.
+     * @param position the record's ring position.
+     */
+    void onRecord(BytesStore<?, ?> buffer, long offset, int length, long position);
+}

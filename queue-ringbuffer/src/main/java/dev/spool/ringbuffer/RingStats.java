@@ -1,0 +1,87 @@
+package dev.spool.ringbuffer;
+
+import static dev.spool.ringbuffer.RingBufferDescriptor.*;
+
+/**
+ * A live view of a ring's counters, read from the shared file with volatile loads: any process that opens the
+ * ring reads the same values, without stopping producers or the drainer. Values are read one at a time, so two
+ * of them may be from slightly different moments.
+ */
+public final class RingStats {
+    private final RingBuffer ring;
+
+    RingStats(final RingBuffer ring) {
+        this.ring = ring;
+    }
+
+    /** @return the capacity of the data region in bytes. */
+    public int capacity() {
+        return ring.capacity();
+    }
+
+    /** @return bytes claimed and not yet drained, padding included. */
+    public long occupancy() {
+        return Math.max(0, ring.tailPosition() - ring.headPosition());
+    }
+
+    /** @return the highest occupancy a claim has seen, in bytes, since the ring was created. */
+    public long highWaterMark() {
+        return ring.readVolatileLong(HIGH_WATER_MARK_OFFSET);
+    }
+
+    /** @return how many claims found the ring full, since the ring was created. */
+    public long backPressureEvents() {
+        return ring.readVolatileLong(BACK_PRESSURE_EVENTS_OFFSET);
+    }
+
+    /** @return how many claims were turned into padding because their producer died or timed out. */
+    public long revokedClaims() {
+        return ring.readVolatileLong(REVOKED_CLAIMS_OFFSET);
+    }
+
+    /** @return how many records drainers have copied into the queue. */
+    public long drainedRecords() {
+        return ring.readVolatileLong(DRAINED_RECORDS_OFFSET);
+    }
+
+    /** @return how many batches drainers have copied into the queue. */
+    public long drainedBatches() {
+        return ring.readVolatileLong(DRAINED_BATCHES_OFFSET);
+    }
+
+    /** @return how many records a drainer found already in the queue after its predecessor died mid-batch. */
+    public long recoveredRecords() {
+        return ring.readVolatileLong(RECOVERED_RECORDS_OFFSET);
+    }
+
+    /** @return the queue index of the last drained record, or -1 if none. */
+    public long lastDrainedIndex() {
+        return ring.readVolatileLong(LAST_DRAINED_INDEX_OFFSET);
+    }
+
+    /**
+     * @return the drain lag in ms: how long ago the oldest record not yet drained was claimed; 0 when the ring
+     * is empty. Approximate: the drainer may take that record while this reads it.
+     */
+    public long drainLagMillis() {
+        final long head = ring.headPosition();
+        if (head == ring.tailPosition()) {
+            return 0;
+        }
+        final long word = ring.headerWordAt(head);
+        if (word == 0 || RecordDescriptor.type(word) != RecordDescriptor.TYPE_DATA) {
+            return 0;
+        }
+        final long claimed = ring.store().readLong(HEADER_LENGTH + (head & ring.mask()) + RecordDescriptor.TIMESTAMP_OFFSET);
+        return claimed == 0 || ring.headPosition() != head ? 0 : Math.max(0, System.currentTimeMillis() - claimed);
+    }
+
+    @Override
+    public String toString() {
+        return "RingStats{capacity=" + capacity() + ", occupancy=" + occupancy() + ", highWaterMark=" + highWaterMark()
+                + ", drainLagMillis=" + drainLagMillis() + ", backPressureEvents=" + backPressureEvents()
+                + ", revokedClaims=" + revokedClaims() + ", drainedRecords=" + drainedRecords()
+                + ", drainedBatches=" + drainedBatches() + ", recoveredRecords=" + recoveredRecords()
+                + ", lastDrainedIndex=" + lastDrainedIndex() + "}";
+    }
+}

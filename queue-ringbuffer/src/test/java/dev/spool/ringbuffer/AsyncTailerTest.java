@@ -1,0 +1,172 @@
+package dev.spool.ringbuffer;
+
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolQueue;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class AsyncTailerTest extends RingTestBase {
+
+    /** One excerpt as a reader saw it. */
+    private record Seen(long index, int sequence) {
+    }
+
+    private Path queueDir() {
+        return tempDir.resolve("q");
+    }
+
+    private AsyncQueue open(final RollCycle rollCycle) {
+        return AsyncQueue.builder(SpoolQueue.builder(queueDir()).rollCycle(rollCycle).chunkLength(1 << 20))
+                .ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).build();
+    }
+
+    private static byte[] message(final int sequence) {
+        final byte[] message = new byte[Messages.lengthOf(5, sequence, 60)];
+        Messages.encode(message, message.length, 5, sequence);
+        return message;
+    }
+
+    private static boolean read(final AsyncTailer tailer, final List<Seen> into) {
+        return tailer.read((bytes, offset, length, index) -> into.add(new Seen(index, Messages.decode(bytes, offset, length, index)[1])));
+    }
+
+    private static List<Seen> readQueue(final SpoolQueue queue) {
+        final List<Seen> seen = new ArrayList<>();
+        try (ExcerptTailer tailer = queue.createTailer()) {
+            while (tailer.read((bytes, offset, length, index) -> seen.add(new Seen(index, Messages.decode(bytes, offset, length, index)[1])))) {
+                // to the end
+            }
+        }
+        return seen;
+    }
+
+    private static void drainAll(final Drainer drainer) {
+        while (!drainer.ring().isEmpty()) {
+            drainer.doWork();
+        }
+    }
+
+    @Test
+    void shouldReadUndrainedRecordsFromTheRingWithTheIndexTheyGetInTheQueue() {
+        try (AsyncQueue async = open(RollCycle.DAILY); AsyncAppender appender = async.createAppender();
+             AsyncTailer tailer = async.createTailer()) {
+            for (int i = 0; i < 100; i++) {
+                appender.append(message(i));
+            }
+            final List<Seen> seen = new ArrayList<>();
+            while (read(tailer, seen)) {
+                assertTrue(tailer.isReadingRing());
+            }
+            assertEquals(100, seen.size());
+            assertEquals(100, tailer.ringReads(), "nothing was drained: all from the ring");
+            drainAll(async.createDrainer());
+            assertEquals(seen, readQueue(async.queue()), "same excerpts, same indices, same order");
+        }
+    }
+
+    @Test
+    void shouldContinueFromTheQueueWhenTheDrainerOvertakesIt() {
+        try (AsyncQueue async = open(RollCycle.DAILY); AsyncAppender appender = async.createAppender();
+             AsyncTailer tailer = async.createTailer()) {
+            final Drainer drainer = async.createDrainer();
+            for (int i = 0; i < 50; i++) {
+                appender.append(message(i));
+            }
+            final List<Seen> seen = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                assertTrue(read(tailer, seen));
+            }
+            assertEquals(10, tailer.ringReads());
+            drainAll(drainer);
+            for (int i = 50; i < 70; i++) {
+                appender.append(message(i));
+            }
+            while (read(tailer, seen)) {
+                // the rest of the drained ones from the queue, then the ring
+            }
+            assertEquals(30, tailer.ringReads(), "10 before the drain, 20 after it");
+            drainAll(drainer);
+            final List<Seen> queued = readQueue(async.queue());
+            assertEquals(70, queued.size());
+            assertEquals(queued, seen, "no gap, no repeat, the queue's indices");
+        }
+    }
+
+    @Test
+    void shouldGiveTheFirstRecordOfANewCycleSequenceZeroAsTheDrainerWill() {
+        try (AsyncQueue async = open(RollCycle.SECONDLY); AsyncAppender appender = async.createAppender();
+             AsyncTailer tailer = async.createTailer()) {
+            final RollCycle cycle = RollCycle.SECONDLY;
+            final long firstCycle = cycle.cycle(System.currentTimeMillis(), 0);
+            int sequence = 0;
+            while (cycle.cycle(System.currentTimeMillis(), 0) < firstCycle + 2) {
+                appender.append(message(sequence++));
+                final long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5);
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+            }
+            final List<Seen> seen = new ArrayList<>();
+            while (read(tailer, seen)) {
+                // everything from the ring
+            }
+            assertEquals(sequence, seen.size());
+            final Set<Long> cycles = new HashSet<>();
+            for (final Seen one : seen) {
+                cycles.add(cycle.toCycle(one.index()));
+            }
+            drainAll(async.createDrainer());
+            assertEquals(readQueue(async.queue()), seen);
+            assertTrue(cycles.size() >= 2, "records in more than one cycle: " + cycles);
+            for (int i = 1; i < seen.size(); i++) {
+                final boolean newCycle = cycle.toCycle(seen.get(i).index()) != cycle.toCycle(seen.get(i - 1).index());
+                assertEquals(newCycle ? 0 : cycle.toSequence(seen.get(i - 1).index()) + 1, cycle.toSequence(seen.get(i).index()));
+            }
+        }
+    }
+
+    @Test
+    void shouldReadWhatAProducerProcessAppendsAndADrainerProcessDrainsInQueueOrderWithQueueIndices() throws Exception {
+        expectWarning("took over the write lock");
+        final int total = Soak.count(20_000, 500_000);
+        final int capacity = 1 << 16;
+        final Path ringPath = tempDir.resolve("q.ring");
+        final Path stderr = tempDir.resolve("children.stderr");
+        RingChildMains.openQueue(queueDir().toString()).close();
+        final List<Seen> seen = new ArrayList<>(total);
+        long ringReads;
+        try (AsyncQueue async = RingChildMains.openAsync(queueDir().toString(), ringPath.toString(), String.valueOf(capacity), 16);
+             AsyncTailer tailer = async.createTailer();
+             ChildJvm drainer = ChildJvm.start(RingChildMains.Drain.class, stderr, queueDir().toString(), ringPath.toString(),
+                     String.valueOf(capacity), "16");
+             ChildJvm producer = ChildJvm.start(RingChildMains.Producer.class, stderr, queueDir().toString(), ringPath.toString(),
+                     String.valueOf(capacity), "5", String.valueOf(total))) {
+            drainer.awaitLine("DRAINING", 60, TimeUnit.SECONDS);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+            while (seen.size() < total) {
+                assertTrue(System.nanoTime() < deadline, "read " + seen.size() + " of " + total);
+                if (!read(tailer, seen)) {
+                    Thread.onSpinWait();
+                }
+            }
+            producer.awaitLine("DONE", 60, TimeUnit.SECONDS);
+            ringReads = tailer.ringReads();
+        }
+        for (int i = 0; i < total; i++) {
+            assertEquals(i, seen.get(i).sequence(), "queue order");
+        }
+        try (SpoolQueue queue = RingChildMains.openQueue(queueDir().toString())) {
+            assertEquals(readQueue(queue), seen, "the indices the reader saw are the queue's");
+        }
+        System.out.println("AsyncTailerTest: " + total + " read, " + ringReads + " of them from the ring");
+    }
+}
