@@ -283,7 +283,7 @@ final class Connection implements AutoCloseable {
     }
 
     /** Queues an ERROR frame; the message is cut to {@link FrameDescriptor#MAX_ERROR_MESSAGE_LENGTH} bytes. */
-    void sendError(final int code, final String message) {
+    void sendError(final int code, final long term, final String message) {
         final byte[] utf8 = message.getBytes(StandardCharsets.UTF_8);
         final int length = Math.min(Math.min(utf8.length, MAX_ERROR_MESSAGE_LENGTH),
                 send.capacity() - sendEnd - ERROR_MESSAGE_OFFSET);
@@ -293,6 +293,7 @@ final class Connection implements AutoCloseable {
         final int offset = beginFrame(TYPE_ERROR);
         send.putInt(offset + ERROR_CODE_OFFSET, code);
         send.putInt(offset + ERROR_MESSAGE_LENGTH_OFFSET, length);
+        send.putLong(offset + ERROR_TERM_OFFSET, term);
         send.put(offset + ERROR_MESSAGE_OFFSET, utf8, 0, length);
         endFrame(offset, ERROR_MESSAGE_OFFSET + length);
     }
@@ -336,6 +337,11 @@ final class Connection implements AutoCloseable {
         final byte[] utf8 = new byte[length];
         received.get(frameOffset + ERROR_MESSAGE_OFFSET, utf8);
         return new String(utf8, StandardCharsets.UTF_8);
+    }
+
+    /** @return the term of the ERROR frame's sender. */
+    long errorTerm() {
+        return received.getLong(frameOffset + ERROR_TERM_OFFSET);
     }
 
     int errorCode() {

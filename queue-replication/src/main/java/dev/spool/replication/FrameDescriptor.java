@@ -47,11 +47,13 @@ package dev.spool.replication;
  *  |  Entry: index (long), payload length (int), payload, unpadded | 16 ...
  * </pre>
  * ACK, sink to source: {@code | Highest index written (or synced, if the sink is so configured), long | 8};
- * HEARTBEAT, either way, has no body; ERROR, either way, ends the connection:
+ * HEARTBEAT, either way, has no body; ERROR, either way, ends the connection; it carries the sender's term, so a
+ * source of an older term learns it is fenced even from a sink that is busy with another source:
  * <pre>
  *  |                        Error code                             |  8
  *  |                   Message length (bytes)                      | 12
- *  |                     Message, UTF-8 ...                        | 16
+ *  |              Term of the sender's queue (long)                | 16
+ *  |                     Message, UTF-8 ...                        | 24
  * </pre>
  * The HMACs are all zero when no shared secret is configured.
  * <p>
@@ -135,7 +137,8 @@ final class FrameDescriptor {
 
     static final int ERROR_CODE_OFFSET = HEADER_LENGTH;
     static final int ERROR_MESSAGE_LENGTH_OFFSET = ERROR_CODE_OFFSET + Integer.BYTES;
-    static final int ERROR_MESSAGE_OFFSET = ERROR_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
+    static final int ERROR_TERM_OFFSET = ERROR_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
+    static final int ERROR_MESSAGE_OFFSET = ERROR_TERM_OFFSET + Long.BYTES;
     /** Longest error message sent; longer ones are cut. */
     static final int MAX_ERROR_MESSAGE_LENGTH = 1024;
 

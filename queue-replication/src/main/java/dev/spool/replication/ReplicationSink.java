@@ -247,7 +247,7 @@ public final class ReplicationSink implements AutoCloseable {
         if (connection.isAttached() && state == State.STREAMING) {
             LOG.info("replication sink of {}: refusing a connection from {}: the source at {} is streaming", directory,
                     channel.getRemoteAddress(), connection.peer());
-            refuseBusy(channel);
+            refuseBusy(channel, queue == null ? 0 : queue.term());
             return;
         }
         if (connection.isAttached()) {
@@ -267,12 +267,13 @@ public final class ReplicationSink implements AutoCloseable {
     }
 
     /** Tells a second source, with one blocking write of a small frame, to retry later; the stream goes on. */
-    private static void refuseBusy(final SocketChannel channel) throws IOException {
+    private static void refuseBusy(final SocketChannel channel, final long term) throws IOException {
         try (SocketChannel refused = channel) {
             final byte[] message = "another source is streaming to this sink".getBytes(java.nio.charset.StandardCharsets.UTF_8);
             final ByteBuffer frame = ByteBuffer.allocate(ERROR_MESSAGE_OFFSET + message.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
             frame.putInt(LENGTH_OFFSET, frame.capacity()).putShort(TYPE_OFFSET, TYPE_ERROR).putShort(VERSION_OFFSET, VERSION)
                     .putInt(ERROR_CODE_OFFSET, ERROR_BUSY).putInt(ERROR_MESSAGE_LENGTH_OFFSET, message.length)
+                    .putLong(ERROR_TERM_OFFSET, term)
                     .put(ERROR_MESSAGE_OFFSET, message);
             refused.write(frame);
         }
@@ -551,7 +552,7 @@ public final class ReplicationSink implements AutoCloseable {
 
     private void sendErrorAndDisconnect(final int code, final String message) {
         try {
-            connection.sendError(code, message);
+            connection.sendError(code, queue == null ? 0 : queue.term(), message);
             connection.flush();
         } catch (IOException e) {
             LOG.info("replication sink of {}: could not tell {} why: {}", directory, connection.peer(), e.toString());

@@ -243,6 +243,9 @@ public final class ReplicationSource implements AutoCloseable {
         awaitFlushed(deadline);
         awaitFrame(deadline);
         if (connection.frameType() == TYPE_ERROR) {
+            if (connection.errorTerm() > term) {
+                fence(connection.errorTerm());
+            }
             final int code = connection.errorCode();
             final String message = "the sink at " + sink + " refused the handshake with error " + code + ": "
                     + connection.errorMessage();
@@ -316,7 +319,7 @@ public final class ReplicationSource implements AutoCloseable {
     }
 
     private void refuse(final int code, final String message) throws ReplicationException {
-        connection.sendError(code, message);
+        connection.sendError(code, queue.term(), message);
         try {
             connection.flush();
         } catch (IOException e) {

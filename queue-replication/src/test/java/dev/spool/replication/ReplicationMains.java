@@ -37,7 +37,46 @@ final class ReplicationMains {
             try (ReplicationSink sink = ReplicationSink.builder(Path.of(args[0])).queueSettings(b -> b.chunkLength(1 << 20))
                     .port(Integer.parseInt(args[1])).heartbeatInterval(HEARTBEAT).start()) {
                 System.out.println("LISTENING " + sink.address().getPort());
-                awaitStop();
+                final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+                String line;
+                while ((line = in.readLine()) != null && !"STOP".equals(line)) {
+                    if ("PROMOTE".equals(line)) {
+                        System.out.println("PROMOTED " + sink.promote());
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code dir sinkPort}: a primary queue, a source replicating it to the sink's port and a publish gateway; prints
+     * the gateway's port, and FAILED with the reason if the source stops for good.
+     */
+    static final class Gateway {
+        public static void main(final String[] args) throws Exception {
+            try (SpoolQueue queue = Replicas.open(Path.of(args[0]));
+                 ReplicationSource source = ReplicationSource.builder(queue,
+                         new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1])))
+                         .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200)).start();
+                 PublishGateway gateway = PublishGateway.builder(queue, source).start()) {
+                System.out.println("GATEWAY " + gateway.address().getPort());
+                final Thread stopper = new Thread(() -> {
+                    try {
+                        awaitStop();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, "stdin");
+                stopper.setDaemon(true);
+                stopper.start();
+                while (stopper.isAlive()) {
+                    if (source.failure() != null) {
+                        System.out.println("FAILED " + source.failure().getMessage());
+                        stopper.join();
+                    }
+                    LockSupport.parkNanos(10_000_000);
+                }
             }
         }
     }
