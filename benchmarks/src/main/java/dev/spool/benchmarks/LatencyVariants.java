@@ -10,7 +10,16 @@ final class LatencyVariants {
     static final List<Supplier<LatencyVariant>> ALL = List.of(
             FloorVariant::new,
             SpoolVariant::new,
-            ChronicleVariant::new);
+            ChronicleVariant::new,
+            TcpFloorVariant::new,
+            ReplicatedVariant::new,
+            StageVariant::written,
+            StageVariant::acked,
+            StageVariant::asyncAcked,
+            StageVariant::syncAcked,
+            StageVariant::sync10Acked,
+            StageVariant::ackedOrSynced,
+            StageVariant::ackedOrSyncedDown);
 
     private LatencyVariants() {
     }
