@@ -141,4 +141,37 @@ class BadFrameTest extends ReplicationTestBase {
             assertFalse(source.isConnected());
         }
     }
+
+    @Test
+    void shouldDropASilentSinkAfterThreeHeartbeatIntervalsAndReconnect() throws IOException {
+        expectWarning("no frame from the sink");
+        try (SpoolQueue primary = open(tempDir.resolve("primary"));
+             ServerSocket fake = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             ReplicationSource source = ReplicationSource.builder(primary,
+                     new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort()))
+                     .heartbeatInterval(Duration.ofMillis(100)).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(50))
+                     .start()) {
+            fake.setSoTimeout(30_000);
+            try (Socket socket = fake.accept()) {
+                socket.setSoTimeout(30_000);
+                assertEquals(HELLO_LENGTH, socket.getInputStream().readNBytes(HELLO_LENGTH).length);
+                final ByteBuffer welcome = frame(WELCOME_LENGTH, TYPE_WELCOME, VERSION);
+                welcome.putLong(WELCOME_LAST_INDEX_OFFSET, -1).putLong(WELCOME_CHECKSUM_OFFSET, -1).putLong(WELCOME_TERM_OFFSET, 0);
+                socket.getOutputStream().write(welcome.array());
+                assertEquals(START_LENGTH, socket.getInputStream().readNBytes(START_LENGTH).length);
+                await(source::isConnected, "the source streams");
+                // the fake sink never writes again: the source sends heartbeats, then gives up on it
+                final byte[] heartbeat = socket.getInputStream().readNBytes(HEARTBEAT_LENGTH);
+                assertEquals(HEARTBEAT_LENGTH, heartbeat.length);
+                assertEquals(TYPE_HEARTBEAT, ByteBuffer.wrap(heartbeat).order(ByteOrder.LITTLE_ENDIAN).getShort(TYPE_OFFSET));
+                int read;
+                do {
+                    read = socket.getInputStream().read();
+                } while (read >= 0);
+            }
+            try (Socket again = fake.accept()) {
+                assertEquals(HELLO_LENGTH, again.getInputStream().readNBytes(HELLO_LENGTH).length, "it reconnects");
+            }
+        }
+    }
 }

@@ -200,6 +200,22 @@ class ReplicationTest extends ReplicationTestBase {
     }
 
     @Test
+    void shouldAckOnlyWhatTheReplicaSyncedWhenConfiguredTo() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica"))
+                     .queueSettings(b -> b.chunkLength(1 << 20)).heartbeatInterval(HEARTBEAT).ackSynced(true).start();
+             ReplicationSource source = source(primary, sink)) {
+            append(appender, 0, 500);
+            awaitReplicated(primary, sink);
+            try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
+                assertTrue(replica.lastSyncedIndex() >= primary.lastAckedIndex(),
+                        "acked " + primary.lastAckedIndex() + ", synced on the replica " + replica.lastSyncedIndex());
+            }
+            assertTrue(source.isConnected());
+        }
+    }
+
+    @Test
     void shouldKeepAnIdleConnectionAliveWithHeartbeats() {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
              ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
