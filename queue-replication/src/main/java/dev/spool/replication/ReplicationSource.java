@@ -70,6 +70,8 @@ public final class ReplicationSource implements AutoCloseable {
     private int batchCount;
     private int carryStart;
     private int carryLength;
+    /** A DATA frame is in the send buffer: its completed flush moves the carried excerpt, a heartbeat's does not. */
+    private boolean dataInFlight;
     private long highestRead = -1;
     private long acked = -1;
 
@@ -298,6 +300,7 @@ public final class ReplicationSource implements AutoCloseable {
         awaitFlushed(deadline);
         highestRead = sinkLast;
         acked = -1;
+        dataInFlight = false;
         batchPosition = DATA_ENTRIES_OFFSET;
         batchCount = 0;
         carryLength = 0;
@@ -371,6 +374,7 @@ public final class ReplicationSource implements AutoCloseable {
                 }
             } else if (fillBatch()) {
                 worked = true;
+                dataInFlight = true;
                 if (c.flush()) {
                     afterFlush();
                 }
@@ -465,6 +469,10 @@ public final class ReplicationSource implements AutoCloseable {
 
     /** The frame is on the wire: a carried excerpt becomes the first entry of the next one. */
     private void afterFlush() {
+        if (!dataInFlight) {
+            return;
+        }
+        dataInFlight = false;
         batchPosition = DATA_ENTRIES_OFFSET;
         batchCount = 0;
         if (carryLength > 0) {
