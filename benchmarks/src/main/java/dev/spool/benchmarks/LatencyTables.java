@@ -89,7 +89,7 @@ final class LatencyTables {
      */
     static String ratios(final List<VariantResult> results) {
         final List<VariantResult[]> pairs = new ArrayList<>();
-        final VariantResult floor = find(results, FLOOR);
+        final VariantResult floor = findFloor(results);
         final VariantResult chronicle = find(results, CHRONICLE);
         for (final VariantResult result : results) {
             if (floor != null && result != floor) {
@@ -154,6 +154,16 @@ final class LatencyTables {
             }
         }
         return count < 2 ? Double.NaN : 100 * (max - min) / (max + min / 2);
+    }
+
+    /** @return the E0 floor, or the floor of another kind an experiment runs instead (named {@code floor-...}). */
+    private static VariantResult findFloor(final List<VariantResult> results) {
+        for (final VariantResult result : results) {
+            if (result.variant().equals(FLOOR) || result.variant().startsWith(FLOOR + "-")) {
+                return result;
+            }
+        }
+        return null;
     }
 
     private static VariantResult find(final List<VariantResult> results, final String name) {

@@ -12,7 +12,16 @@ final class LatencyVariants {
             SpoolVariant::new,
             () -> new RingVariant(false),
             () -> new RingVariant(true),
-            ChronicleVariant::new);
+            ChronicleVariant::new,
+            TcpFloorVariant::new,
+            ReplicatedVariant::new,
+            StageVariant::written,
+            StageVariant::acked,
+            StageVariant::asyncAcked,
+            StageVariant::syncAcked,
+            StageVariant::sync10Acked,
+            StageVariant::ackedOrSynced,
+            StageVariant::ackedOrSyncedDown);
 
     private LatencyVariants() {
     }

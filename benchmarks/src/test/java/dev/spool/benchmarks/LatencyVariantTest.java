@@ -144,7 +144,7 @@ class LatencyVariantTest {
             assertEquals(name, LatencyVariants.create(name).name());
         }
         for (final LatencyExperiment experiment : LatencyExperiment.ALL) {
-            assertEquals(LatencyTables.FLOOR, experiment.variants().get(0), experiment.name() + ": the floor runs first");
+            assertTrue(experiment.variants().get(0).startsWith(LatencyTables.FLOOR), experiment.name() + ": the floor runs first");
             assertTrue(LatencyVariants.names().containsAll(experiment.variants()), experiment.name());
         }
     }

@@ -33,7 +33,13 @@ package dev.spool.queue;
  *  +---------------------------------------------------------------+
  *  |           Last synced index (long, -1 = none)                 |  192 (durability)
  *  +---------------------------------------------------------------+
- *  |  Last acked index (long) | Term (long) | reserved             |  256 (replication)
+ *  |                Last acked index (long, -1 = none)             |  256 (replication)
+ *  +---------------------------------------------------------------+
+ *  |                 Term (long, 0 until a promotion)              |  264
+ *  +---------------------------------------------------------------+
+ *  |  Role: 0 primary, 1 replica, 2 fenced   |      reserved       |  272
+ *  +---------------------------------------------------------------+
+ *  |             Fenced by term (long, 0 = not fenced)             |  280
  *  +---------------------------------------------------------------+
  *  |                   Reserved to offset 1024                   ...
  *  +---------------------------------------------------------------+
@@ -51,6 +57,10 @@ package dev.spool.queue;
  * A process slot is owned by the process that holds an exclusive lock on byte {@code slot} of the lock file
  * {@value #LOCK_FILE_NAME}; the kernel drops that lock when the process dies, which is how a waiter tells a dead
  * write-lock holder from a slow one (see {@link WriteLock}).
+ * <p>
+ * The replication line: the source records the highest index its replica acknowledged; the term counts
+ * promotions; the role says whether local appenders may write (see {@link QueueRole}). A queue created before
+ * the role and fencing fields existed reads them as zero: a primary that was never fenced.
  */
 final class MetadataDescriptor {
     /** Name of the metadata file in the queue directory. */
@@ -82,6 +92,15 @@ final class MetadataDescriptor {
     static final int LAST_SYNCED_INDEX_OFFSET = HIGHEST_CYCLE_OFFSET + CACHE_LINE_LENGTH;
     static final int LAST_ACKED_INDEX_OFFSET = LAST_SYNCED_INDEX_OFFSET + CACHE_LINE_LENGTH;
     static final int TERM_OFFSET = LAST_ACKED_INDEX_OFFSET + Long.BYTES;
+    static final int ROLE_OFFSET = TERM_OFFSET + Long.BYTES;
+    static final int FENCED_BY_TERM_OFFSET = ROLE_OFFSET + Long.BYTES;
+
+    /** {@link #ROLE_OFFSET} value of a queue local appenders write to. */
+    static final int ROLE_PRIMARY = 0;
+    /** {@link #ROLE_OFFSET} value of a queue written only by replication. */
+    static final int ROLE_REPLICA = 1;
+    /** {@link #ROLE_OFFSET} value of a former primary that a later term took over from. */
+    static final int ROLE_FENCED = 2;
 
     static final int PROCESS_SLOTS_OFFSET = 1024;
     static final int PROCESS_SLOT_COUNT = 256;
@@ -107,7 +126,8 @@ final class MetadataDescriptor {
     static {
         if (PROCESS_SLOTS_OFFSET + PROCESS_SLOT_COUNT * PROCESS_SLOT_LENGTH > NAMED_TAILERS_OFFSET
                 || NAMED_TAILERS_OFFSET + NAMED_TAILER_COUNT * NAMED_TAILER_LENGTH > FILE_LENGTH
-                || TERM_OFFSET + Long.BYTES > PROCESS_SLOTS_OFFSET
+                || FENCED_BY_TERM_OFFSET + Long.BYTES > LAST_ACKED_INDEX_OFFSET + CACHE_LINE_LENGTH
+                || FENCED_BY_TERM_OFFSET + Long.BYTES > PROCESS_SLOTS_OFFSET
                 || 1 << LOCK_SLOT_BITS != PROCESS_SLOT_COUNT) {
             throw new ExceptionInInitializerError("metadata layout overlaps");
         }

@@ -37,9 +37,9 @@ final class MetadataFile implements ReferenceOwner {
         this.address = store.addressForWrite(0);
     }
 
-    /** Settings a new queue is created with. */
+    /** Settings a new queue is created with; a null {@code queueId} gives it a new random identity. */
     record Settings(RollCycle rollCycle, long epochMillis, int indexSpacing, int indexBlockEntries,
-                    int maxMessageLength, long chunkLength) {
+                    int maxMessageLength, long chunkLength, UUID queueId, int role) {
     }
 
     /**
@@ -114,7 +114,7 @@ final class MetadataFile implements ReferenceOwner {
 
     private static ByteBuffer initialContent(final Settings settings) {
         final ByteBuffer buffer = ByteBuffer.allocate(FILE_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        final UUID id = UUID.randomUUID();
+        final UUID id = settings.queueId() != null ? settings.queueId() : UUID.randomUUID();
         buffer.putInt(MAGIC_OFFSET, MAGIC)
                 .putInt(VERSION_OFFSET, VERSION)
                 .putInt(ROLL_CYCLE_OFFSET, settings.rollCycle().id())
@@ -129,7 +129,8 @@ final class MetadataFile implements ReferenceOwner {
                 .putLong(HIGHEST_CYCLE_OFFSET, -1)
                 .putLong(LOWEST_CYCLE_OFFSET, -1)
                 .putLong(LAST_SYNCED_INDEX_OFFSET, -1)
-                .putLong(LAST_ACKED_INDEX_OFFSET, -1);
+                .putLong(LAST_ACKED_INDEX_OFFSET, -1)
+                .putInt(ROLE_OFFSET, settings.role());
         for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
             buffer.putLong((int) namedTailerPosition(entry) + NAMED_TAILER_INDEX_OFFSET, -1);
         }
@@ -276,6 +277,52 @@ final class MetadataFile implements ReferenceOwner {
                 return;
             }
         }
+    }
+
+    long lastAckedIndex() {
+        return readVolatileLong(LAST_ACKED_INDEX_OFFSET);
+    }
+
+    /** Raises the last acked index to {@code index} unless a later one is recorded already. */
+    void advanceLastAckedIndex(final long index) {
+        final long address = address(LAST_ACKED_INDEX_OFFSET);
+        long current;
+        while ((current = MEMORY.readVolatileLong(address)) < index) {
+            if (MEMORY.compareAndSwapLong(address, current, index)) {
+                return;
+            }
+        }
+    }
+
+    long term() {
+        return readVolatileLong(TERM_OFFSET);
+    }
+
+    int role() {
+        return MEMORY.readVolatileInt(address(ROLE_OFFSET));
+    }
+
+    long fencedByTerm() {
+        return readVolatileLong(FENCED_BY_TERM_OFFSET);
+    }
+
+    /** Caller holds the write lock. */
+    void promote(final long term) {
+        writeOrderedLong(TERM_OFFSET, term);
+        // release: whoever sees the primary role sees its new term
+        MEMORY.writeOrderedInt(address(ROLE_OFFSET), ROLE_PRIMARY);
+    }
+
+    /** Caller holds the write lock. */
+    void fence(final long byTerm) {
+        writeOrderedLong(FENCED_BY_TERM_OFFSET, byTerm);
+        // release: whoever sees the fenced role sees the term that fenced it
+        MEMORY.writeOrderedInt(address(ROLE_OFFSET), ROLE_FENCED);
+    }
+
+    /** Caller holds the write lock. */
+    void term(final long term) {
+        writeOrderedLong(TERM_OFFSET, term);
     }
 
     long processSlotSession(final int slot) {

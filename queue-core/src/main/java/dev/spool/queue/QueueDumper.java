@@ -103,6 +103,11 @@ final class QueueDumper {
         field("last synced index", String.valueOf(queue.readLong(MetadataDescriptor.LAST_SYNCED_INDEX_OFFSET)));
         field("last acked index", String.valueOf(queue.readLong(MetadataDescriptor.LAST_ACKED_INDEX_OFFSET)));
         field("term", String.valueOf(queue.readLong(MetadataDescriptor.TERM_OFFSET)));
+        final int role = queue.readInt(MetadataDescriptor.ROLE_OFFSET);
+        field("role", role >= MetadataDescriptor.ROLE_PRIMARY && role <= MetadataDescriptor.ROLE_FENCED
+                ? QueueRole.of(role) + (role == MetadataDescriptor.ROLE_FENCED
+                ? " by term " + queue.readLong(MetadataDescriptor.FENCED_BY_TERM_OFFSET) : "")
+                : "!! unknown role " + role);
         final List<QueueFiles.NamedTailer> tailers = queue.namedTailers();
         field("named tailers", String.valueOf(tailers.size()));
         for (final QueueFiles.NamedTailer tailer : tailers) {

@@ -156,9 +156,137 @@ public final class SpoolQueue implements AutoCloseable {
         }
         synchronized (users) {
             checkOpen();
+            final int role = metadata.role();
+            if (role == MetadataDescriptor.ROLE_REPLICA) {
+                throw new IllegalStateException("queue " + directory + " is a replica of queue id " + queueId()
+                        + ": local appends are refused; its excerpts arrive by replication, or promote() it first");
+            }
+            if (role == MetadataDescriptor.ROLE_FENCED) {
+                throw new IllegalStateException("queue " + directory + " was fenced by term " + metadata.fencedByTerm()
+                        + " (its term is " + metadata.term() + "): another queue is the primary now, appends are refused");
+            }
             final StoreAppender appender = new StoreAppender(this, syncPolicy);
             users.put(appender, Boolean.TRUE);
             return appender;
+        }
+    }
+
+    /**
+     * @return a new appender that writes excerpts at given indices, for the replication sink; the queue's sync
+     * policy applies to it.
+     * @throws IllegalStateException unless the queue is a {@link QueueRole#REPLICA}.
+     */
+    public ReplicaAppender createReplicaAppender() {
+        synchronized (users) {
+            checkOpen();
+            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA) {
+                throw new IllegalStateException("queue " + directory + " is a " + role() + " queue, not a replica:"
+                        + " only a replica is written at given indices");
+            }
+            final StoreAppender appender = new StoreAppender(this, syncPolicy);
+            users.put(appender, Boolean.TRUE);
+            return new ReplicaAppender(appender);
+        }
+    }
+
+    /**
+     * @param directory a directory.
+     * @return true if it holds a queue's metadata file.
+     */
+    public static boolean exists(final Path directory) {
+        return Files.exists(directory.resolve(MetadataDescriptor.FILE_NAME));
+    }
+
+    /** @return who may append to this queue, as persisted now. */
+    public QueueRole role() {
+        return QueueRole.of(metadata.role());
+    }
+
+    /** @return the number of promotions in this queue's history: 0 until a replica of it is first promoted. */
+    public long term() {
+        return metadata.term();
+    }
+
+    /**
+     * @return the highest index a replica acknowledged, as recorded by this queue's replication source (in any
+     * process), or -1 if none.
+     */
+    public long lastAckedIndex() {
+        return metadata.lastAckedIndex();
+    }
+
+    /**
+     * Records that a replica acknowledged every excerpt up to {@code index}, unless a later index is recorded
+     * already. Called by the replication source; readable by other processes through {@link #lastAckedIndex()}.
+     *
+     * @param index the highest acknowledged index.
+     */
+    public void recordAcked(final long index) {
+        metadata.advanceLastAckedIndex(index);
+    }
+
+    /**
+     * Makes this replica the primary of a new term, one more than its current one: local appends continue from its
+     * last index, and a former primary of an earlier term is fenced when it meets this queue's term (see
+     * {@link #fence(long)}). Stop the replication sink writing to it first.
+     *
+     * @return the new term.
+     * @throws IllegalStateException unless the queue is a {@link QueueRole#REPLICA}.
+     */
+    public long promote() {
+        final WriteLock lock = writeLock();
+        lock.lock();
+        try {
+            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA) {
+                throw new IllegalStateException("queue " + directory + " is a " + role() + " queue of term " + term()
+                        + ": only a replica can be promoted");
+            }
+            final long term = metadata.term() + 1;
+            metadata.promote(term);
+            LOG.info("queue {} promoted to primary of term {} at last index {}", directory, term, lastIndex());
+            return term;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Fences this primary: a primary of the later term {@code byTerm} exists, so new appenders are refused from now
+     * on, in every process. Appenders created before keep working: stop the writers of a fenced queue.
+     *
+     * @param byTerm the later term; must exceed {@link #term()}.
+     */
+    public void fence(final long byTerm) {
+        final WriteLock lock = writeLock();
+        lock.lock();
+        try {
+            if (byTerm <= metadata.term()) {
+                throw new IllegalArgumentException("queue " + directory + " has term " + metadata.term()
+                        + ": term " + byTerm + " cannot fence it");
+            }
+            metadata.fence(byTerm);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A replica takes the term of the primary it copies when that term is later than its own.
+     *
+     * @param term the primary's term.
+     * @throws IllegalStateException unless the queue is a replica and {@code term} is at least its own.
+     */
+    public void adoptTerm(final long term) {
+        final WriteLock lock = writeLock();
+        lock.lock();
+        try {
+            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA || term < metadata.term()) {
+                throw new IllegalStateException("queue " + directory + " is a " + role() + " queue of term "
+                        + metadata.term() + ": it cannot take term " + term);
+            }
+            metadata.term(term);
+        } finally {
+            lock.unlock();
         }
     }
 

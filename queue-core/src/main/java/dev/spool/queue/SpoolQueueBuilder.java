@@ -2,6 +2,7 @@ package dev.spool.queue;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.UUID;
 
 /**
  * Settings of a queue. A new queue persists them in its metadata file; reopening adopts the persisted ones, and
@@ -39,6 +40,7 @@ public final class SpoolQueueBuilder {
     private CycleListener cycleListener = CycleListener.NONE;
     private long pretouchLength = DEFAULT_PRETOUCH_LENGTH;
     private Duration pretouchLeadTime = DEFAULT_PRETOUCH_LEAD_TIME;
+    private UUID replicaOf;
 
     SpoolQueueBuilder(final Path directory) {
         this.directory = directory;
@@ -233,6 +235,21 @@ public final class SpoolQueueBuilder {
     }
 
     /**
+     * Opens the queue as a replica: written only through {@link SpoolQueue#createReplicaAppender()}, at the indices
+     * of the primary it copies, while {@link SpoolQueue#createAppender()} refuses. A new queue is created with
+     * {@code queueId} as its identity (give it the primary's roll cycle and epoch too); an existing queue must be a
+     * replica with that identity. Persisted: reopening the queue later without this setting keeps it a replica
+     * until {@link SpoolQueue#promote()}.
+     *
+     * @param queueId the identity of the primary queue, {@link SpoolQueue#queueId()}.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder replicaOf(final UUID queueId) {
+        this.replicaOf = java.util.Objects.requireNonNull(queueId, "queueId");
+        return this;
+    }
+
+    /**
      * @param createIfAbsent false to fail unless the queue exists already; default true.
      * @return this builder.
      */
@@ -318,7 +335,8 @@ public final class SpoolQueueBuilder {
                     + " with chunkLength=" + chunk);
         }
         return new MetadataFile.Settings(rollCycle == null ? RollCycle.DAILY : rollCycle, epochMillis == null ? 0 : epochMillis,
-                spacing, entries, maxLength, chunk);
+                spacing, entries, maxLength, chunk, replicaOf,
+                replicaOf == null ? MetadataDescriptor.ROLE_PRIMARY : MetadataDescriptor.ROLE_REPLICA);
     }
 
     /** Fails if a setting given explicitly differs from what the existing queue persisted. */
@@ -329,6 +347,17 @@ public final class SpoolQueueBuilder {
         mismatch("indexBlockEntries", indexBlockEntries, metadata.indexBlockEntries(), metadata);
         mismatch("maxMessageLength", maxMessageLength, metadata.maxMessageLength(), metadata);
         mismatch("chunkLength", chunkLength, metadata.chunkLength(), metadata);
+        if (replicaOf != null) {
+            if (!replicaOf.equals(metadata.queueId())) {
+                throw new SpoolException("queue " + metadata.path().getParent() + " has queue id " + metadata.queueId()
+                        + "; it cannot be opened as a replica of queue id " + replicaOf);
+            }
+            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA) {
+                throw new SpoolException("queue " + metadata.path().getParent() + " is a "
+                        + QueueRole.of(metadata.role()).name().toLowerCase(java.util.Locale.ROOT)
+                        + " queue of term " + metadata.term() + "; it cannot be opened as a replica");
+            }
+        }
     }
 
     private static void mismatch(final String setting, final Object requested, final Object persisted, final MetadataFile metadata) {

@@ -105,6 +105,76 @@ final class StoreAppender implements ExcerptAppender {
         return endWrite(address, length);
     }
 
+    /** Appends at {@code index}, which must be the next index of its cycle; see {@link ReplicaAppender}. */
+    long appendAt(final long index, final BytesStore<?, ?> src, final long offset, final int length) {
+        checkAppend(length);
+        if (offset < src.start() || offset + length > src.capacity()) {
+            throw new IllegalArgumentException("offset=" + offset + " length=" + length + " outside the source's ["
+                    + src.start() + ", " + src.capacity() + ")");
+        }
+        final long address = beginWriteAt(index);
+        if (src.isDirectMemory()) {
+            MEMORY.copyMemory(src.addressForRead(offset), address + HEADER_LENGTH, (long) length);
+        } else {
+            cursor.store().write(position + HEADER_LENGTH, src, offset, length);
+        }
+        return endWrite(address, length);
+    }
+
+    /** Appends at {@code index}, which must be the next index of its cycle; see {@link ReplicaAppender}. */
+    long appendAt(final long index, final byte[] src, final int offset, final int length) {
+        Objects.checkFromIndexSize(offset, length, src.length);
+        checkAppend(length);
+        final long address = beginWriteAt(index);
+        MEMORY.copyMemory(src, offset, address + HEADER_LENGTH, length);
+        return endWrite(address, length);
+    }
+
+    /**
+     * Like {@link #beginWrite()}, but the cycle comes from {@code index}, not the clock, and the tail must be exactly
+     * at {@code index}: a replica holds the same excerpts at the same indices as its primary, so an earlier index
+     * (already written) or a later one (a gap) is an error.
+     */
+    private long beginWriteAt(final long index) {
+        lock.lock();
+        try {
+            final long target = rollCycle.toCycle(index);
+            final long highest = metadata.highestCycle();
+            if (target < highest) {
+                throw new SpoolException("replica " + queue.directory() + " cannot write index " + index + " (cycle "
+                        + target + ", sequence " + rollCycle.toSequence(index) + "): its highest cycle is already " + highest);
+            }
+            if (target != cycle) {
+                moveToCycle(target);
+            } else {
+                final long hint = file.writePosition();
+                if (hint != position) {
+                    position = hint;
+                    sequence = file.writeSequence();
+                }
+                if (MEMORY.readVolatileInt(cursor.address(position)) != 0 && recoverTail()) {
+                    throw new SpoolException("replica " + queue.directory() + " cannot write index " + index
+                            + ": cycle " + cycle + " has ended");
+                }
+            }
+            final long expected = cycleBase | sequence;
+            if (expected != index) {
+                throw new SpoolException("replica " + queue.directory() + " expected index " + expected + " (cycle " + cycle
+                        + ", sequence " + sequence + ") next, was given index " + index + " (sequence "
+                        + rollCycle.toSequence(index) + "): " + (index < expected ? "it is written already"
+                        : "a gap of " + (index - expected) + " excerpts"));
+            }
+            if (sequence >= capacity) {
+                throw new SpoolException("cycle " + cycle + " (" + file.path() + ") is full: " + sequence
+                        + " excerpts, the capacity of roll cycle " + rollCycle + " with index spacing " + indexSpacing);
+            }
+            return cursor.address(position);
+        } catch (RuntimeException | Error e) {
+            lock.unlock();
+            throw e;
+        }
+    }
+
     @Override
     public long claim(final int maxLength) {
         if (claimLength != NO_CLAIM) {

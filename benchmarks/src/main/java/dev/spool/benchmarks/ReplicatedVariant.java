@@ -1,0 +1,114 @@
+package dev.spool.benchmarks;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.replication.ReplicationSink;
+import dev.spool.replication.ReplicationSource;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.BytesStore;
+
+import java.nio.file.Path;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * E2: replication end to end. JLBH's thread appends to a primary queue; a {@link ReplicationSource} in the same
+ * JVM tails it and ships it over loopback TCP to a {@link ReplicationSink}, which writes the copy at the same
+ * index; the reader busy-spins on a tailer of the copy. Timed: append, source read, socket write, sink read and
+ * write, read of the copy.
+ */
+final class ReplicatedVariant implements LatencyVariant {
+    private final StartTimeReader startTimeReader = new StartTimeReader();
+    private SpoolQueue primary;
+    private ExcerptAppender appender;
+    private ReplicationSink sink;
+    private ReplicationSource source;
+    private SpoolQueue replica;
+    private ExcerptTailer tailer;
+    private Bytes<?> message;
+    private Path replicaDirectory;
+
+    @Override
+    public String name() {
+        return "spool-replicated";
+    }
+
+    @Override
+    public String description() {
+        return "Spool queue replicated over loopback TCP (source thread: default backoff pause; sink thread: select),"
+                + " read from the replica";
+    }
+
+    /** JLBH's sender, the reader, and the source's thread, which spins and yields while messages flow. */
+    @Override
+    public int spinningThreads() {
+        return 3;
+    }
+
+    @Override
+    public void init(final Path directory, final int length) {
+        primary = SpoolQueue.builder(directory.resolve("primary")).rollCycle(RollCycle.DAILY)
+                .chunkLength(Payloads.CHUNK_LENGTH).build();
+        appender = primary.createAppender();
+        replicaDirectory = directory.resolve("replica");
+        sink = ReplicationSink.builder(replicaDirectory).queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
+        source = ReplicationSource.builder(primary, sink.address()).start();
+        awaitConnected(sink);
+        message = Payloads.directMessage(length);
+    }
+
+    static void awaitConnected(final ReplicationSink sink) {
+        final long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!sink.isConnected()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the replication source did not connect within 30 s");
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    @Override
+    public void openReader() {
+        replica = SpoolQueue.builder(replicaDirectory).build();
+        tailer = replica.createTailer();
+    }
+
+    @Override
+    public void send(final long startTimeNs) {
+        final Bytes<?> message = this.message;
+        message.writeLong(0, startTimeNs);
+        appender.append(message);
+    }
+
+    @Override
+    public long receive() {
+        return tailer.read(startTimeReader) ? startTimeReader.startTimeNs : NOTHING;
+    }
+
+    @Override
+    public void closeReader() {
+        tailer.close();
+        replica.close();
+    }
+
+    @Override
+    public void close() {
+        source.close();
+        sink.close();
+        appender.close();
+        primary.close();
+        message.releaseLast();
+    }
+
+    /** Keeps the start time of the excerpt just read: a field, so the read allocates nothing. */
+    private static final class StartTimeReader implements ExcerptHandler {
+        private long startTimeNs;
+
+        @Override
+        public void onExcerpt(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
+            startTimeNs = bytes.readLong(offset);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package dev.spool.benchmarks;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.replication.CommitStage;
+import dev.spool.replication.CommitWaiter;
+import dev.spool.replication.ReplicationSink;
+import dev.spool.replication.ReplicationSource;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The replication path, one message at a time: append to a primary, then wait until the replica, over loopback
+ * TCP in the same JVM, acknowledged it. With JMH's gc profiler, {@code gc.alloc.rate.norm} counts the bytes every
+ * thread allocated per operation, so the source's and the sink's threads are in it: the goal is 0.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class ReplicationBenchmark {
+    /** JMH instantiates the benchmark. */
+    public ReplicationBenchmark() {
+    }
+
+    /**
+     * Append, then {@link CommitWaiter#await} the {@link CommitStage#ACKED} stage: a round trip to the replica.
+     *
+     * @param state the primary, its replica and the source and sink between them.
+     * @return the index acknowledged.
+     * @throws InterruptedException never: nothing interrupts JMH's thread.
+     */
+    @Benchmark
+    public long appendAndAwaitAck(final ReplicatedState state) throws InterruptedException {
+        return state.appendAndAwaitAck();
+    }
+
+    /** A primary queue replicated to a sink in the same JVM. */
+    @State(Scope.Thread)
+    public static class ReplicatedState {
+        /** Payload length in bytes. */
+        @Param({"40", "256"})
+        public int payloadLength;
+
+        private byte[] payload;
+        private BenchmarkDirectory directory;
+        private SpoolQueue primary;
+        private ExcerptAppender appender;
+        private ReplicationSink sink;
+        private ReplicationSource source;
+        private CommitWaiter waiter;
+
+        /** JMH instantiates the state. */
+        public ReplicatedState() {
+        }
+
+        /** Creates the primary, the sink and the source, and waits until they are connected. */
+        @Setup(Level.Iteration)
+        public void start() {
+            payload = Payloads.create(payloadLength);
+            directory = BenchmarkDirectory.create("spool-replication-");
+            primary = SpoolQueue.builder(directory.path().resolve("primary")).rollCycle(RollCycle.DAILY)
+                    .chunkLength(Payloads.CHUNK_LENGTH).build();
+            appender = primary.createAppender();
+            sink = ReplicationSink.builder(directory.path().resolve("replica"))
+                    .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
+            source = ReplicationSource.builder(primary, sink.address()).start();
+            ReplicatedVariant.awaitConnected(sink);
+            waiter = source.commitWaiter(appender);
+        }
+
+        /** Stops replication, closes and deletes both queues. */
+        @TearDown(Level.Iteration)
+        public void stop() {
+            source.close();
+            sink.close();
+            appender.close();
+            primary.close();
+            directory.delete();
+        }
+
+        long appendAndAwaitAck() throws InterruptedException {
+            final long index = appender.append(payload);
+            if (!waiter.await(index, CommitStage.ACKED, 10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("index " + index + " was not acknowledged within 10 s");
+            }
+            return index;
+        }
+    }
+}

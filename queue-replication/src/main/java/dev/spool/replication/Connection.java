@@ -1,0 +1,369 @@
+package dev.spool.replication;
+
+import net.openhft.chronicle.bytes.BytesStore;
+import net.openhft.chronicle.core.Jvm;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+
+import static dev.spool.replication.FrameDescriptor.*;
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+/**
+ * A non-blocking TCP connection and its two direct buffers, kept from one connection to the next: frames are
+ * parsed in place in the receive buffer and built in place in the send buffer, so steady-state traffic allocates
+ * nothing, and neither do reconnections once the buffers have grown to their largest.
+ * <p>
+ * Receive buffer: {@code [0, readOffset)} is consumed, {@code [readOffset, received.position())} is unparsed.
+ * Send buffer: {@code [0, sentOffset)} is on the wire, {@code [sentOffset, sendEnd)} waits for the socket.
+ * Used by one thread at a time.
+ */
+final class Connection implements AutoCloseable {
+    private SocketChannel channel;
+    private String peer = "nobody";
+    private ByteBuffer received;
+    private long receivedAddress;
+    private BytesStore<?, ByteBuffer> receivedStore;
+    private int readOffset;
+    private int maxFrameLength;
+    private ByteBuffer send;
+    private long sendAddress;
+    private int sentOffset;
+    private int sendEnd;
+    private long lastReceivedNs;
+    private long lastSentNs;
+
+    private int frameOffset;
+    private int frameLength;
+    private int frameType;
+
+    private final int handshakeFrameLength;
+
+    /**
+     * @param receiveCapacity the largest frame accepted until {@link #receiveCapacity(int)} raises it; again after
+     *                        each {@link #attach(SocketChannel)}.
+     * @param sendCapacity    the send buffer's size.
+     */
+    Connection(final int receiveCapacity, final int sendCapacity) {
+        this.handshakeFrameLength = receiveCapacity;
+        receiveCapacity(receiveCapacity);
+        sendCapacity(sendCapacity);
+    }
+
+    /** Starts using {@code channel}, which this connection closes in {@link #detach()}; the buffers start empty. */
+    void attach(final SocketChannel channel) throws IOException {
+        detach();
+        channel.configureBlocking(false);
+        channel.socket().setTcpNoDelay(true);
+        this.channel = channel;
+        this.peer = String.valueOf(channel.getRemoteAddress());
+        received.clear();
+        readOffset = 0;
+        maxFrameLength = handshakeFrameLength;
+        sentOffset = 0;
+        sendEnd = 0;
+        lastReceivedNs = System.nanoTime();
+        lastSentNs = lastReceivedNs;
+    }
+
+    /** @return true between {@link #attach(SocketChannel)} and {@link #detach()}. */
+    boolean isAttached() {
+        return channel != null;
+    }
+
+    /** Closes the channel; the buffers stay for the next one. */
+    void detach() {
+        final SocketChannel closing = channel;
+        channel = null;
+        if (closing != null) {
+            try {
+                closing.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot close the connection to " + peer, e);
+            }
+        }
+    }
+
+    /** Grows the send buffer, which must be empty, to {@code capacity} bytes. */
+    void sendCapacity(final int capacity) {
+        if (send != null && send.capacity() >= capacity) {
+            return;
+        }
+        send = ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
+        sendAddress = Jvm.address(send);
+    }
+
+    /** Grows the receive buffer to accept frames of up to {@code capacity} bytes, keeping what is unparsed. */
+    void receiveCapacity(final int capacity) {
+        if (received != null && received.capacity() >= capacity) {
+            maxFrameLength = capacity;
+            return;
+        }
+        final ByteBuffer grown = ByteBuffer.allocateDirect(capacity).order(ByteOrder.LITTLE_ENDIAN);
+        if (received != null) {
+            final int unparsed = received.position() - readOffset;
+            MEMORY.copyMemory(receivedAddress + readOffset, Jvm.address(grown), (long) unparsed);
+            grown.position(unparsed);
+            receivedStore.releaseLast();
+        }
+        readOffset = 0;
+        received = grown;
+        receivedAddress = Jvm.address(grown);
+        receivedStore = BytesStore.follow(grown);
+        maxFrameLength = capacity;
+    }
+
+    String peer() {
+        return peer;
+    }
+
+    SocketChannel channel() {
+        return channel;
+    }
+
+    /**
+     * Reads what the socket has, without blocking.
+     *
+     * @return bytes read, 0 if none.
+     * @throws IOException if the peer closed the connection or the read failed.
+     */
+    int receive() throws IOException {
+        if (received.remaining() == 0) {
+            compact();
+        }
+        final int read = channel.read(received);
+        if (read < 0) {
+            throw new PeerClosedException("connection closed by " + peer);
+        }
+        if (read > 0) {
+            lastReceivedNs = System.nanoTime();
+        }
+        return read;
+    }
+
+    /**
+     * Parses the next frame's header if the whole frame has arrived; then {@link #frameType()},
+     * {@link #frameOffset()} and {@link #frameLength()} describe it until {@link #consumeFrame()}.
+     *
+     * @return true if a whole frame is ready.
+     * @throws FrameException if the header is malformed: wrong length, version or type.
+     */
+    boolean nextFrame() throws FrameException {
+        final int available = received.position() - readOffset;
+        if (available < HEADER_LENGTH) {
+            if (received.capacity() - readOffset < HEADER_LENGTH) {
+                compact();
+            }
+            return false;
+        }
+        final int length = received.getInt(readOffset + LENGTH_OFFSET);
+        final int type = received.getShort(readOffset + TYPE_OFFSET);
+        final int version = received.getShort(readOffset + VERSION_OFFSET);
+        if (version != VERSION) {
+            throw new FrameException(String.format("frame of protocol version %d from %s, this build speaks %d",
+                    version, peer, VERSION));
+        }
+        if (length < HEADER_LENGTH || length > maxFrameLength) {
+            throw new FrameException(String.format("frame length=%d (type %s) from %s outside [%d, %d]", length,
+                    typeName(type), peer, HEADER_LENGTH, maxFrameLength));
+        }
+        if (type < TYPE_HELLO || type > TYPE_COMMIT) {
+            throw new FrameException("frame of " + typeName(type) + " from " + peer);
+        }
+        final int fixed = fixedLength(type);
+        if (fixed >= 0 && length != fixed) {
+            throw new FrameException(String.format("%s frame of length=%d from %s, expected %d", typeName(type), length,
+                    peer, fixed));
+        }
+        if (available < length) {
+            if (received.capacity() - readOffset < length) {
+                compact();
+            }
+            return false;
+        }
+        frameOffset = readOffset;
+        frameLength = length;
+        frameType = type;
+        return true;
+    }
+
+    /** Moves past the frame {@link #nextFrame()} returned. */
+    void consumeFrame() {
+        readOffset = frameOffset + frameLength;
+        if (readOffset == received.position()) {
+            readOffset = 0;
+            received.clear();
+        }
+    }
+
+    private void compact() {
+        final int unparsed = received.position() - readOffset;
+        if (readOffset > 0) {
+            // memmove: the ranges may overlap
+            MEMORY.copyMemory(receivedAddress + readOffset, receivedAddress, (long) unparsed);
+            readOffset = 0;
+            received.position(unparsed);
+        }
+    }
+
+    int frameType() {
+        return frameType;
+    }
+
+    int frameOffset() {
+        return frameOffset;
+    }
+
+    int frameLength() {
+        return frameLength;
+    }
+
+    /** @return the receive buffer; absolute offsets. */
+    ByteBuffer received() {
+        return received;
+    }
+
+    /** @return the receive buffer as a store over the same memory, for zero-copy appends; absolute offsets. */
+    BytesStore<?, ByteBuffer> receivedStore() {
+        return receivedStore;
+    }
+
+    long lastReceivedNs() {
+        return lastReceivedNs;
+    }
+
+    long lastSentNs() {
+        return lastSentNs;
+    }
+
+    /** @return the send buffer; frames are built at {@link #sendEnd()} with absolute puts. */
+    ByteBuffer send() {
+        return send;
+    }
+
+    long sendAddress() {
+        return sendAddress;
+    }
+
+    int sendEnd() {
+        return sendEnd;
+    }
+
+    /** @return true if everything built has been written to the socket. */
+    boolean sendIdle() {
+        return sentOffset == sendEnd;
+    }
+
+    /** Starts a frame of {@code type} at {@link #sendEnd()}; {@link #endFrame(int)} completes it. */
+    int beginFrame(final int type) {
+        final int offset = sendEnd;
+        send.putShort(offset + TYPE_OFFSET, (short) type);
+        send.putShort(offset + VERSION_OFFSET, VERSION);
+        return offset;
+    }
+
+    /** Completes the frame begun at {@code offset}, {@code length} bytes long, for the next {@link #flush()}. */
+    void endFrame(final int offset, final int length) {
+        send.putInt(offset + LENGTH_OFFSET, length);
+        sendEnd = offset + length;
+    }
+
+    void sendAck(final long index) {
+        final int offset = beginFrame(TYPE_ACK);
+        send.putLong(offset + ACK_INDEX_OFFSET, index);
+        endFrame(offset, ACK_LENGTH);
+    }
+
+    void sendHeartbeat() {
+        endFrame(beginFrame(TYPE_HEARTBEAT), HEARTBEAT_LENGTH);
+    }
+
+    /** Queues an ERROR frame; the message is cut to {@link FrameDescriptor#MAX_ERROR_MESSAGE_LENGTH} bytes. */
+    void sendError(final int code, final long term, final String message) {
+        final byte[] utf8 = message.getBytes(StandardCharsets.UTF_8);
+        final int length = Math.min(Math.min(utf8.length, MAX_ERROR_MESSAGE_LENGTH),
+                send.capacity() - sendEnd - ERROR_MESSAGE_OFFSET);
+        if (length < 0) {
+            return;
+        }
+        final int offset = beginFrame(TYPE_ERROR);
+        send.putInt(offset + ERROR_CODE_OFFSET, code);
+        send.putInt(offset + ERROR_MESSAGE_LENGTH_OFFSET, length);
+        send.putLong(offset + ERROR_TERM_OFFSET, term);
+        send.put(offset + ERROR_MESSAGE_OFFSET, utf8, 0, length);
+        endFrame(offset, ERROR_MESSAGE_OFFSET + length);
+    }
+
+    /**
+     * Writes what is pending without blocking.
+     *
+     * @return true if nothing is pending any more.
+     * @throws IOException if the write failed.
+     */
+    boolean flush() throws IOException {
+        if (sentOffset == sendEnd) {
+            return true;
+        }
+        send.limit(sendEnd).position(sentOffset);
+        final int written = channel.write(send);
+        sentOffset = send.position();
+        send.clear();
+        if (written > 0) {
+            lastSentNs = System.nanoTime();
+        }
+        if (sentOffset == sendEnd) {
+            sentOffset = 0;
+            sendEnd = 0;
+            return true;
+        }
+        return false;
+    }
+
+    /** Builds the next frame at {@code offset} instead of after the pending ones: for the source's batching. */
+    void sendEnd(final int offset) {
+        sendEnd = offset;
+    }
+
+    /** @return the ERROR frame's message, decoded (the throw path only). */
+    String errorMessage() {
+        final int length = received.getInt(frameOffset + ERROR_MESSAGE_LENGTH_OFFSET);
+        if (length < 0 || ERROR_MESSAGE_OFFSET + length != frameLength) {
+            return "(malformed error message of length " + length + ")";
+        }
+        final byte[] utf8 = new byte[length];
+        received.get(frameOffset + ERROR_MESSAGE_OFFSET, utf8);
+        return new String(utf8, StandardCharsets.UTF_8);
+    }
+
+    /** @return the term of the ERROR frame's sender. */
+    long errorTerm() {
+        return received.getLong(frameOffset + ERROR_TERM_OFFSET);
+    }
+
+    int errorCode() {
+        return received.getInt(frameOffset + ERROR_CODE_OFFSET);
+    }
+
+    /** The peer closed the connection in order: expected when it stops, unlike a reset or a timeout. */
+    static final class PeerClosedException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        PeerClosedException(final String message) {
+            super(message);
+        }
+    }
+
+    /** Closes the channel and frees the buffers. */
+    @Override
+    public void close() {
+        try {
+            detach();
+        } finally {
+            receivedStore.releaseLast();
+        }
+    }
+}

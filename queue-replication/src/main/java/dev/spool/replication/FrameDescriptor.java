@@ -1,0 +1,208 @@
+package dev.spool.replication;
+
+/**
+ * Layout of a replication frame, little-endian. Every frame starts with the same header; the type says what
+ * follows. A frame is at most the receiver's frame length limit; a frame whose length, version or type is wrong,
+ * or whose body does not match its type, closes the connection before anything in it is applied.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                Frame length, header included                  |  0
+ *  +-------------------------------+-------------------------------+
+ *  |             Type              |       Protocol version        |  4
+ *  +-------------------------------+-------------------------------+
+ *  |                           Body ...                            |  8
+ * </pre>
+ * HELLO, source to sink, opens the handshake:
+ * <pre>
+ *  |                        Magic 'SPLR'                           |  8
+ *  |                       Roll cycle id                           | 12
+ *  |              Queue id, 128 bits (2 longs)                     | 16
+ *  |              Epoch (ms since 1970, long)                      | 32
+ *  |                        Term (long)                            | 40
+ *  |           Source's last index (long, -1 = empty)              | 48
+ *  |                  Maximum message length                       | 56
+ *  |        Frame limit: the source's DATA frames are at most       | 60
+ *  |        this long, unless one excerpt alone is longer           |
+ *  |                   Source nonce (16 bytes)                     | 64
+ * </pre>
+ * WELCOME, sink to source, accepts it:
+ * <pre>
+ *  |            Sink's last index (long, -1 = empty)               |  8
+ *  |      CRC-32C of the sink's last excerpt's payload (long)      | 16
+ *  |                     Sink's term (long)                        | 24
+ *  |                    Sink nonce (16 bytes)                      | 32
+ *  |  HMAC-SHA256("sink", source nonce, sink nonce) (32 bytes)     | 48
+ * </pre>
+ * START, source to sink, ends it: the sink then receives DATA from the index after its last:
+ * <pre>
+ *  |     The sink's last index, as the source resumes after it     |  8
+ *  |  HMAC-SHA256("source", sink nonce, source nonce) (32 bytes)   | 16
+ * </pre>
+ * DATA, source to sink, one batch of excerpts in index order:
+ * <pre>
+ *  |                         Entry count                           |  8
+ *  |                          Reserved                             | 12
+ *  |  Entry: index (long), payload length (int), payload, unpadded | 16 ...
+ * </pre>
+ * ACK, sink to source: {@code | Highest index written (or synced, if the sink is so configured), long | 8};
+ * HEARTBEAT, either way, has no body; ERROR, either way, ends the connection; it carries the sender's term, so a
+ * source of an older term learns it is fenced even from a sink that is busy with another source:
+ * <pre>
+ *  |                        Error code                             |  8
+ *  |                   Message length (bytes)                      | 12
+ *  |              Term of the sender's queue (long)                | 16
+ *  |                     Message, UTF-8 ...                        | 24
+ * </pre>
+ * The HMACs are all zero when no shared secret is configured.
+ * <p>
+ * The publish gateway speaks the same header on its own port. PUBLISH, client to gateway:
+ * <pre>
+ *  |                    Correlation id (long)                      |  8
+ *  |          Commit stage wanted ({@link CommitStage} ordinal)     | 16
+ *  |                          Reserved                             | 20
+ *  |                       Payload ...                             | 24
+ * </pre>
+ * COMMIT, gateway to client, once the message reached the stage the client asked for:
+ * <pre>
+ *  |                    Correlation id (long)                      |  8
+ *  |                Index of the message (long)                    | 16
+ * </pre>
+ */
+final class FrameDescriptor {
+    /** 'SPLR' in little-endian. */
+    static final int MAGIC = 0x524C5053;
+    /** Protocol version; a frame with another one closes the connection. */
+    static final short VERSION = 1;
+
+    static final int LENGTH_OFFSET = 0;
+    static final int TYPE_OFFSET = LENGTH_OFFSET + Integer.BYTES;
+    static final int VERSION_OFFSET = TYPE_OFFSET + Short.BYTES;
+    static final int HEADER_LENGTH = VERSION_OFFSET + Short.BYTES;
+
+    static final short TYPE_HELLO = 1;
+    static final short TYPE_WELCOME = 2;
+    static final short TYPE_START = 3;
+    static final short TYPE_DATA = 4;
+    static final short TYPE_ACK = 5;
+    static final short TYPE_HEARTBEAT = 6;
+    static final short TYPE_ERROR = 7;
+    static final short TYPE_PUBLISH = 8;
+    static final short TYPE_COMMIT = 9;
+
+    static final int NONCE_LENGTH = 16;
+    static final int MAC_LENGTH = 32;
+
+    static final int HELLO_MAGIC_OFFSET = HEADER_LENGTH;
+    static final int HELLO_ROLL_CYCLE_OFFSET = HELLO_MAGIC_OFFSET + Integer.BYTES;
+    static final int HELLO_QUEUE_ID_OFFSET = HELLO_ROLL_CYCLE_OFFSET + Integer.BYTES;
+    static final int HELLO_EPOCH_OFFSET = HELLO_QUEUE_ID_OFFSET + 2 * Long.BYTES;
+    static final int HELLO_TERM_OFFSET = HELLO_EPOCH_OFFSET + Long.BYTES;
+    static final int HELLO_LAST_INDEX_OFFSET = HELLO_TERM_OFFSET + Long.BYTES;
+    static final int HELLO_MAX_MESSAGE_LENGTH_OFFSET = HELLO_LAST_INDEX_OFFSET + Long.BYTES;
+    static final int HELLO_FRAME_LIMIT_OFFSET = HELLO_MAX_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
+    static final int HELLO_NONCE_OFFSET = HELLO_FRAME_LIMIT_OFFSET + Integer.BYTES;
+    static final int HELLO_LENGTH = HELLO_NONCE_OFFSET + NONCE_LENGTH;
+
+    static final int WELCOME_LAST_INDEX_OFFSET = HEADER_LENGTH;
+    static final int WELCOME_CHECKSUM_OFFSET = WELCOME_LAST_INDEX_OFFSET + Long.BYTES;
+    static final int WELCOME_TERM_OFFSET = WELCOME_CHECKSUM_OFFSET + Long.BYTES;
+    static final int WELCOME_NONCE_OFFSET = WELCOME_TERM_OFFSET + Long.BYTES;
+    static final int WELCOME_MAC_OFFSET = WELCOME_NONCE_OFFSET + NONCE_LENGTH;
+    static final int WELCOME_LENGTH = WELCOME_MAC_OFFSET + MAC_LENGTH;
+
+    static final int START_INDEX_OFFSET = HEADER_LENGTH;
+    static final int START_MAC_OFFSET = START_INDEX_OFFSET + Long.BYTES;
+    static final int START_LENGTH = START_MAC_OFFSET + MAC_LENGTH;
+
+    static final int DATA_COUNT_OFFSET = HEADER_LENGTH;
+    static final int DATA_ENTRIES_OFFSET = DATA_COUNT_OFFSET + 2 * Integer.BYTES;
+    static final int ENTRY_INDEX_OFFSET = 0;
+    static final int ENTRY_LENGTH_OFFSET = ENTRY_INDEX_OFFSET + Long.BYTES;
+    static final int ENTRY_HEADER_LENGTH = ENTRY_LENGTH_OFFSET + Integer.BYTES;
+
+    static final int ACK_INDEX_OFFSET = HEADER_LENGTH;
+    static final int ACK_LENGTH = ACK_INDEX_OFFSET + Long.BYTES;
+
+    static final int HEARTBEAT_LENGTH = HEADER_LENGTH;
+
+    static final int PUBLISH_CORRELATION_OFFSET = HEADER_LENGTH;
+    static final int PUBLISH_STAGE_OFFSET = PUBLISH_CORRELATION_OFFSET + Long.BYTES;
+    static final int PUBLISH_PAYLOAD_OFFSET = PUBLISH_STAGE_OFFSET + 2 * Integer.BYTES;
+
+    static final int COMMIT_CORRELATION_OFFSET = HEADER_LENGTH;
+    static final int COMMIT_INDEX_OFFSET = COMMIT_CORRELATION_OFFSET + Long.BYTES;
+    static final int COMMIT_LENGTH = COMMIT_INDEX_OFFSET + Long.BYTES;
+
+    static final int ERROR_CODE_OFFSET = HEADER_LENGTH;
+    static final int ERROR_MESSAGE_LENGTH_OFFSET = ERROR_CODE_OFFSET + Integer.BYTES;
+    static final int ERROR_TERM_OFFSET = ERROR_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
+    static final int ERROR_MESSAGE_OFFSET = ERROR_TERM_OFFSET + Long.BYTES;
+    /** Longest error message sent; longer ones are cut. */
+    static final int MAX_ERROR_MESSAGE_LENGTH = 1024;
+
+    /** The peer broke the protocol: bad frame, unexpected type. */
+    static final int ERROR_PROTOCOL = 1;
+    /** The shared-secret check failed. */
+    static final int ERROR_AUTHENTICATION = 2;
+    /** Another queue: identity, roll cycle, epoch or message length differ. */
+    static final int ERROR_QUEUE_MISMATCH = 3;
+    /** The sink holds excerpts the source does not, or different ones at the same index. */
+    static final int ERROR_DIVERGED = 4;
+    /** The source's term is older than the sink's: a later primary exists. */
+    static final int ERROR_FENCED = 5;
+    /** The sink could not write an excerpt. */
+    static final int ERROR_WRITE_FAILED = 6;
+    /** The sink is streaming from another source; try again later. */
+    static final int ERROR_BUSY = 7;
+
+    private FrameDescriptor() {
+    }
+
+    /** @return the frame type's name, for error messages. */
+    static String typeName(final int type) {
+        switch (type) {
+            case TYPE_HELLO:
+                return "HELLO";
+            case TYPE_WELCOME:
+                return "WELCOME";
+            case TYPE_START:
+                return "START";
+            case TYPE_DATA:
+                return "DATA";
+            case TYPE_ACK:
+                return "ACK";
+            case TYPE_HEARTBEAT:
+                return "HEARTBEAT";
+            case TYPE_ERROR:
+                return "ERROR";
+            case TYPE_PUBLISH:
+                return "PUBLISH";
+            case TYPE_COMMIT:
+                return "COMMIT";
+            default:
+                return "unknown type " + type;
+        }
+    }
+
+    /** @return the length a frame of {@code type} must have, or -1 if its length varies. */
+    static int fixedLength(final int type) {
+        switch (type) {
+            case TYPE_HELLO:
+                return HELLO_LENGTH;
+            case TYPE_WELCOME:
+                return WELCOME_LENGTH;
+            case TYPE_START:
+                return START_LENGTH;
+            case TYPE_ACK:
+                return ACK_LENGTH;
+            case TYPE_HEARTBEAT:
+                return HEARTBEAT_LENGTH;
+            case TYPE_COMMIT:
+                return COMMIT_LENGTH;
+            default:
+                return -1;
+        }
+    }
+}

@@ -1,0 +1,364 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+import static dev.spool.replication.FrameDescriptor.*;
+
+/**
+ * A server that accepts publishes from {@link PublishClient}s over TCP, appends each to a primary queue, and sends
+ * the commit back once the message reached the {@link CommitStage} its client asked for: written, synced (one
+ * msync covers every message waiting for it), acknowledged by the replica its {@link ReplicationSource} feeds, or
+ * acked-or-synced. This is the durability article's scenario: client, server 1, replica, commit back.
+ * <p>
+ * Threads: one, {@value #THREAD_NAME}, which appends, syncs and answers. With no commit pending it waits in
+ * {@link Selector#select(long)}; while commits wait for the replica it polls with a pause strategy (default
+ * backoff, parking up to 1 ms).
+ */
+public final class PublishGateway implements AutoCloseable {
+    /** Name of the gateway's thread. */
+    public static final String THREAD_NAME = "spool-publish-gateway";
+    private static final Logger LOG = LoggerFactory.getLogger(PublishGateway.class);
+    private static final CommitStage[] STAGES = CommitStage.values();
+
+    private final SpoolQueue queue;
+    private final ReplicationSource source;
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final Thread thread;
+    private final PauseStrategy pause;
+    private final int maxFrameLength;
+    private final Consumer<SelectionKey> onSelected = this::onSelected;
+    private ExcerptAppender appender;
+    private volatile boolean running = true;
+    private volatile Throwable failure;
+
+    /** Pending commits, in arrival order: client, correlation, index, stage. */
+    private Connection[] pendingClients = new Connection[64];
+    private long[] pendingCorrelations = new long[64];
+    private long[] pendingIndices = new long[64];
+    private int[] pendingStages = new int[64];
+    private int pendingCount;
+
+    private PublishGateway(final Builder builder) throws IOException {
+        this.queue = builder.queue;
+        this.source = builder.source;
+        this.pause = builder.pause;
+        this.maxFrameLength = PUBLISH_PAYLOAD_OFFSET + queue.maxMessageLength();
+        this.selector = Selector.open();
+        try {
+            server = ServerSocketChannel.open();
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            server.bind(new InetSocketAddress(builder.bindAddress, builder.port));
+            server.configureBlocking(false);
+            server.register(selector, SelectionKey.OP_ACCEPT);
+        } catch (IOException | RuntimeException e) {
+            selector.close();
+            throw e;
+        }
+        thread = new Thread(this::run, THREAD_NAME);
+        thread.setDaemon(true);
+    }
+
+    /**
+     * @param queue  the primary queue the gateway appends to; it must stay open while the gateway runs.
+     * @param source the source replicating the queue, for the acknowledged stages; null if there is none, and then
+     *               {@link CommitStage#ACKED} never commits and {@link CommitStage#ACKED_OR_SYNCED} syncs.
+     * @return a builder of a gateway.
+     */
+    public static Builder builder(final SpoolQueue queue, final ReplicationSource source) {
+        return new Builder(queue, source);
+    }
+
+    /** @return the address the gateway listens on. */
+    public InetSocketAddress address() {
+        try {
+            return (InetSocketAddress) server.getLocalAddress();
+        } catch (IOException e) {
+            throw new UncheckedIOException("gateway of " + queue.directory() + " has no local address", e);
+        }
+    }
+
+    /** @return the error that stopped the gateway's thread, or null while it runs. */
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** Stops the thread and closes every client connection; the queue stays open. */
+    @Override
+    public void close() {
+        running = false;
+        selector.wakeup();
+        if (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SpoolException("interrupted while stopping the gateway of " + queue.directory(), e);
+            }
+        }
+    }
+
+    private PublishGateway startThread() {
+        thread.start();
+        return this;
+    }
+
+    private void run() {
+        try (ExcerptAppender ownAppender = queue.createAppender()) {
+            appender = ownAppender;
+            while (running) {
+                if (pendingCount == 0) {
+                    selector.select(onSelected, 100);
+                } else {
+                    final int selected = selector.selectNow(onSelected);
+                    if (releaseCommits() == 0 && selected == 0) {
+                        pause.pause();
+                    } else {
+                        pause.reset();
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            failure = e;
+            LOG.error("publish gateway of {} stopped", queue.directory(), e);
+        } finally {
+            for (final SelectionKey key : selector.keys()) {
+                if (key.attachment() instanceof Connection connection) {
+                    connection.close();
+                }
+            }
+            try {
+                selector.close();
+                server.close();
+            } catch (IOException e) {
+                LOG.error("publish gateway of {}: cannot close its listening socket", queue.directory(), e);
+            }
+        }
+    }
+
+    private void onSelected(final SelectionKey key) {
+        if (key.isAcceptable()) {
+            accept();
+            return;
+        }
+        final Connection client = (Connection) key.attachment();
+        try {
+            client.receive();
+            while (client.isAttached() && client.nextFrame()) {
+                if (client.frameType() != TYPE_PUBLISH) {
+                    throw new FrameException(typeName(client.frameType()) + " frame from " + client.peer()
+                            + " where PUBLISH was expected");
+                }
+                onPublish(client);
+                client.consumeFrame();
+            }
+            flush(client);
+        } catch (FrameException e) {
+            LOG.warn("publish gateway of {}: closing the connection from {}: {}", queue.directory(), client.peer(),
+                    e.getMessage());
+            drop(key, client);
+        } catch (IOException e) {
+            LOG.info("publish gateway of {}: client {} gone: {}", queue.directory(), client.peer(), e.toString());
+            drop(key, client);
+        }
+    }
+
+    private void accept() {
+        try {
+            final SocketChannel channel = server.accept();
+            if (channel == null) {
+                return;
+            }
+            final Connection client = new Connection(maxFrameLength, 64 * 1024);
+            try {
+                client.attach(channel);
+                channel.register(selector, SelectionKey.OP_READ, client);
+            } catch (IOException e) {
+                client.close();
+                throw e;
+            }
+        } catch (IOException e) {
+            LOG.warn("publish gateway of {}: cannot accept a client: {}", queue.directory(), e.toString());
+        }
+    }
+
+    private void onPublish(final Connection client) throws FrameException {
+        final ByteBuffer frame = client.received();
+        final int at = client.frameOffset();
+        final long correlation = frame.getLong(at + PUBLISH_CORRELATION_OFFSET);
+        final int stage = frame.getInt(at + PUBLISH_STAGE_OFFSET);
+        final int length = client.frameLength() - PUBLISH_PAYLOAD_OFFSET;
+        if (stage < 0 || stage >= STAGES.length || length < 1) {
+            throw new FrameException("PUBLISH from " + client.peer() + " with stage " + stage + " and " + length
+                    + " payload bytes");
+        }
+        final long index = appender.append(client.receivedStore(), at + PUBLISH_PAYLOAD_OFFSET, length);
+        if (stage <= CommitStage.WRITTEN.ordinal()) {
+            sendCommit(client, correlation, index);
+        } else {
+            addPending(client, correlation, index, stage);
+        }
+    }
+
+    private void addPending(final Connection client, final long correlation, final long index, final int stage) {
+        if (pendingCount == pendingClients.length) {
+            final int capacity = pendingCount * 2;
+            pendingClients = java.util.Arrays.copyOf(pendingClients, capacity);
+            pendingCorrelations = java.util.Arrays.copyOf(pendingCorrelations, capacity);
+            pendingIndices = java.util.Arrays.copyOf(pendingIndices, capacity);
+            pendingStages = java.util.Arrays.copyOf(pendingStages, capacity);
+        }
+        pendingClients[pendingCount] = client;
+        pendingCorrelations[pendingCount] = correlation;
+        pendingIndices[pendingCount] = index;
+        pendingStages[pendingCount] = stage;
+        pendingCount++;
+    }
+
+    /** @return how many commits were sent. */
+    private int releaseCommits() {
+        boolean needSync = false;
+        final boolean replicaUp = source != null && source.isConnected();
+        for (int i = 0; i < pendingCount; i++) {
+            final int stage = pendingStages[i];
+            if (stage == CommitStage.SYNCED.ordinal() || stage == CommitStage.ACKED_OR_SYNCED.ordinal() && !replicaUp) {
+                needSync = true;
+                break;
+            }
+        }
+        if (needSync) {
+            appender.sync();
+        }
+        final long acked = queue.lastAckedIndex();
+        final long synced = queue.lastSyncedIndex();
+        int kept = 0;
+        int released = 0;
+        for (int i = 0; i < pendingCount; i++) {
+            final long index = pendingIndices[i];
+            final int stage = pendingStages[i];
+            final boolean done = stage == CommitStage.SYNCED.ordinal() ? synced >= index
+                    : stage == CommitStage.ACKED.ordinal() ? acked >= index
+                    : acked >= index || synced >= index;
+            final Connection client = pendingClients[i];
+            if (done || !client.isAttached()) {
+                if (client.isAttached()) {
+                    sendCommit(client, pendingCorrelations[i], index);
+                    released++;
+                }
+            } else {
+                pendingClients[kept] = client;
+                pendingCorrelations[kept] = pendingCorrelations[i];
+                pendingIndices[kept] = index;
+                pendingStages[kept] = stage;
+                kept++;
+            }
+        }
+        for (int i = kept; i < pendingCount; i++) {
+            pendingClients[i] = null;
+        }
+        pendingCount = kept;
+        if (released > 0) {
+            for (final SelectionKey key : selector.keys()) {
+                if (key.attachment() instanceof Connection client && client.isAttached()) {
+                    try {
+                        flush(client);
+                    } catch (IOException e) {
+                        LOG.info("publish gateway of {}: client {} gone: {}", queue.directory(), client.peer(), e.toString());
+                        drop(key, client);
+                    }
+                }
+            }
+        }
+        return released;
+    }
+
+    private static void sendCommit(final Connection client, final long correlation, final long index) {
+        final ByteBuffer send = client.send();
+        final int offset = client.beginFrame(TYPE_COMMIT);
+        send.putLong(offset + COMMIT_CORRELATION_OFFSET, correlation);
+        send.putLong(offset + COMMIT_INDEX_OFFSET, index);
+        client.endFrame(offset, COMMIT_LENGTH);
+    }
+
+    /** Commits are small and clients read them: a client that stops reading is dropped, not waited for. */
+    private static void flush(final Connection client) throws IOException {
+        if (!client.flush() && client.send().capacity() - client.sendEnd() < COMMIT_LENGTH * 64) {
+            throw new IOException("client " + client.peer() + " does not read its commits");
+        }
+    }
+
+    private void drop(final SelectionKey key, final Connection client) {
+        key.cancel();
+        client.close();
+    }
+
+    /** Settings of a {@link PublishGateway}. */
+    public static final class Builder {
+        private final SpoolQueue queue;
+        private final ReplicationSource source;
+        private InetAddress bindAddress = InetAddress.getLoopbackAddress();
+        private int port;
+        private PauseStrategy pause = PauseStrategy.backoff();
+
+        private Builder(final SpoolQueue queue, final ReplicationSource source) {
+            this.queue = Objects.requireNonNull(queue, "queue");
+            this.source = source;
+        }
+
+        /**
+         * @param bindAddress the local address to listen on; default loopback.
+         * @return this builder.
+         */
+        public Builder bindAddress(final InetAddress bindAddress) {
+            this.bindAddress = Objects.requireNonNull(bindAddress, "bindAddress");
+            return this;
+        }
+
+        /**
+         * @param port the TCP port; default 0, any free port ({@link PublishGateway#address()} tells which).
+         * @return this builder.
+         */
+        public Builder port(final int port) {
+            this.port = port;
+            return this;
+        }
+
+        /**
+         * @param pause how the gateway's thread waits while commits are pending; default
+         *              {@link PauseStrategy#backoff()}.
+         * @return this builder.
+         */
+        public Builder pauseStrategy(final PauseStrategy pause) {
+            this.pause = Objects.requireNonNull(pause, "pause");
+            return this;
+        }
+
+        /** @return the running gateway. */
+        public PublishGateway start() {
+            try {
+                return new PublishGateway(this).startThread();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + port + " for "
+                        + queue.directory(), e);
+            }
+        }
+    }
+}

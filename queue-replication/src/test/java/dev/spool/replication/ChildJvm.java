@@ -1,0 +1,123 @@
+package dev.spool.replication;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A real child JVM running a test main class with the same class path and JVM flags: for locks, crashes and
+ * cross-process visibility. Its stdout lines can be awaited; {@link #kill()} is SIGKILL.
+ */
+final class ChildJvm implements AutoCloseable {
+    private final Process process;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final String name;
+    private final Path stderr;
+
+    private ChildJvm(final String name, final Process process, final Path stderr) {
+        this.name = name;
+        this.stderr = stderr;
+        this.process = process;
+        final Thread reader = new Thread(() -> {
+            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = in.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (IOException e) {
+                lines.add("EOF " + e);
+            }
+        }, name + "-stdout");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    static ChildJvm start(final Class<?> main, final Path stderr, final String... args) throws IOException {
+        return start(true, main, stderr, args);
+    }
+
+    private static ChildJvm start(final boolean withFlags, final Class<?> main, final Path stderr, final String... args)
+            throws IOException {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        final String flags = System.getProperty("spool.test.jvmFlags");
+        if (withFlags && flags != null && !flags.isBlank()) {
+            command.addAll(Arrays.asList(flags.trim().split("\\s+")));
+        }
+        command.add("-Xmx256m");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main.getName());
+        command.addAll(Arrays.asList(args));
+        final Process process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()))
+                .start();
+        return new ChildJvm(main.getSimpleName() + "-" + process.pid(), process, stderr);
+    }
+
+    /** @return the first line starting with {@code prefix}, skipping others; fails after the timeout. */
+    String awaitLine(final String prefix, final long timeout, final TimeUnit unit) throws InterruptedException {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (true) {
+            final long left = deadline - System.nanoTime();
+            final String line = lines.poll(Math.max(0, left), TimeUnit.NANOSECONDS);
+            if (line == null) {
+                throw new AssertionError(name + " printed no line starting with '" + prefix + "' within " + timeout + " " + unit
+                        + (process.isAlive() ? "" : "; it exited with " + process.exitValue()) + "; stderr ends: " + stderrTail());
+            }
+            if (line.startsWith(prefix)) {
+                return line;
+            }
+        }
+    }
+
+    private String stderrTail() {
+        try {
+            final String text = java.nio.file.Files.readString(stderr);
+            return text.substring(Math.max(0, text.length() - 3000));
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+
+    void send(final String line) throws IOException {
+        final OutputStream in = process.getOutputStream();
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
+    /** SIGKILL: no shutdown hooks, no finally blocks, mapped memory left as it was. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new AssertionError(name + " survived SIGKILL for 30 s");
+        }
+    }
+
+    int awaitExit(final long timeout, final TimeUnit unit) throws InterruptedException {
+        if (!process.waitFor(timeout, unit)) {
+            throw new AssertionError(name + " did not exit within " + timeout + " " + unit);
+        }
+        return process.exitValue();
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.spool.replication;
+
+import dev.spool.queue.QueueRole;
+import dev.spool.queue.SpoolQueue;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static dev.spool.replication.Replicas.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * Gateway (primary, source, publish gateway) and sinks in separate child JVMs, the client in the test's: the
+ * primary is killed, its replica promoted, the promoted queue served by a new gateway to a new replica, and the
+ * old primary, restarted, is fenced.
+ */
+class ProcessFailoverTest extends ReplicationTestBase {
+    @Test
+    void shouldPromoteTheReplicaOfAKilledPrimaryAndFenceThePrimaryWhenItReturns() throws Exception {
+        final Path a = tempDir.resolve("a");
+        final Path b = tempDir.resolve("b");
+        final Path c = tempDir.resolve("c");
+        final Path stderr = tempDir.resolve("children.err");
+        final int portB = freePort();
+        final int portC = freePort();
+        long lastAcked = -1;
+        try (ChildJvm sinkB = startSink(b, portB, stderr)) {
+            try (ChildJvm gatewayA = ChildJvm.start(ReplicationMains.Gateway.class, stderr, a.toString(), String.valueOf(portB))) {
+                try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayA), 8192)) {
+                    for (long sequence = 0; sequence < 200; sequence++) {
+                        final byte[] message = message(sequence);
+                        final long index = client.awaitCommit(client.publish(message, 0, message.length, CommitStage.ACKED),
+                                30, TimeUnit.SECONDS);
+                        assertTrue(index > lastAcked, "message " + sequence + " committed once acked");
+                        lastAcked = index;
+                    }
+                    for (long sequence = 200; sequence < 220; sequence++) {
+                        final byte[] message = message(sequence);
+                        client.awaitCommit(client.publish(message, 0, message.length, CommitStage.WRITTEN), 30, TimeUnit.SECONDS);
+                    }
+                }
+                gatewayA.kill();
+            }
+            sinkB.send("PROMOTE");
+            assertEquals("PROMOTED 1", sinkB.awaitLine("PROMOTED", 60, TimeUnit.SECONDS));
+            assertEquals(0, sinkB.awaitExit(60, TimeUnit.SECONDS));
+        }
+        try (SpoolQueue promoted = open(b)) {
+            assertEquals(QueueRole.PRIMARY, promoted.role());
+            assertEquals(1, promoted.term());
+            assertTrue(promoted.lastIndex() >= lastAcked, "every index acknowledged to the client is on the promoted replica");
+        }
+        try (ChildJvm sinkC = startSink(c, portC, stderr);
+             ChildJvm gatewayB = ChildJvm.start(ReplicationMains.Gateway.class, stderr, b.toString(), String.valueOf(portC))) {
+            try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayB), 8192)) {
+                final byte[] message = message(1_000);
+                final long index = client.awaitCommit(client.publish(message, 0, message.length, CommitStage.ACKED),
+                        30, TimeUnit.SECONDS);
+                assertTrue(index > lastAcked, "the promoted queue continues after its last index");
+            }
+            try (ChildJvm oldA = ChildJvm.start(ReplicationMains.Gateway.class, stderr, a.toString(), String.valueOf(portC))) {
+                gatewayAddress(oldA);
+                final String failed = oldA.awaitLine("FAILED", 60, TimeUnit.SECONDS);
+                assertTrue(failed.contains("is fenced"), failed);
+                assertTrue(failed.contains("has term 1"), failed);
+            }
+        }
+        try (SpoolQueue old = open(a); SpoolQueue promoted = open(b); SpoolQueue replica = open(c)) {
+            assertEquals(QueueRole.FENCED, old.role());
+            assertThrows(IllegalStateException.class, old::createAppender);
+            assertEquals(promoted.lastIndex(), replica.lastIndex());
+            assertIdentical(promoted, replica);
+            assertEquals(1, replica.term());
+        }
+    }
+
+    private static InetSocketAddress gatewayAddress(final ChildJvm gateway) throws InterruptedException {
+        final String line = gateway.awaitLine("GATEWAY", 60, TimeUnit.SECONDS);
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(line.substring("GATEWAY ".length())));
+    }
+
+    private static ChildJvm startSink(final Path dir, final int port, final Path stderr) throws Exception {
+        final ChildJvm sink = ChildJvm.start(ReplicationMains.Sink.class, stderr, dir.toString(), String.valueOf(port));
+        sink.awaitLine("LISTENING", 60, TimeUnit.SECONDS);
+        return sink;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

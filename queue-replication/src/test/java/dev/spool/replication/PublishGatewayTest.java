@@ -1,0 +1,69 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import net.openhft.chronicle.bytes.Bytes;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static dev.spool.replication.Replicas.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+class PublishGatewayTest extends ReplicationTestBase {
+    @Test
+    void shouldCommitEachPublishAtTheStageItsClientAskedFor() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary"));
+             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica"))
+                     .queueSettings(b -> b.chunkLength(1 << 20)).start();
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address())
+                     .heartbeatInterval(Duration.ofMillis(200)).start();
+             PublishGateway gateway = PublishGateway.builder(primary, source).start();
+             PublishClient client = PublishClient.connect(gateway.address(), 8192)) {
+            await(source::isConnected, "the source is connected");
+            final CommitStage[] stages = CommitStage.values();
+            for (int sequence = 0; sequence < 200; sequence++) {
+                final CommitStage stage = stages[sequence % stages.length];
+                final byte[] message = message(sequence);
+                final long correlation = client.publish(message, 0, message.length, stage);
+                final long index = client.awaitCommit(correlation, 30, TimeUnit.SECONDS);
+                assertTrue(index >= 0, "message " + sequence + " committed at " + stage);
+                if (stage == CommitStage.SYNCED) {
+                    assertTrue(primary.lastSyncedIndex() >= index, "synced before the commit");
+                }
+                if (stage == CommitStage.ACKED || stage == CommitStage.ACKED_OR_SYNCED) {
+                    assertTrue(primary.lastAckedIndex() >= index || primary.lastSyncedIndex() >= index);
+                }
+                if (stage == CommitStage.ACKED) {
+                    assertTrue(sink.lastIndex() >= index, "on the replica before the commit");
+                }
+            }
+            final Bytes<?> bytes = Bytes.allocateElasticOnHeap();
+            try (ExcerptTailer tailer = primary.createTailer()) {
+                for (int sequence = 0; sequence < 200; sequence++) {
+                    bytes.clear();
+                    assertTrue(tailer.read(bytes) >= 0);
+                    assertEquals(sequence, sequenceOf(bytes.toByteArray()));
+                }
+            } finally {
+                bytes.releaseLast();
+            }
+        }
+    }
+
+    @Test
+    void shouldSyncForAckedOrSyncedWithoutAReplicaAndNeverAck() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary"));
+             PublishGateway gateway = PublishGateway.builder(primary, null).start();
+             PublishClient client = PublishClient.connect(gateway.address(), 8192)) {
+            final byte[] message = message(1);
+            final long synced = client.awaitCommit(client.publish(message, 0, message.length, CommitStage.ACKED_OR_SYNCED),
+                    30, TimeUnit.SECONDS);
+            assertTrue(synced >= 0);
+            assertTrue(primary.lastSyncedIndex() >= synced);
+            final long acked = client.publish(message, 0, message.length, CommitStage.ACKED);
+            assertEquals(-1, client.awaitCommit(acked, 100, TimeUnit.MILLISECONDS), "no replica, no ack");
+        }
+    }
+}

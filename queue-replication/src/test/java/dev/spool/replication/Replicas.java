@@ -1,0 +1,95 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import net.openhft.chronicle.bytes.Bytes;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** Messages that check themselves, and the comparison of a replica with its primary. */
+final class Replicas {
+    private Replicas() {
+    }
+
+    static SpoolQueue open(final Path directory) {
+        return SpoolQueue.builder(directory).chunkLength(1 << 20).build();
+    }
+
+    /** @return message {@code sequence}: its length varies from 8 bytes to past a 4 KiB frame; its bytes encode it. */
+    static byte[] message(final long sequence) {
+        final int length = sequence % 97 == 5 ? 6000 : Long.BYTES + (int) (sequence * 31 % 300);
+        final byte[] bytes = new byte[length];
+        for (int i = Long.BYTES; i < length; i++) {
+            bytes[i] = (byte) (sequence * 7 + i);
+        }
+        for (int i = 0; i < Long.BYTES; i++) {
+            bytes[i] = (byte) (sequence >>> (8 * i));
+        }
+        return bytes;
+    }
+
+    /** @return the sequence a message of {@link #message(long)} encodes, checking its bytes. */
+    static long sequenceOf(final byte[] bytes) {
+        long sequence = 0;
+        for (int i = 0; i < Long.BYTES; i++) {
+            sequence |= (bytes[i] & 0xFFL) << (8 * i);
+        }
+        if (!Arrays.equals(bytes, message(sequence))) {
+            throw new AssertionError("message of " + bytes.length + " bytes is not message " + sequence);
+        }
+        return sequence;
+    }
+
+    static void append(final ExcerptAppender appender, final long from, final long to) {
+        for (long sequence = from; sequence < to; sequence++) {
+            appender.append(message(sequence));
+        }
+    }
+
+    static void await(final BooleanSupplier condition, final String what) {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("timed out waiting until " + what);
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    /**
+     * Asserts that the replica holds exactly the primary's excerpts at the same indices, byte for byte.
+     *
+     * @return the number of excerpts.
+     */
+    static long assertIdentical(final SpoolQueue primary, final SpoolQueue replica) {
+        final Bytes<?> expected = Bytes.allocateElasticOnHeap();
+        final Bytes<?> actual = Bytes.allocateElasticOnHeap();
+        long count = 0;
+        try (ExcerptTailer source = primary.createTailer(); ExcerptTailer copy = replica.createTailer()) {
+            while (true) {
+                expected.clear();
+                actual.clear();
+                final long index = source.read(expected);
+                final long copyIndex = copy.read(actual);
+                assertEquals(index, copyIndex, "index of excerpt " + count);
+                if (index < 0) {
+                    return count;
+                }
+                assertArrayEquals(expected.toByteArray(), actual.toByteArray(), "excerpt at index " + index);
+                count++;
+            }
+        } finally {
+            expected.releaseLast();
+            actual.releaseLast();
+        }
+    }
+}

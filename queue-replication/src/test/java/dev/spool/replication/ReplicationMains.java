@@ -1,0 +1,125 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.Direction;
+import dev.spool.queue.SpoolQueue;
+import net.openhft.chronicle.bytes.Bytes;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+/** Entry points of the child JVMs of the replication tests; each prints what the parent waits for. */
+final class ReplicationMains {
+    static final Duration HEARTBEAT = Duration.ofMillis(200);
+
+    private ReplicationMains() {
+    }
+
+    /** Blocks until stdin closes or says STOP: the parent ends a child by killing it or by closing its input. */
+    static void awaitStop() throws Exception {
+        final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null && !"STOP".equals(line)) {
+            LockSupport.parkNanos(1_000_000);
+        }
+    }
+
+    /** {@code dir port}: a sink on loopback. */
+    static final class Sink {
+        public static void main(final String[] args) throws Exception {
+            try (ReplicationSink sink = ReplicationSink.builder(Path.of(args[0])).queueSettings(b -> b.chunkLength(1 << 20))
+                    .port(Integer.parseInt(args[1])).heartbeatInterval(HEARTBEAT).start()) {
+                System.out.println("LISTENING " + sink.address().getPort());
+                final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+                String line;
+                while ((line = in.readLine()) != null && !"STOP".equals(line)) {
+                    if ("PROMOTE".equals(line)) {
+                        System.out.println("PROMOTED " + sink.promote());
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code dir sinkPort}: a primary queue, a source replicating it to the sink's port and a publish gateway; prints
+     * the gateway's port, and FAILED with the reason if the source stops for good.
+     */
+    static final class Gateway {
+        public static void main(final String[] args) throws Exception {
+            try (SpoolQueue queue = Replicas.open(Path.of(args[0]));
+                 ReplicationSource source = ReplicationSource.builder(queue,
+                         new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1])))
+                         .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200)).start();
+                 PublishGateway gateway = PublishGateway.builder(queue, source).start()) {
+                System.out.println("GATEWAY " + gateway.address().getPort());
+                final Thread stopper = new Thread(() -> {
+                    try {
+                        awaitStop();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, "stdin");
+                stopper.setDaemon(true);
+                stopper.start();
+                while (stopper.isAlive()) {
+                    if (source.failure() != null) {
+                        System.out.println("FAILED " + source.failure().getMessage());
+                        stopper.join();
+                    }
+                    LockSupport.parkNanos(10_000_000);
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code dir port total perSecond}: appends messages 0 to total - 1 of {@link Replicas#message(long)} at about the
+     * given rate, resuming after the last one in the queue, while a source replicates them to the port.
+     */
+    static final class Writer {
+        public static void main(final String[] args) throws Exception {
+            final long total = Long.parseLong(args[2]);
+            final long perSecond = Long.parseLong(args[3]);
+            try (SpoolQueue queue = Replicas.open(Path.of(args[0]));
+                 ExcerptAppender appender = queue.createAppender();
+                 ReplicationSource source = ReplicationSource.builder(queue,
+                         new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1])))
+                         .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200)).start()) {
+                final long first = nextSequence(queue);
+                System.out.println("WRITING " + first);
+                final long start = System.nanoTime();
+                for (long sequence = first; sequence < total; sequence++) {
+                    final long due = start + (sequence - first) * 1_000_000_000L / perSecond;
+                    while (System.nanoTime() < due) {
+                        LockSupport.parkNanos(100_000);
+                    }
+                    appender.append(Replicas.message(sequence));
+                }
+                System.out.println("DONE");
+                if (source.failure() != null) {
+                    System.out.println("FAILED " + source.failure());
+                }
+                awaitStop();
+            }
+        }
+
+        private static long nextSequence(final SpoolQueue queue) {
+            final Bytes<?> last = Bytes.allocateElasticOnHeap();
+            try (ExcerptTailer tailer = queue.createTailer()) {
+                tailer.direction(Direction.BACKWARD).toEnd();
+                return tailer.read(last) < 0 ? 0 : Replicas.sequenceOf(last.toByteArray()) + 1;
+            } finally {
+                last.releaseLast();
+            }
+        }
+    }
+}

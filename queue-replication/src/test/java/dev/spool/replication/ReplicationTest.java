@@ -1,0 +1,292 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.QueueRole;
+import dev.spool.queue.SpoolQueue;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static dev.spool.replication.Replicas.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Source and sink in one JVM on loopback sockets. */
+class ReplicationTest extends ReplicationTestBase {
+    private static final Duration HEARTBEAT = Duration.ofMillis(200);
+
+    private ReplicationSink sink(final String name) {
+        return sink(name, 0);
+    }
+
+    private ReplicationSink sink(final String name, final int port) {
+        return ReplicationSink.builder(tempDir.resolve(name)).queueSettings(b -> b.chunkLength(1 << 20))
+                .port(port).heartbeatInterval(HEARTBEAT).start();
+    }
+
+    private static ReplicationSource source(final SpoolQueue queue, final ReplicationSink sink) {
+        return ReplicationSource.builder(queue, sink.address()).heartbeatInterval(HEARTBEAT)
+                .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100)).start();
+    }
+
+    private void awaitReplicated(final SpoolQueue primary, final ReplicationSink sink) {
+        final long last = primary.lastIndex();
+        await(() -> sink.lastIndex() == last && primary.lastAckedIndex() == last, "index " + last + " is replicated and acked");
+    }
+
+    @Test
+    void shouldReplicateEveryExcerptAtTheSameIndexAndRecordTheAck() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
+            append(appender, 0, 2_000);
+            awaitReplicated(primary, sink);
+            append(appender, 2_000, 3_000);
+            awaitReplicated(primary, sink);
+            assertTrue(source.isConnected());
+            assertTrue(sink.isConnected());
+        }
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
+            assertEquals(3_000, assertIdentical(primary, replica));
+            assertEquals(QueueRole.REPLICA, replica.role());
+            assertEquals(primary.queueId(), replica.queueId());
+            final IllegalStateException refused = assertThrows(IllegalStateException.class, replica::createAppender);
+            assertTrue(refused.getMessage().contains("local appends are refused"), refused.getMessage());
+        }
+    }
+
+    @Test
+    void shouldResumeWithoutGapOrDuplicateAfterTheSinkOrTheSourceRestarts() {
+        expectWarning("connection to");
+        expectWarning("lost");
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender()) {
+            int port;
+            try (ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
+                port = sink.address().getPort();
+                append(appender, 0, 500);
+                awaitReplicated(primary, sink);
+                sink.close();
+                append(appender, 500, 1_000);
+                try (ReplicationSink restarted = sink("replica", port)) {
+                    await(() -> restarted.lastIndex() == primary.lastIndex(), "the restarted sink caught up");
+                    source.close();
+                    append(appender, 1_000, 1_500);
+                    try (ReplicationSource again = source(primary, restarted)) {
+                        awaitReplicated(primary, restarted);
+                        assertTrue(again.isConnected());
+                    }
+                }
+            }
+            try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
+                assertEquals(1_500, assertIdentical(primary, replica));
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseASinkHoldingAnotherQueue() {
+        expectWarning("refusing the source");
+        expectWarning("stopped");
+        try (SpoolQueue first = open(tempDir.resolve("first")); ExcerptAppender appender = first.createAppender();
+             ReplicationSink sink = sink("replica")) {
+            append(appender, 0, 10);
+            try (ReplicationSource source = source(first, sink)) {
+                awaitReplicated(first, sink);
+            }
+            try (SpoolQueue second = open(tempDir.resolve("second")); ExcerptAppender other = second.createAppender()) {
+                append(other, 0, 10);
+                try (ReplicationSource source = source(second, sink)) {
+                    await(() -> source.failure() != null, "the source fails");
+                    assertTrue(source.failure().getMessage().contains("has queue id " + first.queueId()),
+                            source.failure().getMessage());
+                }
+            }
+            assertEquals(first.lastIndex(), sink.lastIndex(), "the replica is untouched");
+        }
+    }
+
+    @Test
+    void shouldRefuseASinkAheadOfTheSourceOrWithADifferentExcerpt() throws IOException {
+        expectWarning("stopped");
+        expectWarning("reports error");
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender()) {
+            append(appender, 0, 5);
+        }
+        copy(tempDir.resolve("primary"), tempDir.resolve("shorter"));
+        copy(tempDir.resolve("primary"), tempDir.resolve("different"));
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink("replica")) {
+            append(appender, 5, 6);
+            try (ReplicationSource source = source(primary, sink)) {
+                awaitReplicated(primary, sink);
+            }
+            final long last = sink.lastIndex();
+            try (SpoolQueue shorter = open(tempDir.resolve("shorter")); ReplicationSource source = source(shorter, sink)) {
+                await(() -> source.failure() != null, "the source fails");
+                assertTrue(source.failure().getMessage().contains("is ahead of the source"), source.failure().getMessage());
+            }
+            try (SpoolQueue different = open(tempDir.resolve("different"));
+                 ExcerptAppender other = different.createAppender()) {
+                other.append(message(99));
+                try (ReplicationSource source = source(different, sink)) {
+                    await(() -> source.failure() != null, "the source fails");
+                    assertTrue(source.failure().getMessage().contains("divergent history: the excerpt at index " + last),
+                            source.failure().getMessage());
+                }
+            }
+            assertEquals(last, sink.lastIndex(), "the replica is untouched");
+        }
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
+            assertEquals(6, assertIdentical(primary, replica));
+        }
+    }
+
+    @Test
+    void shouldAuthenticateWithASharedSecretAndRefuseAPeerWithoutIt() {
+        expectWarning("refusing the source");
+        expectWarning("reports error");
+        expectWarning("stopped");
+        final byte[] secret = "a secret of 24 bytes....".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        final byte[] wrong = "another secret, 24 bytes".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica")).queueSettings(b -> b.chunkLength(1 << 20))
+                     .sharedSecret(secret).start()) {
+            append(appender, 0, 10);
+            try (ReplicationSource wrongSecret = ReplicationSource.builder(primary, sink.address()).sharedSecret(wrong).start()) {
+                await(() -> wrongSecret.failure() != null, "the source with the wrong secret fails");
+                assertTrue(wrongSecret.failure().getMessage().contains("failed the shared-secret check"),
+                        wrongSecret.failure().getMessage());
+            }
+            try (ReplicationSource noSecret = ReplicationSource.builder(primary, sink.address()).start()) {
+                await(() -> noSecret.failure() != null, "the source without a secret fails");
+                assertTrue(noSecret.failure().getMessage().contains("failed the shared-secret check"),
+                        noSecret.failure().getMessage());
+            }
+            assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "no replica is created for a peer that failed");
+            try (ReplicationSource right = ReplicationSource.builder(primary, sink.address()).sharedSecret(secret).start()) {
+                awaitReplicated(primary, sink);
+                assertNull(right.failure());
+            }
+        }
+    }
+
+    @Test
+    void shouldWaitForEachCommitStageAndFallBackToASyncWhenTheReplicaIsAway() throws InterruptedException {
+        expectWarning("lost");
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
+            final CommitWaiter waiter = source.commitWaiter(appender);
+            final long first = appender.append(message(0));
+            assertTrue(waiter.await(first, CommitStage.WRITTEN, 0, TimeUnit.SECONDS));
+            assertTrue(waiter.await(first, CommitStage.ACKED, 30, TimeUnit.SECONDS));
+            assertTrue(primary.lastAckedIndex() >= first);
+            assertTrue(primary.lastSyncedIndex() < first, "an ack needs no sync");
+            final long second = appender.append(message(1));
+            assertTrue(waiter.await(second, CommitStage.ACKED_OR_SYNCED, 30, TimeUnit.SECONDS));
+            sink.close();
+            await(() -> !source.isConnected(), "the source sees the replica is away");
+            final long third = appender.append(message(2));
+            assertFalse(waiter.await(third, CommitStage.ACKED, 50, TimeUnit.MILLISECONDS), "no replica, no ack");
+            assertTrue(waiter.await(third, CommitStage.ACKED_OR_SYNCED, 30, TimeUnit.SECONDS));
+            assertTrue(primary.lastSyncedIndex() >= third, "the replica being away, the fallback synced");
+            final long fourth = appender.append(message(3));
+            assertTrue(waiter.await(fourth, CommitStage.SYNCED, 30, TimeUnit.SECONDS));
+            assertTrue(waiter.isCommitted(fourth, CommitStage.ACKED_OR_SYNCED));
+        }
+    }
+
+    @Test
+    void shouldAckOnlyWhatTheReplicaSyncedWhenConfiguredTo() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica"))
+                     .queueSettings(b -> b.chunkLength(1 << 20)).heartbeatInterval(HEARTBEAT).ackSynced(true).start();
+             ReplicationSource source = source(primary, sink)) {
+            append(appender, 0, 500);
+            awaitReplicated(primary, sink);
+            try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
+                assertTrue(replica.lastSyncedIndex() >= primary.lastAckedIndex(),
+                        "acked " + primary.lastAckedIndex() + ", synced on the replica " + replica.lastSyncedIndex());
+            }
+            assertTrue(source.isConnected());
+        }
+    }
+
+    @Test
+    void shouldKeepAnIdleConnectionAliveWithHeartbeats() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
+            append(appender, 0, 3);
+            awaitReplicated(primary, sink);
+            final long until = System.nanoTime() + 8 * HEARTBEAT.toNanos();
+            while (System.nanoTime() < until) {
+                assertTrue(source.isConnected() && sink.isConnected(), "idle for longer than the liveness timeout");
+                java.util.concurrent.locks.LockSupport.parkNanos(HEARTBEAT.toNanos() / 4);
+            }
+            append(appender, 3, 6);
+            awaitReplicated(primary, sink);
+        }
+    }
+
+    @Test
+    void shouldFenceTheOldPrimaryWhenItMeetsTheTermOfThePromotedReplica() {
+        expectWarning("stopped");
+        expectWarning("reports error");
+        try (SpoolQueue old = open(tempDir.resolve("old")); ExcerptAppender appender = old.createAppender()) {
+            final long acked;
+            try (ReplicationSink sink = sink("promoted"); ReplicationSource source = source(old, sink)) {
+                append(appender, 0, 100);
+                awaitReplicated(old, sink);
+                acked = old.lastAckedIndex();
+                source.close();
+                append(appender, 100, 110);
+                assertEquals(1, sink.promote());
+            }
+            try (SpoolQueue promoted = open(tempDir.resolve("promoted"));
+                 ExcerptAppender newWriter = promoted.createAppender()) {
+                assertEquals(QueueRole.PRIMARY, promoted.role());
+                assertEquals(1, promoted.term());
+                assertEquals(acked + 1, newWriter.append(message(1_000)), "the promoted replica continues from its last index");
+                try (ReplicationSink third = sink("third")) {
+                    try (ReplicationSource fromPromoted = source(promoted, third)) {
+                        awaitReplicated(promoted, third);
+                    }
+                    await(() -> !third.isConnected(), "the promoted queue's source has gone");
+                    try (ReplicationSource stale = source(old, third)) {
+                        await(() -> stale.failure() != null, "the old primary is fenced");
+                        final String message = stale.failure().getMessage();
+                        assertTrue(message.contains("is fenced"), message);
+                        assertTrue(message.contains("indices after " + acked + " up to " + old.lastIndex()
+                                + " were written here and never acknowledged"), message);
+                    }
+                    assertEquals(promoted.lastIndex(), third.lastIndex(), "the stale primary wrote nothing to the replica");
+                    newWriter.append(message(1_001));
+                    try (ReplicationSource fromPromoted = source(promoted, third)) {
+                        awaitReplicated(promoted, third);
+                    }
+                }
+                try (SpoolQueue replica = open(tempDir.resolve("third"))) {
+                    assertEquals(102, assertIdentical(promoted, replica), "100 from the old primary, 2 from the promoted one");
+                    assertEquals(1, replica.term());
+                }
+            }
+            assertEquals(QueueRole.FENCED, old.role());
+            final IllegalStateException refused = assertThrows(IllegalStateException.class, old::createAppender);
+            assertTrue(refused.getMessage().contains("fenced by term 1"), refused.getMessage());
+            assertThrows(IllegalStateException.class, () -> ReplicationSource.builder(old, new java.net.InetSocketAddress(
+                    java.net.InetAddress.getLoopbackAddress(), 1)).start(), "a fenced queue is not replicated");
+        }
+    }
+
+    private static void copy(final Path from, final Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.list(from)) {
+            for (final Path file : (Iterable<Path>) files::iterator) {
+                Files.copy(file, to.resolve(file.getFileName()), StandardCopyOption.COPY_ATTRIBUTES);
+            }
+        }
+    }
+}

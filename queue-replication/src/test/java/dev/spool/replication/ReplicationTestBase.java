@@ -1,0 +1,117 @@
+package dev.spool.replication;
+
+import net.openhft.chronicle.core.Jvm;
+import net.openhft.chronicle.core.io.AbstractReferenceCounted;
+import net.openhft.chronicle.core.onoes.ExceptionKey;
+import net.openhft.chronicle.core.onoes.LogLevel;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Every replication test runs in a fresh temporary directory and fails if it leaks a mapped file or store, or if
+ * Chronicle or Spool logged a warning or error the test did not declare with {@link #expectWarning(String)}.
+ */
+public abstract class ReplicationTestBase {
+    protected Path tempDir;
+    private Map<ExceptionKey, Integer> chronicleExceptions;
+    private final List<String> expectedWarnings = new ArrayList<>();
+    private final List<String> loggedWarnings = new ArrayList<>();
+    private PrintStream originalErr;
+
+    @BeforeEach
+    void setUpBase(final TestInfo info) throws IOException {
+        AbstractReferenceCounted.enableReferenceTracing();
+        chronicleExceptions = Jvm.recordExceptions(false, false, true);
+        originalErr = System.err;
+        System.setErr(new PrintStream(new WarningTee(originalErr), true, StandardCharsets.UTF_8));
+        tempDir = Files.createTempDirectory("spool-" + info.getTestMethod().map(m -> m.getName()).orElse("test") + "-");
+    }
+
+    @AfterEach
+    void tearDownBase() throws IOException {
+        try {
+            AbstractReferenceCounted.assertReferencesReleased();
+        } finally {
+            System.setErr(originalErr);
+            AbstractReferenceCounted.disableReferenceTracing();
+            Jvm.resetExceptionHandlers();
+            deleteRecursively(tempDir);
+        }
+        final List<String> unexpected = new ArrayList<>();
+        chronicleExceptions.forEach((key, count) -> {
+            if (key.level() == LogLevel.WARN || key.level() == LogLevel.ERROR) {
+                unexpected.add(key.level() + " " + key.message() + (key.throwable() == null ? "" : " " + key.throwable()));
+            }
+        });
+        synchronized (loggedWarnings) {
+            unexpected.addAll(loggedWarnings);
+        }
+        unexpected.removeIf(message -> expectedWarnings.stream().anyMatch(message::contains));
+        if (!unexpected.isEmpty()) {
+            fail("unexpected warnings or errors logged: " + unexpected);
+        }
+    }
+
+    /** Declares that a warning containing {@code fragment} is part of the behaviour under test. */
+    protected void expectWarning(final String fragment) {
+        expectedWarnings.add(fragment);
+    }
+
+    protected static void deleteRecursively(final Path path) throws IOException {
+        if (path == null || !Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(path)) {
+            for (final Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    /** Passes stderr through and keeps the WARN and ERROR lines slf4j-simple writes there. */
+    private final class WarningTee extends OutputStream {
+        private final PrintStream target;
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+        WarningTee(final PrintStream target) {
+            this.target = target;
+        }
+
+        @Override
+        public synchronized void write(final int b) {
+            target.write(b);
+            if (b == '\n') {
+                final String text = line.toString(StandardCharsets.UTF_8);
+                line.reset();
+                if (text.contains("] WARN ") || text.contains("] ERROR ")) {
+                    synchronized (loggedWarnings) {
+                        loggedWarnings.add(text);
+                    }
+                }
+            } else {
+                line.write(b);
+            }
+        }
+
+        @Override
+        public void flush() {
+            target.flush();
+        }
+    }
+}
