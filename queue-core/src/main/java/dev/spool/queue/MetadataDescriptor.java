@@ -29,6 +29,8 @@ package dev.spool.queue;
  *  +---------------------------------------------------------------+
  *  |    Write lock: 0 = free, else session id &lt;&lt; 8 | slot (long)   |   64 (own cache line)
  *  +---------------------------------------------------------------+
+ *  |     Write fence: term that fenced the queue, 0 = open (long)  |   72
+ *  +---------------------------------------------------------------+
  *  |   Highest cycle (long)  |   Lowest cycle (long), -1 = none    |  128 (own cache line)
  *  +---------------------------------------------------------------+
  *  |           Last synced index (long, -1 = none)                 |  192 (durability)
@@ -87,6 +89,11 @@ final class MetadataDescriptor {
     static final int CACHE_LINE_LENGTH = 64;
     /** Contended by every writer: alone on its cache line. */
     static final int WRITE_LOCK_OFFSET = CACHE_LINE_LENGTH;
+    /**
+     * Non-zero once the queue is fenced: every writer reads it right after taking the lock, so an appender that was
+     * open before the fence stops too. On the lock's line, which the writer holds already, so it costs nothing.
+     */
+    static final int WRITE_FENCE_OFFSET = WRITE_LOCK_OFFSET + Long.BYTES;
     static final int HIGHEST_CYCLE_OFFSET = WRITE_LOCK_OFFSET + CACHE_LINE_LENGTH;
     static final int LOWEST_CYCLE_OFFSET = HIGHEST_CYCLE_OFFSET + Long.BYTES;
     static final int LAST_SYNCED_INDEX_OFFSET = HIGHEST_CYCLE_OFFSET + CACHE_LINE_LENGTH;
@@ -128,6 +135,7 @@ final class MetadataDescriptor {
                 || NAMED_TAILERS_OFFSET + NAMED_TAILER_COUNT * NAMED_TAILER_LENGTH > FILE_LENGTH
                 || FENCED_BY_TERM_OFFSET + Long.BYTES > LAST_ACKED_INDEX_OFFSET + CACHE_LINE_LENGTH
                 || FENCED_BY_TERM_OFFSET + Long.BYTES > PROCESS_SLOTS_OFFSET
+                || WRITE_FENCE_OFFSET + Long.BYTES > WRITE_LOCK_OFFSET + CACHE_LINE_LENGTH
                 || 1 << LOCK_SLOT_BITS != PROCESS_SLOT_COUNT) {
             throw new ExceptionInInitializerError("metadata layout overlaps");
         }

@@ -302,6 +302,11 @@ final class MetadataFile implements ReferenceOwner {
         return MEMORY.readVolatileInt(address(ROLE_OFFSET));
     }
 
+    /** @return the term that fenced the queue, or 0; caller holds the write lock, whose CAS made it visible. */
+    long writeFence() {
+        return MEMORY.readLong(address(WRITE_FENCE_OFFSET));
+    }
+
     long fencedByTerm() {
         return readVolatileLong(FENCED_BY_TERM_OFFSET);
     }
@@ -316,6 +321,8 @@ final class MetadataFile implements ReferenceOwner {
     /** Caller holds the write lock. */
     void fence(final long byTerm) {
         writeOrderedLong(FENCED_BY_TERM_OFFSET, byTerm);
+        // the next holder of the write lock reads it, in any process: the lock's CAS orders it
+        writeOrderedLong(WRITE_FENCE_OFFSET, byTerm);
         // release: whoever sees the fenced role sees the term that fenced it
         MEMORY.writeOrderedInt(address(ROLE_OFFSET), ROLE_FENCED);
     }

@@ -252,7 +252,8 @@ public final class SpoolQueue implements AutoCloseable {
 
     /**
      * Fences this primary: a primary of the later term {@code byTerm} exists, so new appenders are refused from now
-     * on, in every process. Appenders created before keep working: stop the writers of a fenced queue.
+     * on, in every process, and appenders created before the fence throw at their next write (a check under the
+     * write lock, on the lock's own cache line).
      *
      * @param byTerm the later term; must exceed {@link #term()}.
      */

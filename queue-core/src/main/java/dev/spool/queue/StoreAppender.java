@@ -268,10 +268,19 @@ final class StoreAppender implements ExcerptAppender {
         }
     }
 
+    private IllegalStateException fenced(final long byTerm) {
+        return new IllegalStateException("queue " + queue.directory() + " was fenced by term " + byTerm
+                + ": another queue is the primary now; this appender's excerpt was not written");
+    }
+
     /** Takes the lock and finds the tail; on return the lock is held and {@link #position} is the tail. */
     private long beginWrite() {
         lock.lock();
         try {
+            final long fence = metadata.writeFence();
+            if (fence != 0) {
+                throw fenced(fence);
+            }
             final long target = Math.max(clock.currentCycle(), metadata.highestCycle());
             if (target != cycle) {
                 moveToCycle(target);

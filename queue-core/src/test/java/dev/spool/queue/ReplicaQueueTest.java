@@ -4,6 +4,7 @@ import net.openhft.chronicle.bytes.Bytes;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -162,6 +163,23 @@ class ReplicaQueueTest extends SpoolTestBase {
         try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("q")).build()) {
             assertEquals(QueueRole.FENCED, reopened.role(), "fencing is persisted");
             assertThrows(IllegalStateException.class, reopened::createAppender);
+        }
+    }
+
+    @Test
+    void shouldStopAppendersOpenBeforeTheFenceEvenInAnotherInstance() {
+        final Path directory = tempDir.resolve("open-before-fence");
+        try (SpoolQueue writerSide = SpoolQueue.builder(directory).chunkLength(1 << 20).build();
+             ExcerptAppender appender = writerSide.createAppender()) {
+            final long last = appender.append(utf8("acked"));
+            try (SpoolQueue fencingSide = SpoolQueue.open(directory)) {
+                fencingSide.fence(3);
+            }
+            final IllegalStateException append = assertThrows(IllegalStateException.class,
+                    () -> appender.append(utf8("after the fence")));
+            assertTrue(append.getMessage().contains("fenced by term 3"), append.getMessage());
+            assertThrows(IllegalStateException.class, () -> appender.claim(16), "a claim is a write too");
+            assertEquals(last, writerSide.lastIndex(), "nothing written after the fence");
         }
     }
 }
