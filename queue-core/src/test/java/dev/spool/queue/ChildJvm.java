@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * A real child JVM running a test main class with the same class path and JVM flags: for locks, crashes and
  * cross-process visibility. Its stdout lines can be awaited; {@link #kill()} is SIGKILL.
  */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final String name;
@@ -41,12 +41,21 @@ final class ChildJvm implements AutoCloseable {
         reader.start();
     }
 
-    static ChildJvm start(final Class<?> main, final Path stderr, final String... args) throws IOException {
+    /**
+     * Starts {@code main} in a child JVM with the test JVM's class path and the JVM flags Chronicle needs.
+     *
+     * @param main   the child's main class.
+     * @param stderr the file the child's stderr is appended to.
+     * @param args   the child's arguments.
+     * @return the running child.
+     * @throws IOException if it cannot start.
+     */
+    public static ChildJvm start(final Class<?> main, final Path stderr, final String... args) throws IOException {
         return start(true, main, stderr, args);
     }
 
     /** Starts a child without the JVM flags Chronicle needs, as a user's application might. */
-    static ChildJvm startWithoutFlags(final Class<?> main, final Path stderr, final String... args) throws IOException {
+    public static ChildJvm startWithoutFlags(final Class<?> main, final Path stderr, final String... args) throws IOException {
         return start(false, main, stderr, args);
     }
 
@@ -74,7 +83,7 @@ final class ChildJvm implements AutoCloseable {
     }
 
     /** @return the first line starting with {@code prefix}, skipping others; fails after the timeout. */
-    String awaitLine(final String prefix, final long timeout, final TimeUnit unit) throws InterruptedException {
+    public String awaitLine(final String prefix, final long timeout, final TimeUnit unit) throws InterruptedException {
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
         while (true) {
             final long left = deadline - System.nanoTime();
@@ -90,36 +99,42 @@ final class ChildJvm implements AutoCloseable {
     }
 
     private String stderrTail() {
+        return tail(stderr, 3000);
+    }
+
+    /** @return the last {@code length} characters of a child's stderr file, for a failure message. */
+    public static String tail(final Path stderr, final int length) {
         try {
             final String text = java.nio.file.Files.readString(stderr);
-            return text.substring(Math.max(0, text.length() - 3000));
+            return text.substring(Math.max(0, text.length() - length));
         } catch (IOException e) {
             return "(unreadable: " + e + ")";
         }
     }
 
-    void send(final String line) throws IOException {
+    /** Writes a line to the child's stdin. */
+    public void send(final String line) throws IOException {
         final OutputStream in = process.getOutputStream();
         in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
         in.flush();
     }
 
     /** SIGKILL: no shutdown hooks, no finally blocks, mapped memory left as it was. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new AssertionError(name + " survived SIGKILL for 30 s");
         }
     }
 
-    int awaitExit(final long timeout, final TimeUnit unit) throws InterruptedException {
+    public int awaitExit(final long timeout, final TimeUnit unit) throws InterruptedException {
         if (!process.waitFor(timeout, unit)) {
             throw new AssertionError(name + " did not exit within " + timeout + " " + unit);
         }
         return process.exitValue();
     }
 
-    long pid() {
+    public long pid() {
         return process.pid();
     }
 

@@ -8,14 +8,14 @@ import java.util.zip.CRC32;
  * Self-checking test messages: {@code writer id, sequence, filler, CRC32 of all before it}. A torn or interleaved
  * excerpt fails the check.
  */
-final class Messages {
-    static final int MIN_LENGTH = 12;
+public final class Messages {
+    public static final int MIN_LENGTH = 12;
 
     private Messages() {
     }
 
     /** Fills {@code target[0, length)} with message {@code sequence} of {@code writer}. */
-    static void encode(final byte[] target, final int length, final int writer, final int sequence) {
+    public static void encode(final byte[] target, final int length, final int writer, final int sequence) {
         putInt(target, 0, writer);
         putInt(target, 4, sequence);
         for (int i = 8; i < length - 4; i++) {
@@ -26,12 +26,12 @@ final class Messages {
         putInt(target, length - 4, (int) crc.getValue());
     }
 
-    static int lengthOf(final int writer, final int sequence, final int maxLength) {
+    public static int lengthOf(final int writer, final int sequence, final int maxLength) {
         return MIN_LENGTH + Math.floorMod(writer * 7919 + sequence * 104729, maxLength - MIN_LENGTH + 1);
     }
 
     /** @return {writer, sequence} of a valid message; throws if the bytes are not one. */
-    static int[] decode(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
+    public static int[] decode(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
         if (length < MIN_LENGTH) {
             throw new AssertionError("excerpt " + Long.toHexString(index) + " too short: " + length);
         }

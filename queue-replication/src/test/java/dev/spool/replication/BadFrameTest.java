@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Malformed, oversized and wrong-version frames close the connection with a logged reason and change no queue. */
-class BadFrameTest extends ReplicationTestBase {
+class BadFrameTest extends SpoolTestBase {
     private ReplicationSink sink() {
         return ReplicationSink.builder(tempDir.resolve("replica")).queueSettings(b -> b.chunkLength(1 << 20))
                 .heartbeatInterval(Duration.ofMillis(200)).start();

@@ -1,5 +1,7 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.ChildJvm;
 import dev.spool.queue.QueueRole;
 import dev.spool.queue.SpoolQueue;
 import org.junit.jupiter.api.Test;
@@ -19,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * primary is killed, its replica promoted, the promoted queue served by a new gateway to a new replica, and the
  * old primary, restarted, is fenced.
  */
-class ProcessFailoverTest extends ReplicationTestBase {
+class ProcessFailoverTest extends SpoolTestBase {
     @Test
     void shouldPromoteTheReplicaOfAKilledPrimaryAndFenceThePrimaryWhenItReturns() throws Exception {
         final Path a = tempDir.resolve("a");

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import net.openhft.chronicle.bytes.Bytes;
@@ -11,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 
-class PublishGatewayTest extends ReplicationTestBase {
+class PublishGatewayTest extends SpoolTestBase {
     @Test
     void shouldCommitEachPublishAtTheStageItsClientAskedFor() {
         try (SpoolQueue primary = open(tempDir.resolve("primary"));

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.Messages;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * Steady-state replication allocates nothing: neither the source's thread (tail, batch, socket write, ack read,
  * metadata update) nor the sink's (select, socket read, appendAt, ack write), nor a writer waiting for the ack.
  */
-class ReplicationAllocationTest extends ReplicationTestBase {
+class ReplicationAllocationTest extends SpoolTestBase {
     private static final int WARM_UP = 100_000;
     private static final int MEASURED = 100_000;
     /**

@@ -1,5 +1,8 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.ChildJvm;
+import dev.spool.queue.Soak;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import net.openhft.chronicle.bytes.Bytes;
@@ -23,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * kill of the sink, every index the source recorded as acknowledged must be on the replica; at the end, the replica
  * must hold the primary's excerpts byte for byte at the same indices, every message once, none missing.
  */
-class ReplicationFaultTest extends ReplicationTestBase {
+class ReplicationFaultTest extends SpoolTestBase {
     @Test
     @Tag("slow")
     void shouldKeepTheReplicaIdenticalThroughKillsAndDisconnectsDuringAStream() throws Exception {

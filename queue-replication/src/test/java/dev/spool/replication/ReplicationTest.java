@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.QueueRole;
 import dev.spool.queue.SpoolQueue;
@@ -17,7 +18,7 @@ import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** Source and sink in one JVM on loopback sockets. */
-class ReplicationTest extends ReplicationTestBase {
+class ReplicationTest extends SpoolTestBase {
     private static final Duration HEARTBEAT = Duration.ofMillis(200);
 
     private ReplicationSink sink(final String name) {

@@ -1,5 +1,7 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.Messages;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
@@ -14,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-class AsyncQueueTest extends RingTestBase {
+class AsyncQueueTest extends SpoolTestBase {
 
     private SpoolQueue openQueue() {
         return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();

@@ -1,5 +1,7 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.Soak;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
 import org.junit.jupiter.api.Test;
@@ -13,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * that the producer laps many times: the reader sees every record once, in order, whether it reads it from the
  * ring or, after the drainer overtook it, from the queue.
  */
-class AsyncTailerStressTest extends RingTestBase {
+class AsyncTailerStressTest extends SpoolTestBase {
 
     @Test
     void shouldReadEveryRecordOnceInOrderWhileTheDrainerOvertakesTheReader() throws Exception {

@@ -1,5 +1,9 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.ChildJvm;
+import dev.spool.queue.Soak;
+import dev.spool.queue.Messages;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
@@ -14,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-class AsyncTailerTest extends RingTestBase {
+class AsyncTailerTest extends SpoolTestBase {
 
     /** One excerpt as a reader saw it. */
     private record Seen(long index, int sequence) {

@@ -1,5 +1,7 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.ChildJvm;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import org.junit.jupiter.api.Test;
@@ -11,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** A clean close leaves the ring to another process's drainer while it lives, and drains it itself once it dies. */
-class CloseTakeoverTest extends RingTestBase {
+class CloseTakeoverTest extends SpoolTestBase {
 
     @Test
     void shouldDrainEverythingOnCloseAfterTheOtherProcessesDrainerDies() throws Exception {

@@ -1,5 +1,7 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.ChildJvm;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -11,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** A producer process killed while it holds a claim does not wedge the ring. */
-class DeadProducerTest extends RingTestBase {
+class DeadProducerTest extends SpoolTestBase {
 
     @Test
     void shouldRevokeTheClaimOfAKilledProducerLongBeforeItsTimeout() throws Exception {

@@ -1,5 +1,9 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.ChildJvm;
+import dev.spool.queue.Soak;
+import dev.spool.queue.Messages;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import org.junit.jupiter.api.Tag;
@@ -18,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * batch. At the end the queue holds every message exactly once, in order, with its exact bytes.
  */
 @Tag("slow")
-class DrainerCrashLoopTest extends RingTestBase {
+class DrainerCrashLoopTest extends SpoolTestBase {
 
     @Test
     void shouldLoseNothingAndDuplicateNothingWhenDrainersAreKilledMidBatch() throws Exception {

@@ -1,5 +1,8 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.Soak;
+import dev.spool.queue.Messages;
 import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.SpoolException;
 import org.junit.jupiter.api.Test;
@@ -15,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-class RingBufferTest extends RingTestBase {
+class RingBufferTest extends SpoolTestBase {
     private static final int CAPACITY = 4096;
 
     private Path ringPath() {

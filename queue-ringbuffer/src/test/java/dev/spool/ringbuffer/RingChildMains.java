@@ -1,5 +1,6 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.Messages;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
 
