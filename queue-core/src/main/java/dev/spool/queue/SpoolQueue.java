@@ -542,9 +542,10 @@ public final class SpoolQueue implements AutoCloseable {
     WriteLock writeLock() {
         synchronized (users) {
             if (writeLock == null) {
-                final ProcessSlots slots = ProcessSlots.acquire(directory.resolve(MetadataDescriptor.LOCK_FILE_NAME));
+                final ProcessSlots slots = ProcessSlots.acquire(directory.resolve(MetadataDescriptor.LOCK_FILE_NAME),
+                        MetadataDescriptor.PROCESS_SLOT_COUNT);
                 try {
-                    final int slot = slots.claim();
+                    final int slot = slots.claim(0);
                     final long session = (UUID.randomUUID().getLeastSignificantBits() >>> MetadataDescriptor.LOCK_SLOT_BITS) | 1;
                     metadata.claimProcessSlot(slot, session, ProcessHandle.current().pid());
                     processSlots = slots;
