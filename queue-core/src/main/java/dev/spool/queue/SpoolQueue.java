@@ -118,10 +118,45 @@ public final class SpoolQueue implements AutoCloseable {
         }
         try {
             builder.checkAgainst(metadata);
+            checkCycleFiles(directory, metadata);
             return new SpoolQueue(directory, metadata, builder);
         } catch (RuntimeException e) {
             metadata.close();
             throw e;
+        }
+    }
+
+    /**
+     * The metadata's roll cycle, epoch and highest cycle decide which files readers find: damage there would hide
+     * cycles from them without a word. Every cycle file must be named for the roll cycle and epoch, and none past
+     * the highest cycle may hold excerpts (a writer records a cycle as the highest before it appends there; a
+     * pretoucher's file ahead of the roll holds none).
+     */
+    private static void checkCycleFiles(final Path directory, final MetadataFile metadata) {
+        final RollCycle rollCycle = metadata.rollCycle();
+        final long epochMillis = metadata.epochMillis();
+        final long highest = metadata.highestCycle();
+        if (highest < -1 || highest > rollCycle.toCycle(Long.MAX_VALUE)) {
+            throw new CorruptQueueException(metadata.path(), MetadataDescriptor.HIGHEST_CYCLE_OFFSET, "highest cycle="
+                    + highest + " is outside what roll cycle " + rollCycle + " can index");
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + RollCycle.FILE_SUFFIX)) {
+            for (final Path file : files) {
+                final long cycle = rollCycle.parseCycle(file.getFileName().toString(), epochMillis);
+                if (cycle < 0) {
+                    throw new CorruptQueueException(metadata.path(), MetadataDescriptor.ROLL_CYCLE_OFFSET, "cycle file "
+                            + file + " is not named for roll cycle " + rollCycle + " and epoch=" + epochMillis
+                            + ": the roll cycle or epoch recorded here is damaged, or the file is not this queue's");
+                }
+                final long hint;
+                if (cycle > highest && (hint = CycleFile.readHint(file)) != CycleDescriptor.DATA_OFFSET) {
+                    throw new CorruptQueueException(metadata.path(), MetadataDescriptor.HIGHEST_CYCLE_OFFSET,
+                            "highest cycle=" + highest + " but " + file + " of cycle " + cycle + " holds excerpts (write"
+                                    + " position=" + hint + "): the highest cycle recorded here is damaged");
+                }
+            }
+        } catch (IOException e) {
+            throw new SpoolException("cannot list " + directory + ": " + e.getMessage(), e);
         }
     }
 

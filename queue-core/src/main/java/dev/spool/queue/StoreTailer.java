@@ -30,6 +30,7 @@ final class StoreTailer implements ExcerptTailer {
     private long cycle = -1;
     private long cycleBase;
     private int spacingShift;
+    private long spacingMask;
     private int blockShift;
     private int blockMask;
     private int metadataLimit;
@@ -130,9 +131,15 @@ final class StoreTailer implements ExcerptTailer {
                 if (length(header) > maxMessageLength) {
                     throw corrupt(header);
                 }
+                if ((sequence & spacingMask) == 0) {
+                    checkIndexed();
+                }
                 return header;
             }
             if (header == 0 || isInProgress(header)) {
+                if (!endsExcerpts(position)) {
+                    continue;
+                }
                 // a writer only starts a later cycle after ending this one, so a later cycle means no more data here
                 if (cycle >= metadata.highestCycle()) {
                     return 0;
@@ -232,7 +239,13 @@ final class StoreTailer implements ExcerptTailer {
                     }
                     sequence++;
                 } else if (!isMetadata(header) || length(header) > metadataLimit) {
-                    if (header == 0 || isInProgress(header) || isEndOfCycle(header)) {
+                    if (header == 0 || isInProgress(header)) {
+                        if (endsExcerpts(position)) {
+                            return -1;
+                        }
+                        continue;
+                    }
+                    if (isEndOfCycle(header)) {
                         return -1;
                     }
                     throw corrupt(header);
@@ -255,12 +268,27 @@ final class StoreTailer implements ExcerptTailer {
                 entry = ((long) block << blockShift) - 1;
                 continue;
             }
+            checkBlockPosition(block, blockPosition);
             final long entryPosition = blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + (entry & blockMask) * Long.BYTES;
             final long excerptPosition = MEMORY.readVolatileLong(indexCursor.address(entryPosition));
             if (excerptPosition != 0) {
-                if (excerptPosition < CycleDescriptor.DATA_OFFSET || (excerptPosition & (ALIGNMENT - 1)) != 0) {
+                // a writer writes the entry of an excerpt before it moves the hint past it
+                if (excerptPosition < CycleDescriptor.DATA_OFFSET || (excerptPosition & (ALIGNMENT - 1)) != 0
+                        || excerptPosition > file.readVolatileWritePosition()) {
                     throw new CorruptQueueException(file.path(), entryPosition, "bad index entry " + entry + ": position="
                             + excerptPosition);
+                }
+                // a writer publishes an excerpt before its entry, so the entry points at a data header
+                final int header = MEMORY.readVolatileInt(cursor.address(excerptPosition));
+                if (header == 0 || isInProgress(header)) {
+                    // not on disk (a torn tail) or damaged: a walk from an earlier entry tells which
+                    entry--;
+                    continue;
+                }
+                if (!isData(header) || length(header) > maxMessageLength) {
+                    throw new CorruptQueueException(file.path(), entryPosition, String.format("bad index entry %d:"
+                            + " position=%d holds header 0x%08x (%s), not a data excerpt", entry, excerptPosition, header,
+                            describe(header)));
                 }
                 position = excerptPosition;
                 sequence = entry << spacingShift;
@@ -272,12 +300,32 @@ final class StoreTailer implements ExcerptTailer {
         sequence = 0;
     }
 
+    /** A root entry must point at an index block: an aligned position in the data, with a block's header there. */
+    private void checkBlockPosition(final int block, final long blockPosition) {
+        final long rootEntryPosition = CycleDescriptor.rootEntryPosition(block);
+        // a writer allocates a block just after the excerpt it indexes, before it moves the hint past that excerpt
+        if (blockPosition < CycleDescriptor.DATA_OFFSET || (blockPosition & (ALIGNMENT - 1)) != 0
+                || blockPosition > file.readVolatileWritePosition() + alignedLength(maxMessageLength)) {
+            throw new CorruptQueueException(file.path(), rootEntryPosition, "bad root index entry " + block
+                    + ": position=" + blockPosition);
+        }
+        final long address = indexCursor.address(blockPosition);
+        final int header = MEMORY.readVolatileInt(address);
+        final int type = MEMORY.readInt(address + CycleDescriptor.BLOCK_TYPE_OFFSET);
+        if (header != (METADATA_FLAG | CycleDescriptor.blockPayloadLength(blockMask + 1)) || type != TYPE_INDEX_BLOCK) {
+            throw new CorruptQueueException(file.path(), rootEntryPosition, String.format("bad root index entry %d:"
+                    + " position=%d holds header 0x%08x (%s) and type %d, not an index block", block, blockPosition,
+                    header, describe(header), type));
+        }
+    }
+
     /** Walks to the tail of the current file: {@link #sequence} becomes the count of excerpts in it. */
     private void toEndOfFile() {
         final int block = file.lastBlock();
         long entry = -1;
         if (block >= 0) {
             final long blockPosition = file.rootEntry(block);
+            checkBlockPosition(block, blockPosition);
             int low = 0;
             int high = blockMask;
             while (low <= high) {
@@ -299,8 +347,12 @@ final class StoreTailer implements ExcerptTailer {
         }
         while (true) {
             final int header = MEMORY.readVolatileInt(cursor.address(position));
-            if (header == 0 || isInProgress(header) || isEndOfCycle(header)) {
+            if (isEndOfCycle(header) || (header == 0 || isInProgress(header)) && endsExcerpts(position)) {
                 return;
+            }
+            if (header == 0 || isInProgress(header)) {
+                // published meanwhile: read it again
+                continue;
             }
             if (isData(header) ? length(header) > maxMessageLength : !isMetadata(header) || length(header) > metadataLimit) {
                 throw corrupt(header);
@@ -468,6 +520,75 @@ final class StoreTailer implements ExcerptTailer {
         return name;
     }
 
+    /**
+     * A header of 0 or in progress ends the excerpts, unless the writer's position hint lies beyond it. Then either
+     * a writer published it meanwhile (it moves the hint past a header only after publishing it), or the excerpts
+     * were torn by a power loss and only zeros lie up to the hint (the next writer recovers that), or the file is
+     * damaged: the excerpts after it are not silently skipped.
+     *
+     * @return true if the excerpts end at {@code at}; false if a writer published the header meanwhile.
+     * @throws CorruptQueueException if bytes other than zeros lie between {@code at} and the hint.
+     */
+    private boolean endsExcerpts(final long at) {
+        // acquire: pairs with the writer's release store of the hint, which follows the header's
+        final long hint = file.readVolatileWritePosition();
+        if (at > hint && overshoots(at)) {
+            throw new CorruptQueueException(file.path(), at, "the excerpts run on to position=" + at + ", past the"
+                    + " write position=" + hint + " that their writer left: a header before it is damaged");
+        }
+        if (at >= hint) {
+            return true;
+        }
+        final int again = MEMORY.readVolatileInt(cursor.address(at));
+        if (isReady(again)) {
+            return false;
+        }
+        final long nonZero = indexCursor.firstNonZero(at + HEADER_LENGTH, hint);
+        if (nonZero < 0) {
+            return true;
+        }
+        throw new CorruptQueueException(file.path(), at, String.format("header 0x%08x (%s) where the excerpts go on:"
+                + " byte at position=%d is not zero and the write position is %d; damage, not the end", again,
+                describe(again), nonZero, hint));
+    }
+
+    /**
+     * A writer moves the hint past what it published before it releases the write lock or starts a later cycle, so
+     * excerpts that run past the hint are damage unless a writer holds the lock now (or died holding it).
+     */
+    private boolean overshoots(final long at) {
+        if (cycle < metadata.highestCycle()) {
+            return true;
+        }
+        // acquire: if the lock is free, the hint its last holder wrote is visible
+        if (metadata.readVolatileLong(MetadataDescriptor.WRITE_LOCK_OFFSET) != 0) {
+            return false;
+        }
+        return at > file.readVolatileWritePosition();
+    }
+
+    /**
+     * Every {@code indexSpacing} excerpts, the index says where the excerpt of the sequence about to be read is: a
+     * damaged header before it would have sent the walk elsewhere. The walk stops there rather than read on.
+     */
+    private void checkIndexed() {
+        final long entry = sequence >>> spacingShift;
+        final int block = (int) (entry >>> blockShift);
+        final long blockPosition = file.rootEntry(block);
+        if (blockPosition == 0) {
+            // not written yet: a writer publishes the excerpt before its entry
+            return;
+        }
+        checkBlockPosition(block, blockPosition);
+        final long indexed = MEMORY.readVolatileLong(indexCursor.address(blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET
+                + (entry & blockMask) * Long.BYTES));
+        if (indexed != 0 && indexed != position) {
+            throw new CorruptQueueException(file.path(), position, "the excerpt of sequence " + sequence + " is at"
+                    + " position=" + position + " by the headers but at position=" + indexed + " by the index: a header"
+                    + " or the index entry is damaged");
+        }
+    }
+
     /** Resumes after the last index a named tailer read. */
     void resume(final long lastRead) {
         if (lastRead < 0 || !moveToIndex(lastRead)) {
@@ -511,6 +632,7 @@ final class StoreTailer implements ExcerptTailer {
         cycle = next.cycle();
         cycleBase = rollCycle.toIndex(cycle, 0);
         spacingShift = Integer.numberOfTrailingZeros(next.indexSpacing());
+        spacingMask = next.indexSpacing() - 1;
         blockShift = Integer.numberOfTrailingZeros(next.indexBlockEntries());
         blockMask = next.indexBlockEntries() - 1;
         metadataLimit = Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries()));
