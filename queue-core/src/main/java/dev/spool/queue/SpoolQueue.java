@@ -235,6 +235,35 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
+     * Forgets a named tailer that is no longer read, in any process: its position is dropped and it no longer keeps
+     * cycles from retention ({@link SpoolQueueBuilder#retainForNamedTailers(boolean)}). A tailer created later with
+     * the name starts at the beginning. Only for a name no process has a tailer of: a tailer of another process
+     * would go on writing its position into an entry that a new name may reuse.
+     *
+     * @param name the tailer's name.
+     * @return true if a named tailer of that name was removed, false if there was none.
+     * @throws IllegalStateException if a tailer of that name is open in this queue instance.
+     */
+    public boolean removeTailer(final String name) {
+        synchronized (users) {
+            checkOpen();
+            for (final Object user : users.keySet()) {
+                if (user instanceof ExcerptTailer tailer && name.equals(tailer.name())) {
+                    throw new IllegalStateException("named tailer '" + name + "' of " + directory
+                            + " is open in this queue instance: close it before removing it");
+                }
+            }
+            final WriteLock lock = writeLock();
+            lock.lock();
+            try {
+                return metadata.removeNamedTailer(name);
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
      * Creates a pretoucher for a thread of the caller's choosing to run with {@link Pretoucher#execute()}, with the
      * builder's {@link SpoolQueueBuilder#pretouchLength(long)} and {@link SpoolQueueBuilder#pretouchLeadTime(Duration)}.
      * Stop that thread before closing the queue.
