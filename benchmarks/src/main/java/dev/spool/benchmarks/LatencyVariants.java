@@ -10,7 +10,15 @@ final class LatencyVariants {
     static final List<Supplier<LatencyVariant>> ALL = List.of(
             FloorVariant::new,
             SpoolVariant::new,
-            ChronicleVariant::new);
+            SpoolVariant::pretouched,
+            ChronicleVariant::new,
+            SyncVariant::async,
+            SyncVariant::everyMessage,
+            SyncVariant::byContent,
+            GroupCommitVariant::new,
+            ChronicleSyncVariant::async,
+            ChronicleSyncVariant::everyMessage,
+            ChronicleSyncVariant::byContent);
 
     private LatencyVariants() {
     }

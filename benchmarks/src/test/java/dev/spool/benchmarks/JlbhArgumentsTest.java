@@ -19,7 +19,8 @@ class JlbhArgumentsTest {
             assertEquals(plan.experiment().variants(), plan.variants());
             assertEquals(LatencyTables.FLOOR, plan.variants().get(0), "the floor runs first");
         }
-        assertEquals(List.of("E1-32B-50K", "E1-32B-250K", "E1-140B-100K"), plans.stream().map(JlbhArguments.Plan::name).toList());
+        assertEquals(List.of("E1-32B-50K", "E1-32B-250K", "E1-140B-100K", "E3b-1024B-50K"),
+                plans.stream().map(JlbhArguments.Plan::name).toList());
         assertEquals(8, plans.get(0).runs());
         assertEquals(10_000_000, plans.get(0).iterations(), "200 s at 50K msg/s");
         assertEquals(25_000_000, plans.get(1).iterations(), "100 s at 250K msg/s");
