@@ -149,7 +149,9 @@ public final class SpoolQueue implements AutoCloseable {
                             + ": the roll cycle or epoch recorded here is damaged, or the file is not this queue's");
                 }
                 final long hint;
-                if (cycle > highest && (hint = CycleFile.readHint(file)) != CycleDescriptor.DATA_OFFSET) {
+                // a writer of another process may have just started that cycle: it records it before appending there
+                if (cycle > highest && (hint = CycleFile.readHint(file)) != CycleDescriptor.DATA_OFFSET
+                        && cycle > metadata.highestCycle()) {
                     throw new CorruptQueueException(metadata.path(), MetadataDescriptor.HIGHEST_CYCLE_OFFSET,
                             "highest cycle=" + highest + " but " + file + " of cycle " + cycle + " holds excerpts (write"
                                     + " position=" + hint + "): the highest cycle recorded here is damaged");
