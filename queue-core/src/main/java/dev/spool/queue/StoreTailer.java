@@ -134,6 +134,13 @@ final class StoreTailer implements ExcerptTailer {
                 if ((sequence & spacingMask) == 0) {
                     checkIndexed();
                 }
+                // a finished cycle's hint is final: its end-of-cycle marker is there
+                if (cycle < metadata.highestCycle()
+                        && position + alignedLength(length(header)) > file.readVolatileWritePosition()) {
+                    throw new CorruptQueueException(file.path(), position, String.format("header 0x%08x (%s) runs past"
+                            + " the end of its finished cycle at position=%d: it or a header before it is damaged", header,
+                            describe(header), file.readVolatileWritePosition()));
+                }
                 return header;
             }
             if (header == 0 || isInProgress(header)) {
@@ -153,6 +160,7 @@ final class StoreTailer implements ExcerptTailer {
                 }
             }
             if (isEndOfCycle(header)) {
+                checkEnd();
                 if (cycle >= metadata.highestCycle() || !nextCycle()) {
                     return 0;
                 }
@@ -246,6 +254,7 @@ final class StoreTailer implements ExcerptTailer {
                         continue;
                     }
                     if (isEndOfCycle(header)) {
+                        checkEnd();
                         return -1;
                     }
                     throw corrupt(header);
@@ -278,6 +287,7 @@ final class StoreTailer implements ExcerptTailer {
                     throw new CorruptQueueException(file.path(), entryPosition, "bad index entry " + entry + ": position="
                             + excerptPosition);
                 }
+                checkNeighbours(entry, entryPosition, excerptPosition);
                 // a writer publishes an excerpt before its entry, so the entry points at a data header
                 final int header = MEMORY.readVolatileInt(cursor.address(excerptPosition));
                 if (header == 0 || isInProgress(header)) {
@@ -298,6 +308,29 @@ final class StoreTailer implements ExcerptTailer {
         }
         position = CycleDescriptor.DATA_OFFSET;
         sequence = 0;
+    }
+
+    /**
+     * The writer that ended the cycle left its sequence hint at the count of its excerpts: a walk that reaches the
+     * end-of-cycle marker with another count was sent there by a damaged header.
+     */
+    private void checkEnd() {
+        final long count = file.writeSequence();
+        if (sequence != count) {
+            throw new CorruptQueueException(file.path(), position, "end of cycle after " + sequence + " excerpts, but its"
+                    + " writer counted " + count + ": a header before it is damaged");
+        }
+    }
+
+    /** Entries of one block increase: a damaged one that still points at a header mostly breaks that order. */
+    private void checkNeighbours(final long entry, final long entryPosition, final long excerptPosition) {
+        final long slot = entry & blockMask;
+        final long before = slot == 0 ? 0 : MEMORY.readVolatileLong(indexCursor.address(entryPosition - Long.BYTES));
+        final long after = slot == blockMask ? 0 : MEMORY.readVolatileLong(indexCursor.address(entryPosition + Long.BYTES));
+        if (before != 0 && before >= excerptPosition || after != 0 && after <= excerptPosition) {
+            throw new CorruptQueueException(file.path(), entryPosition, "index entry " + entry + ": position="
+                    + excerptPosition + " is out of order with its neighbours " + before + " and " + after);
+        }
     }
 
     /** A root entry must point at an index block: an aligned position in the data, with a block's header there. */
@@ -347,7 +380,11 @@ final class StoreTailer implements ExcerptTailer {
         }
         while (true) {
             final int header = MEMORY.readVolatileInt(cursor.address(position));
-            if (isEndOfCycle(header) || (header == 0 || isInProgress(header)) && endsExcerpts(position)) {
+            if (isEndOfCycle(header)) {
+                checkEnd();
+                return;
+            }
+            if ((header == 0 || isInProgress(header)) && endsExcerpts(position)) {
                 return;
             }
             if (header == 0 || isInProgress(header)) {
@@ -544,8 +581,15 @@ final class StoreTailer implements ExcerptTailer {
             return false;
         }
         final long nonZero = indexCursor.firstNonZero(at + HEADER_LENGTH, hint);
-        if (nonZero < 0) {
+        // a finished cycle with a torn tail still has its end-of-cycle marker at the hint, written by the writer that
+        // moved on; without it, the walk came here past that marker
+        if (nonZero < 0 && (cycle >= metadata.highestCycle()
+                || MEMORY.readVolatileInt(indexCursor.address(hint)) == END_OF_CYCLE)) {
             return true;
+        }
+        if (nonZero < 0) {
+            throw new CorruptQueueException(file.path(), at, "only zeros from here to the write position=" + hint
+                    + ", and no end-of-cycle marker there, in a finished cycle: a header before it is damaged");
         }
         throw new CorruptQueueException(file.path(), at, String.format("header 0x%08x (%s) where the excerpts go on:"
                 + " byte at position=%d is not zero and the write position is %d; damage, not the end", again,

@@ -31,8 +31,11 @@ import java.util.stream.Stream;
  * {@code PASS n <what was damaged>} or {@code FAIL n <what was damaged>: <why>} after it, and {@code DONE} at the end.
  */
 final class DamageFuzz {
-    /** An excerpt of the undamaged queue: where its header is and what its payload holds. */
-    record Excerpt(long index, Path file, long headerPosition, byte[] payload) {
+    /**
+     * An excerpt of the undamaged queue: where its header is, what its payload holds, and where the index entry of its
+     * span of {@code indexSpacing} excerpts is.
+     */
+    record Excerpt(long index, Path file, long headerPosition, byte[] payload, long indexEntryPosition) {
     }
 
     /** What a case did to the copy: bits flipped at positions of one file, or the file cut short. */
@@ -101,7 +104,8 @@ final class DamageFuzz {
     }
 
     /** Reads the undamaged queue once: every excerpt's file, header position and payload. */
-    private void learnTemplate() {
+    private void learnTemplate() throws IOException {
+        final java.util.Map<Path, byte[]> files = new java.util.HashMap<>();
         try (SpoolQueue queue = SpoolQueue.builder(template).createIfAbsent(false).build();
              ExcerptTailer tailer = queue.createTailer()) {
             final RollCycle rollCycle = queue.rollCycle();
@@ -110,13 +114,30 @@ final class DamageFuzz {
                 final byte[] payload = new byte[length];
                 bytes.read(offset, payload, 0, length);
                 final Path file = template.resolve(rollCycle.fileName(rollCycle.toCycle(index), epoch));
-                excerpts.put(index, new Excerpt(index, file, offset - ExcerptDescriptor.HEADER_LENGTH, payload));
+                excerpts.put(index, new Excerpt(index, file, offset - ExcerptDescriptor.HEADER_LENGTH, payload,
+                        indexEntryPosition(files.computeIfAbsent(file, DamageFuzz::readAll), rollCycle.toSequence(index))));
             })) {
                 if (excerpts.size() > 1_000_000) {
                     throw new IllegalStateException("the template never ends");
                 }
             }
         }
+    }
+
+    private static byte[] readAll(final Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** @return where the index entry of the span holding {@code sequence} is in the file's bytes. */
+    private static long indexEntryPosition(final byte[] file, final long sequence) {
+        final long entry = sequence / DamageFuzzTest.INDEX_SPACING;
+        final long block = entry / DamageFuzzTest.INDEX_BLOCK_ENTRIES;
+        final long blockPosition = readLong(file, (int) CycleDescriptor.rootEntryPosition((int) block));
+        return blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + entry % DamageFuzzTest.INDEX_BLOCK_ENTRIES * Long.BYTES;
     }
 
     /** Copies the template to the work directory and damages one file of the copy. */
@@ -203,14 +224,17 @@ final class DamageFuzz {
 
     /**
      * @return true if the excerpt may read differently: a flipped byte lies in its payload, which has no checksum, or
-     * in a header from the last indexed excerpt up to its own. A header's length has no checksum either; a flip there
-     * sends a forward walk astray until the next index entry, where the tailer checks its position and throws.
+     * in a header from the last indexed excerpt up to its own, or in the index entry of its span. A header's length
+     * has no checksum either: a flip there sends a forward walk astray until the next index entry, where the tailer
+     * checks its position and throws. An index entry changed to the position of another excerpt's header sends
+     * {@code moveToIndex} there; a forward read that passes it finds the mismatch.
      */
     private boolean touched(final Damage damage, final Excerpt excerpt) {
         final long end = excerpt.headerPosition() + ExcerptDescriptor.HEADER_LENGTH + excerpt.payload().length;
         final long sequence = excerpt.index() & (RollCycle.HOURLY.maxSequences() - 1);
         final Excerpt indexed = excerpts.get(excerpt.index() - sequence % DamageFuzzTest.INDEX_SPACING);
-        return damage.flipped(excerpt.file(), indexed.headerPosition(), end);
+        return damage.flipped(excerpt.file(), indexed.headerPosition(), end)
+                || damage.flipped(excerpt.file(), excerpt.indexEntryPosition(), excerpt.indexEntryPosition() + Long.BYTES);
     }
 
     /** @return null if the excerpt read at {@code index} is the original, or touched by the damage. */

@@ -28,6 +28,8 @@ class DamageFuzzTest extends SpoolTestBase {
     private static final int CYCLES = 3;
     /** An index entry every 4 excerpts: a damaged header is found within 4. */
     static final int INDEX_SPACING = 4;
+    /** Eight entries an index block, so that there are several blocks and root entries to damage. */
+    static final int INDEX_BLOCK_ENTRIES = 8;
 
     @Test
     void shouldReadExactBytesOrThrowAClearExceptionWhateverBytesAreDamaged() throws Exception {
@@ -81,7 +83,7 @@ class DamageFuzzTest extends SpoolTestBase {
     private static void writeTemplate(final Path directory) {
         final long[] now = {START_MILLIS};
         try (SpoolQueue queue = SpoolQueue.builder(directory).rollCycle(RollCycle.HOURLY).timeProvider(() -> now[0])
-                .chunkLength(1 << 20).indexSpacing(INDEX_SPACING).indexBlockEntries(8).syncMarkers(true).build();
+                .chunkLength(1 << 20).indexSpacing(INDEX_SPACING).indexBlockEntries(INDEX_BLOCK_ENTRIES).syncMarkers(true).build();
              ExcerptAppender appender = queue.createAppender()) {
             final byte[] message = new byte[200];
             for (int cycle = 0; cycle < CYCLES; cycle++) {
