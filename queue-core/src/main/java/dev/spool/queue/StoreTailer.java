@@ -322,6 +322,24 @@ final class StoreTailer implements ExcerptTailer {
         }
     }
 
+    /**
+     * A torn tail loses the last excerpts: index entries may point into the lost range, never before it. An entry at
+     * or past the walk's sequence that points before where the walk stopped means the walk skipped excerpts.
+     */
+    private void checkIndexedBefore(final long at) {
+        final long entry = lastEntry();
+        if (entry < 0 || entry << spacingShift < sequence) {
+            return;
+        }
+        final long indexed = MEMORY.readVolatileLong(indexCursor.address(entryPosition(
+                file.rootEntry((int) (entry >>> blockShift)), entry & blockMask)));
+        if (indexed < at) {
+            throw new CorruptQueueException(file.path(), at, "the excerpts seem to end here after " + sequence
+                    + " excerpts, but the index puts sequence " + (entry << spacingShift) + " at position=" + indexed
+                    + ": a header before it is damaged");
+        }
+    }
+
     /** Entries of one block increase: a damaged one that still points at a header mostly breaks that order. */
     private void checkNeighbours(final long entry, final long entryPosition, final long excerptPosition) {
         final long slot = entry & blockMask;
@@ -352,8 +370,8 @@ final class StoreTailer implements ExcerptTailer {
         }
     }
 
-    /** Walks to the tail of the current file: {@link #sequence} becomes the count of excerpts in it. */
-    private void toEndOfFile() {
+    /** @return the last index entry written in the current file, or -1; entries fill in order, so binary search. */
+    private long lastEntry() {
         final int block = file.lastBlock();
         long entry = -1;
         if (block >= 0) {
@@ -363,8 +381,7 @@ final class StoreTailer implements ExcerptTailer {
             int high = blockMask;
             while (low <= high) {
                 final int mid = (low + high) >>> 1;
-                final long entryPosition = blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + (long) mid * Long.BYTES;
-                if (MEMORY.readVolatileLong(indexCursor.address(entryPosition)) != 0) {
+                if (MEMORY.readVolatileLong(indexCursor.address(entryPosition(blockPosition, mid))) != 0) {
                     entry = ((long) block << blockShift) + mid;
                     low = mid + 1;
                 } else {
@@ -372,6 +389,16 @@ final class StoreTailer implements ExcerptTailer {
                 }
             }
         }
+        return entry;
+    }
+
+    private static long entryPosition(final long blockPosition, final long slot) {
+        return blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + slot * Long.BYTES;
+    }
+
+    /** Walks to the tail of the current file: {@link #sequence} becomes the count of excerpts in it. */
+    private void toEndOfFile() {
+        final long entry = lastEntry();
         if (entry >= 0) {
             seekIndex(entry << spacingShift);
         } else {
@@ -585,6 +612,7 @@ final class StoreTailer implements ExcerptTailer {
         // moved on; without it, the walk came here past that marker
         if (nonZero < 0 && (cycle >= metadata.highestCycle()
                 || MEMORY.readVolatileInt(indexCursor.address(hint)) == END_OF_CYCLE)) {
+            checkIndexedBefore(at);
             return true;
         }
         if (nonZero < 0) {
