@@ -218,7 +218,8 @@ final class JlbhArguments {
         final Map<String, Plan> plans = new LinkedHashMap<>();
         for (final LatencyExperiment base : chosen) {
             final List<String> running = variants(base);
-            if (running.isEmpty()) {
+            // the floor is there to divide by: alone it runs only if it is all that was asked for
+            if (running.isEmpty() || running.equals(List.of(LatencyTables.FLOOR)) && !variants.equals(running)) {
                 continue;
             }
             final LatencyExperiment experiment = base.with(length != null ? length : base.length(),

@@ -22,8 +22,8 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
      * The variants of E1: the floor first, so that its numbers are not taken on a page cache that a queue just
      * filled with dirty pages; each variant's files are deleted before the next one starts.
      */
-    static final List<String> E1_VARIANTS = List.of(LatencyTables.FLOOR, LatencyTables.SPOOL, "ring", "ring-read",
-            LatencyTables.CHRONICLE);
+    static final List<String> E1_VARIANTS = List.of(LatencyTables.FLOOR, LatencyTables.SPOOL, SpoolVariant.PRETOUCH,
+            "ring", "ring-read", LatencyTables.CHRONICLE);
 
     /**
      * The variants of E2: the raw TCP round trip of the same length first, then replication end to end, then the
@@ -34,6 +34,14 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
     /** The variants of E3: the raw TCP round trip, then each durability stage. */
     static final List<String> E3_VARIANTS = List.of("floor-tcp", "e3-written", "e3-acked", "e3-async-acked",
             "e3-sync-acked", "e3-sync10-acked", "e3-acked-or-synced", "e3-acked-or-synced-down");
+
+    /**
+     * The variants of E3b, the local half of E3: the floor, Spool with three sync policies and with group commit, then
+     * Chronicle Queue's equivalents (it has none of group commit).
+     */
+    static final List<String> E3B_VARIANTS = List.of(LatencyTables.FLOOR, SyncVariant.ASYNC, SyncVariant.EVERY,
+            SyncVariant.CONTENT, GroupCommitVariant.NAME, ChronicleSyncVariant.ASYNC, ChronicleSyncVariant.EVERY,
+            ChronicleSyncVariant.CONTENT);
 
     /** Every experiment the code supports, in running order. */
     static final List<LatencyExperiment> ALL = List.of(
@@ -65,7 +73,14 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
                     "SATA SSD: sync under 25 ms most of the time; async + ack p99.9 a tenth of sync + ack or better"),
             new LatencyExperiment("E3", 1024, 200_000, 3, 60, E3_VARIANTS,
                     "durability-replication-vs-sync.txt, figure 3: 1 KiB at 200K/s, publish to commit",
-                    "M.2 drive: selective sync brings typical latency close to ack-only"));
+                    "M.2 drive: selective sync brings typical latency close to ack-only"),
+            new LatencyExperiment("E3b", 1024, 50_000, 5, 20, E3B_VARIANTS,
+                    "durability-replication-vs-sync.txt, \"50K/s messages of 1KB timed from publishing on client to "
+                            + "receiving a committed message\", the local half: no client TCP, no replica (run length not"
+                            + " given there)",
+                    "with replication, SSD: sync to disk under 25 ms most of the time up to 50K/s; syncing 10 times a"
+                            + " second brings typical latency close to async; async + ack one tenth or better at the"
+                            + " high percentiles"));
 
     /** @return the name on the command line and in file names, e.g. {@code E1-32B-250K}. */
     String name() {

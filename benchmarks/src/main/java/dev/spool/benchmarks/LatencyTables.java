@@ -15,6 +15,16 @@ final class LatencyTables {
     static final String SPOOL = "spool";
     /** The peer queue every Spool variant is divided by: Chronicle Queue open source. */
     static final String CHRONICLE = "chronicle";
+    /**
+     * Chronicle's variant of the same scenario as Spool's variant {@code X} is named {@code chronicle-X}; a Spool
+     * variant without one is divided by plain {@link #CHRONICLE}.
+     */
+    static final String CHRONICLE_PREFIX = CHRONICLE + "-";
+    /**
+     * Pairs of variants whose ratio is a claim of an article to check: E3's, that syncing when the content asks for
+     * it (ten times a second) brings the tail to a tenth or less of syncing every message.
+     */
+    private static final List<String[]> CLAIMS = List.<String[]>of(new String[]{"sync-content", "sync-every"});
     private static final int WIDTH = 100;
     private static final String NL = System.lineSeparator();
 
@@ -84,21 +94,33 @@ final class LatencyTables {
 
     /**
      * @param results the variants of one experiment.
-     * @return per percentile, every other variant over the floor, then every Spool variant over Chronicle, each the
-     * ratio of the two variants' medians over their runs; empty if no pair ran.
+     * @return per percentile, every other variant over the floor, then every Spool variant over its Chronicle peer
+     * ({@link #CHRONICLE_PREFIX}), then the {@link #CLAIMS}, each the ratio of the two variants' medians over their
+     * runs; empty if no pair ran.
      */
     static String ratios(final List<VariantResult> results) {
         final List<VariantResult[]> pairs = new ArrayList<>();
         final VariantResult floor = findFloor(results);
-        final VariantResult chronicle = find(results, CHRONICLE);
         for (final VariantResult result : results) {
             if (floor != null && result != floor) {
                 pairs.add(new VariantResult[]{result, floor});
             }
         }
         for (final VariantResult result : results) {
-            if (chronicle != null && result != chronicle && result != floor) {
+            if (result == floor || result.variant().startsWith(CHRONICLE)) {
+                continue;
+            }
+            final VariantResult peer = find(results, CHRONICLE_PREFIX + result.variant());
+            final VariantResult chronicle = peer != null ? peer : find(results, CHRONICLE);
+            if (chronicle != null) {
                 pairs.add(new VariantResult[]{result, chronicle});
+            }
+        }
+        for (final String[] claim : CLAIMS) {
+            final VariantResult first = find(results, claim[0]);
+            final VariantResult second = find(results, claim[1]);
+            if (first != null && second != null) {
+                pairs.add(new VariantResult[]{first, second});
             }
         }
         if (pairs.isEmpty()) {

@@ -10,6 +10,7 @@ final class LatencyVariants {
     static final List<Supplier<LatencyVariant>> ALL = List.of(
             FloorVariant::new,
             SpoolVariant::new,
+            SpoolVariant::pretouched,
             () -> new RingVariant(false),
             () -> new RingVariant(true),
             ChronicleVariant::new,
@@ -21,7 +22,14 @@ final class LatencyVariants {
             StageVariant::syncAcked,
             StageVariant::sync10Acked,
             StageVariant::ackedOrSynced,
-            StageVariant::ackedOrSyncedDown);
+            StageVariant::ackedOrSyncedDown,
+            SyncVariant::async,
+            SyncVariant::everyMessage,
+            SyncVariant::byContent,
+            GroupCommitVariant::new,
+            ChronicleSyncVariant::async,
+            ChronicleSyncVariant::everyMessage,
+            ChronicleSyncVariant::byContent);
 
     private LatencyVariants() {
     }

@@ -20,7 +20,8 @@ class JlbhArgumentsTest {
             assertTrue(plan.variants().get(0).startsWith(LatencyTables.FLOOR), "the floor runs first");
         }
         assertEquals(List.of("E1-32B-50K", "E1-32B-250K", "E1-140B-100K", "E2-40B-166667", "E2-40B-1M", "E2-40B-1666667",
-                "E3-256B-200K", "E3-1024B-50K", "E3-1024B-200K"), plans.stream().map(JlbhArguments.Plan::name).toList());
+                "E3-256B-200K", "E3-1024B-50K", "E3-1024B-200K", "E3b-1024B-50K"),
+                plans.stream().map(JlbhArguments.Plan::name).toList());
         assertEquals(8, plans.get(0).runs());
         assertEquals(10_000_000, plans.get(0).iterations(), "200 s at 50K msg/s");
         assertEquals(25_000_000, plans.get(1).iterations(), "100 s at 250K msg/s");

@@ -49,6 +49,10 @@ class JlbhSmokeTest {
                     assertTrue(text.contains(variant + "/floor"), variant + "\n" + text);
                 }
             }
+            if (experiment.variants().contains(SyncVariant.CONTENT)) {
+                assertTrue(text.contains("sync-content/chronicle-sync-content") && text.contains("sync-content/sync-every"),
+                        "E3b compares each sync policy with Chronicle's and content-based sync with every message\n" + text);
+            }
             final byte[] png = Files.readAllBytes(only(results, base + ".png"));
             assertArrayEquals(PNG_SIGNATURE, java.util.Arrays.copyOf(png, PNG_SIGNATURE.length));
         }

@@ -21,8 +21,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LatencyVariantTest {
     private static final int MESSAGES = 200_000;
-    /** Sends and reads before this one may allocate (class loading, first mappings); none after it. */
-    private static final int WARMED_UP = MESSAGES / 2;
     /**
      * Bytes a measured window may allocate: one object per message would be 16 B x 100,000. The JIT sometimes
      * allocates a few hundred bytes to a few kilobytes once inside a window (seen: 456 B in the floor, whose loops
@@ -35,7 +33,11 @@ class LatencyVariantTest {
      * asserted. Chronicle Queue's {@code writeBytes} was seen allocating 1-10 KB per 250,000 messages here, in
      * bursts (index and block bookkeeping), not per message.
      */
-    private static final java.util.Set<String> PEERS = java.util.Set.of("chronicle");
+    private static final java.util.Set<String> PEERS = java.util.Set.of(LatencyTables.CHRONICLE,
+            ChronicleSyncVariant.ASYNC, ChronicleSyncVariant.EVERY, ChronicleSyncVariant.CONTENT);
+    /** Variants whose every send waits for an msync to the disk. */
+    private static final java.util.Set<String> SYNCING_EVERY_MESSAGE = java.util.Set.of(SyncVariant.EVERY,
+            ChronicleSyncVariant.EVERY);
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
 
@@ -59,10 +61,14 @@ class LatencyVariantTest {
     void everyVariantShouldDeliverEveryStartTimeOnceInOrderToAnotherThreadWithoutAllocating() throws Exception {
         for (final Supplier<LatencyVariant> factory : LatencyVariants.ALL) {
             final LatencyVariant variant = factory.get();
+            // an MS_SYNC per message takes 0.1 to a few ms on a disk: fewer of them
+            final int messages = SYNCING_EVERY_MESSAGE.contains(variant.name()) ? 4_000 : MESSAGES;
+            // sends and reads before this one may allocate (class loading, first mappings); none after it
+            final int warmedUp = messages / 2;
             final BenchmarkDirectory directory = BenchmarkDirectory.create("variant-test-");
             try {
                 variant.init(directory.path(), 140);
-                final long[] received = new long[MESSAGES];
+                final long[] received = new long[messages];
                 final Throwable[] failure = new Throwable[1];
                 final long[] readerAllocated = new long[1];
                 final Thread reader = new Thread(() -> {
@@ -70,8 +76,8 @@ class LatencyVariantTest {
                         variant.openReader();
                         try {
                             long allocatedBefore = 0;
-                            for (int i = 0; i < MESSAGES; ) {
-                                if (i == WARMED_UP) {
+                            for (int i = 0; i < messages; ) {
+                                if (i == warmedUp) {
                                     allocatedBefore = THREADS.getCurrentThreadAllocatedBytes();
                                 }
                                 final long startTimeNs = variant.receive();
@@ -90,8 +96,8 @@ class LatencyVariantTest {
                 }, "variant-test-reader");
                 reader.start();
                 long senderAllocated = 0;
-                for (int i = 0; i < MESSAGES; i++) {
-                    if (i == WARMED_UP) {
+                for (int i = 0; i < messages; i++) {
+                    if (i == warmedUp) {
                         senderAllocated = THREADS.getCurrentThreadAllocatedBytes();
                     }
                     // negative and large values too: the start time is any nanoTime
@@ -104,14 +110,14 @@ class LatencyVariantTest {
                     throw new AssertionError(variant.name() + ": the reader failed", failure[0]);
                 }
                 final String allocation = variant.name() + ": " + senderAllocated + " bytes allocated by "
-                        + (MESSAGES - WARMED_UP) + " sends, " + readerAllocated[0] + " by as many receives and the polls"
+                        + (messages - warmedUp) + " sends, " + readerAllocated[0] + " by as many receives and the polls"
                         + " between them";
                 if (PEERS.contains(variant.name())) {
                     System.out.println(allocation);
                 } else {
                     assertTrue(senderAllocated < ONE_OFF_BYTES && readerAllocated[0] < ONE_OFF_BYTES, allocation);
                 }
-                for (int i = 0; i < MESSAGES; i++) {
+                for (int i = 0; i < messages; i++) {
                     assertEquals(i % 2 == 0 ? i : -1_000_000_000_000L * i, received[i], variant.name() + " message " + i);
                 }
             } finally {

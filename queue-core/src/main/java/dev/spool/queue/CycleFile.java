@@ -162,7 +162,8 @@ final class CycleFile implements ReferenceOwner {
         return chunkLength / 4;
     }
 
-    private static long readHint(final Path path) {
+    /** @return the write-position hint of the file at {@code path}, read without mapping it. */
+    static long readHint(final Path path) {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             final ByteBuffer hint = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
             while (hint.hasRemaining() && channel.read(hint, WRITE_POSITION_OFFSET + hint.position()) >= 0) {
@@ -258,7 +259,8 @@ final class CycleFile implements ReferenceOwner {
     }
 
     void writeHints(final long position, final long sequence) {
-        MEMORY.writeLong(headerAddress + WRITE_POSITION_OFFSET, position);
+        // release: a tailer that reads a position hint past a header reads that header published (see StoreTailer)
+        MEMORY.writeOrderedLong(headerAddress + WRITE_POSITION_OFFSET, position);
         MEMORY.writeLong(headerAddress + WRITE_SEQUENCE_OFFSET, sequence);
     }
 

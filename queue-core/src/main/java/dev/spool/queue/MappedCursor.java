@@ -13,6 +13,9 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * it: an excerpt is never longer than the overlap.
  */
 final class MappedCursor implements ReferenceOwner {
+    /** Chunks a cycle file may have: 1 TiB with the smallest chunk length. */
+    static final long MAX_CHUNKS = 1L << 20;
+
     private final String name;
     private final boolean reserving;
     private CycleFile file;
@@ -71,8 +74,14 @@ final class MappedCursor implements ReferenceOwner {
 
     private void map(final long position) {
         releaseStore();
+        final long chunkLength = file.mappedFile().chunkSize();
+        if (position < 0 || position / chunkLength > MAX_CHUNKS) {
+            // Chronicle counts chunks in an int and keeps a list as long as the highest chunk: a larger position would
+            // map chunk 0 and be read far outside it, or exhaust the heap
+            throw new CorruptQueueException(file.path(), position, "position=" + position + " is outside any file: a"
+                    + " damaged index entry or header points there");
+        }
         if (reserving) {
-            final long chunkLength = file.mappedFile().chunkSize();
             final long chunkStart = position / chunkLength * chunkLength;
             file.reserveChunk(chunkStart, chunkStart + chunkLength + CycleFile.overlapLength(chunkLength));
         }
@@ -84,6 +93,30 @@ final class MappedCursor implements ReferenceOwner {
         storeStart = store.start();
         storeSafeLimit = store.safeLimit();
         storeAddress = store.addressForWrite(storeStart);
+        if (position < storeStart || position >= storeSafeLimit) {
+            releaseStore();
+            throw new CorruptQueueException(file.path(), position, "position=" + position + " is not in the chunk"
+                    + " mapped for it: a damaged index entry or header points there");
+        }
+    }
+
+    /**
+     * Looks for what a torn tail cannot hold: only zeros lie past the last excerpt that reached the disk.
+     *
+     * @param from a position 4 bytes past an 8-byte boundary, just after an excerpt header.
+     * @param to   where to stop, exclusive.
+     * @return the position of the first byte in {@code [from, to)} that is not zero (to the nearest 8), or -1.
+     */
+    long firstNonZero(final long from, final long to) {
+        if (from < to && MEMORY.readVolatileInt(address(from)) != 0) {
+            return from;
+        }
+        for (long at = from + Integer.BYTES; at < to; at += Long.BYTES) {
+            if (MEMORY.readLong(address(at)) != 0) {
+                return at;
+            }
+        }
+        return -1;
     }
 
     /** Lets go of the mapped chunk; the cursor maps again on the next access. */

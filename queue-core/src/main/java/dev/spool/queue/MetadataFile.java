@@ -381,6 +381,24 @@ final class MetadataFile implements ReferenceOwner {
         return free;
     }
 
+    /**
+     * Frees the entry of a named tailer. Caller holds the write lock.
+     *
+     * @return true if there was an entry of that name.
+     */
+    boolean removeNamedTailer(final String name) {
+        final byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
+        for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
+            final long position = namedTailerPosition(entry);
+            if (readInt(position + NAMED_TAILER_NAME_LENGTH_OFFSET) == utf8.length && nameEquals(position, utf8)) {
+                // release: retention stops counting the entry at once; a creator rewrites its name and index
+                MEMORY.writeOrderedInt(address(position + NAMED_TAILER_NAME_LENGTH_OFFSET), 0);
+                return true;
+            }
+        }
+        return false;
+    }
+
     private boolean nameEquals(final long position, final byte[] utf8) {
         final long nameAddress = address(position + NAMED_TAILER_NAME_OFFSET);
         for (int i = 0; i < utf8.length; i++) {

@@ -118,10 +118,47 @@ public final class SpoolQueue implements AutoCloseable {
         }
         try {
             builder.checkAgainst(metadata);
+            checkCycleFiles(directory, metadata);
             return new SpoolQueue(directory, metadata, builder);
         } catch (RuntimeException e) {
             metadata.close();
             throw e;
+        }
+    }
+
+    /**
+     * The metadata's roll cycle, epoch and highest cycle decide which files readers find: damage there would hide
+     * cycles from them without a word. Every cycle file must be named for the roll cycle and epoch, and none past
+     * the highest cycle may hold excerpts (a writer records a cycle as the highest before it appends there; a
+     * pretoucher's file ahead of the roll holds none).
+     */
+    private static void checkCycleFiles(final Path directory, final MetadataFile metadata) {
+        final RollCycle rollCycle = metadata.rollCycle();
+        final long epochMillis = metadata.epochMillis();
+        final long highest = metadata.highestCycle();
+        if (highest < -1 || highest > rollCycle.toCycle(Long.MAX_VALUE)) {
+            throw new CorruptQueueException(metadata.path(), MetadataDescriptor.HIGHEST_CYCLE_OFFSET, "highest cycle="
+                    + highest + " is outside what roll cycle " + rollCycle + " can index");
+        }
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + RollCycle.FILE_SUFFIX)) {
+            for (final Path file : files) {
+                final long cycle = rollCycle.parseCycle(file.getFileName().toString(), epochMillis);
+                if (cycle < 0) {
+                    throw new CorruptQueueException(metadata.path(), MetadataDescriptor.ROLL_CYCLE_OFFSET, "cycle file "
+                            + file + " is not named for roll cycle " + rollCycle + " and epoch=" + epochMillis
+                            + ": the roll cycle or epoch recorded here is damaged, or the file is not this queue's");
+                }
+                final long hint;
+                // a writer of another process may have just started that cycle: it records it before appending there
+                if (cycle > highest && (hint = CycleFile.readHint(file)) != CycleDescriptor.DATA_OFFSET
+                        && cycle > metadata.highestCycle()) {
+                    throw new CorruptQueueException(metadata.path(), MetadataDescriptor.HIGHEST_CYCLE_OFFSET,
+                            "highest cycle=" + highest + " but " + file + " of cycle " + cycle + " holds excerpts (write"
+                                    + " position=" + hint + "): the highest cycle recorded here is damaged");
+                }
+            }
+        } catch (IOException e) {
+            throw new SpoolException("cannot list " + directory + ": " + e.getMessage(), e);
         }
     }
 
@@ -325,6 +362,35 @@ public final class SpoolQueue implements AutoCloseable {
             users.put(tailer, Boolean.TRUE);
             tailer.resume(metadata.readVolatileLong(indexOffset));
             return tailer;
+        }
+    }
+
+    /**
+     * Forgets a named tailer that is no longer read, in any process: its position is dropped and it no longer keeps
+     * cycles from retention ({@link SpoolQueueBuilder#retainForNamedTailers(boolean)}). A tailer created later with
+     * the name starts at the beginning. Only for a name no process has a tailer of: a tailer of another process
+     * would go on writing its position into an entry that a new name may reuse.
+     *
+     * @param name the tailer's name.
+     * @return true if a named tailer of that name was removed, false if there was none.
+     * @throws IllegalStateException if a tailer of that name is open in this queue instance.
+     */
+    public boolean removeTailer(final String name) {
+        synchronized (users) {
+            checkOpen();
+            for (final Object user : users.keySet()) {
+                if (user instanceof ExcerptTailer tailer && name.equals(tailer.name())) {
+                    throw new IllegalStateException("named tailer '" + name + "' of " + directory
+                            + " is open in this queue instance: close it before removing it");
+                }
+            }
+            final WriteLock lock = writeLock();
+            lock.lock();
+            try {
+                return metadata.removeNamedTailer(name);
+            } finally {
+                lock.unlock();
+            }
         }
     }
 

@@ -306,6 +306,8 @@ final class StoreAppender implements ExcerptAppender {
             }
             return cursor.address(position);
         } catch (RuntimeException | Error e) {
+            // the next append finds its tail again from the file, and refuses again what was refused now
+            releaseFile();
             lock.unlock();
             throw e;
         }
@@ -419,6 +421,8 @@ final class StoreAppender implements ExcerptAppender {
             long blockPosition = file.rootEntry(block);
             if (blockPosition == 0) {
                 blockPosition = allocateIndexBlock(block);
+            } else {
+                checkBlock(block, blockPosition);
             }
             lastBlock = block;
             lastBlockPosition = blockPosition;
@@ -426,6 +430,18 @@ final class StoreAppender implements ExcerptAppender {
         final long entryPosition = lastBlockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + (long) slot * Long.BYTES;
         // release: a reader that finds the entry finds the excerpt it points at
         MEMORY.writeOrderedLong(indexCursor.address(entryPosition), excerptPosition);
+    }
+
+    /** The entry about to be written goes into the block a root entry points at: it must be one. */
+    private void checkBlock(final int block, final long blockPosition) {
+        final int header = blockPosition < CycleDescriptor.DATA_OFFSET || blockPosition >= position
+                || (blockPosition & (ALIGNMENT - 1)) != 0 ? 0 : MEMORY.readVolatileInt(indexCursor.address(blockPosition));
+        if (header != (METADATA_FLAG | CycleDescriptor.blockPayloadLength(indexBlockEntries))
+                || MEMORY.readInt(indexCursor.address(blockPosition) + CycleDescriptor.BLOCK_TYPE_OFFSET) != TYPE_INDEX_BLOCK) {
+            throw new CorruptQueueException(file.path(), CycleDescriptor.rootEntryPosition(block), String.format(
+                    "bad root index entry %d: position=%d holds no index block (header 0x%08x); nothing was indexed",
+                    block, blockPosition, header));
+        }
     }
 
     private long allocateIndexBlock(final int block) {
@@ -490,6 +506,10 @@ final class StoreAppender implements ExcerptAppender {
     private void recoverTornTail() {
         final long hintPosition = file.writePosition();
         final long hintSequence = file.writeSequence();
+        if (hintSequence < 0 || hintSequence > capacity) {
+            throw new CorruptQueueException(file.path(), CycleDescriptor.WRITE_SEQUENCE_OFFSET, "write sequence hint="
+                    + hintSequence + " outside the cycle's capacity of " + capacity + " excerpts: the header is damaged");
+        }
         long walk = CycleDescriptor.DATA_OFFSET;
         long walkSequence = 0;
         for (long entry = hintSequence == 0 ? -1 : (hintSequence - 1) >>> spacingShift; entry >= 0; entry--) {
@@ -516,16 +536,31 @@ final class StoreAppender implements ExcerptAppender {
             }
             walk += alignedLength(length(header));
         }
-        if (walk == hintPosition && walkSequence != hintSequence) {
-            // a writer killed between the two hint stores left the new position with the old sequence: trusting it
-            // would give the next excerpt the index of the last one
+        if (walk == hintPosition && walkSequence == hintSequence + 1) {
+            // a writer killed between the two hint stores (position first, then sequence) left the new position with
+            // the old sequence: trusting it would give the next excerpt the index of the last one
             LOG.warn("torn write hints in {}: sequence={} at position={}, but {} excerpts precede that position; fixed",
                     file.path(), hintSequence, hintPosition, walkSequence);
             file.writeHints(walk, walkSequence);
             return;
         }
-        if (walk >= hintPosition) {
+        if (walk > hintPosition || walk == hintPosition && walkSequence != hintSequence) {
+            throw new CorruptQueueException(file.path(), CycleDescriptor.WRITE_POSITION_OFFSET, "write position hint="
+                    + hintPosition + " and sequence hint=" + hintSequence + " disagree with the excerpts, which the index"
+                    + " and the headers put at position=" + walk + " sequence=" + walkSequence
+                    + ": the header or the index is damaged");
+        }
+        if (walk == hintPosition) {
             return;
+        }
+        // a power loss leaves only zeros after the last excerpt that reached the disk; anything else is damage in the
+        // middle of the cycle, and writing over it would drop the excerpts after it
+        final long nonZero = syncCursor.firstNonZero(walk + HEADER_LENGTH, hintPosition);
+        if (nonZero >= 0) {
+            final int header = MEMORY.readVolatileInt(cursor.address(walk));
+            throw new CorruptQueueException(file.path(), walk, String.format("header 0x%08x (%s) ends the excerpts at"
+                    + " sequence=%d, but the byte at position=%d is not zero and the write position hint is %d: damage,"
+                    + " not a torn tail; nothing was written", header, describe(header), walkSequence, nonZero, hintPosition));
         }
         LOG.warn("torn tail in {}: the header says excerpts end at position={} sequence={}, they end at position={} sequence={};"
                 + " the {} after it never reached the disk", file.path(), hintPosition, hintSequence, walk, walkSequence,

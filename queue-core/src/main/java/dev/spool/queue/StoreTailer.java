@@ -30,6 +30,7 @@ final class StoreTailer implements ExcerptTailer {
     private long cycle = -1;
     private long cycleBase;
     private int spacingShift;
+    private long spacingMask;
     private int blockShift;
     private int blockMask;
     private int metadataLimit;
@@ -130,9 +131,22 @@ final class StoreTailer implements ExcerptTailer {
                 if (length(header) > maxMessageLength) {
                     throw corrupt(header);
                 }
+                if ((sequence & spacingMask) == 0) {
+                    checkIndexed();
+                }
+                // a finished cycle's hint is final: its end-of-cycle marker is there
+                if (cycle < metadata.highestCycle()
+                        && position + alignedLength(length(header)) > file.readVolatileWritePosition()) {
+                    throw new CorruptQueueException(file.path(), position, String.format("header 0x%08x (%s) runs past"
+                            + " the end of its finished cycle at position=%d: it or a header before it is damaged", header,
+                            describe(header), file.readVolatileWritePosition()));
+                }
                 return header;
             }
             if (header == 0 || isInProgress(header)) {
+                if (!endsExcerpts(position)) {
+                    continue;
+                }
                 // a writer only starts a later cycle after ending this one, so a later cycle means no more data here
                 if (cycle >= metadata.highestCycle()) {
                     return 0;
@@ -146,6 +160,7 @@ final class StoreTailer implements ExcerptTailer {
                 }
             }
             if (isEndOfCycle(header)) {
+                checkEnd();
                 if (cycle >= metadata.highestCycle() || !nextCycle()) {
                     return 0;
                 }
@@ -232,7 +247,14 @@ final class StoreTailer implements ExcerptTailer {
                     }
                     sequence++;
                 } else if (!isMetadata(header) || length(header) > metadataLimit) {
-                    if (header == 0 || isInProgress(header) || isEndOfCycle(header)) {
+                    if (header == 0 || isInProgress(header)) {
+                        if (endsExcerpts(position)) {
+                            return -1;
+                        }
+                        continue;
+                    }
+                    if (isEndOfCycle(header)) {
+                        checkEnd();
                         return -1;
                     }
                     throw corrupt(header);
@@ -255,12 +277,28 @@ final class StoreTailer implements ExcerptTailer {
                 entry = ((long) block << blockShift) - 1;
                 continue;
             }
+            checkBlockPosition(block, blockPosition);
             final long entryPosition = blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + (entry & blockMask) * Long.BYTES;
             final long excerptPosition = MEMORY.readVolatileLong(indexCursor.address(entryPosition));
             if (excerptPosition != 0) {
-                if (excerptPosition < CycleDescriptor.DATA_OFFSET || (excerptPosition & (ALIGNMENT - 1)) != 0) {
+                // a writer writes the entry of an excerpt before it moves the hint past it
+                if (excerptPosition < CycleDescriptor.DATA_OFFSET || (excerptPosition & (ALIGNMENT - 1)) != 0
+                        || excerptPosition > file.readVolatileWritePosition()) {
                     throw new CorruptQueueException(file.path(), entryPosition, "bad index entry " + entry + ": position="
                             + excerptPosition);
+                }
+                checkNeighbours(entry, entryPosition, excerptPosition);
+                // a writer publishes an excerpt before its entry, so the entry points at a data header
+                final int header = MEMORY.readVolatileInt(cursor.address(excerptPosition));
+                if (header == 0 || isInProgress(header)) {
+                    // not on disk (a torn tail) or damaged: a walk from an earlier entry tells which
+                    entry--;
+                    continue;
+                }
+                if (!isData(header) || length(header) > maxMessageLength) {
+                    throw new CorruptQueueException(file.path(), entryPosition, String.format("bad index entry %d:"
+                            + " position=%d holds header 0x%08x (%s), not a data excerpt", entry, excerptPosition, header,
+                            describe(header)));
                 }
                 position = excerptPosition;
                 sequence = entry << spacingShift;
@@ -272,18 +310,78 @@ final class StoreTailer implements ExcerptTailer {
         sequence = 0;
     }
 
-    /** Walks to the tail of the current file: {@link #sequence} becomes the count of excerpts in it. */
-    private void toEndOfFile() {
+    /**
+     * The writer that ended the cycle left its sequence hint at the count of its excerpts: a walk that reaches the
+     * end-of-cycle marker with another count was sent there by a damaged header.
+     */
+    private void checkEnd() {
+        final long count = file.writeSequence();
+        if (sequence != count) {
+            throw new CorruptQueueException(file.path(), position, "end of cycle after " + sequence + " excerpts, but its"
+                    + " writer counted " + count + ": a header before it is damaged");
+        }
+    }
+
+    /**
+     * A torn tail loses the last excerpts: index entries may point into the lost range, never before it. An entry at
+     * or past the walk's sequence that points before where the walk stopped means the walk skipped excerpts.
+     */
+    private void checkIndexedBefore(final long at) {
+        final long entry = lastEntry();
+        if (entry < 0 || entry << spacingShift < sequence) {
+            return;
+        }
+        final long indexed = MEMORY.readVolatileLong(indexCursor.address(entryPosition(
+                file.rootEntry((int) (entry >>> blockShift)), entry & blockMask)));
+        if (indexed < at) {
+            throw new CorruptQueueException(file.path(), at, "the excerpts seem to end here after " + sequence
+                    + " excerpts, but the index puts sequence " + (entry << spacingShift) + " at position=" + indexed
+                    + ": a header before it is damaged");
+        }
+    }
+
+    /** Entries of one block increase: a damaged one that still points at a header mostly breaks that order. */
+    private void checkNeighbours(final long entry, final long entryPosition, final long excerptPosition) {
+        final long slot = entry & blockMask;
+        final long before = slot == 0 ? 0 : MEMORY.readVolatileLong(indexCursor.address(entryPosition - Long.BYTES));
+        final long after = slot == blockMask ? 0 : MEMORY.readVolatileLong(indexCursor.address(entryPosition + Long.BYTES));
+        if (before != 0 && before >= excerptPosition || after != 0 && after <= excerptPosition) {
+            throw new CorruptQueueException(file.path(), entryPosition, "index entry " + entry + ": position="
+                    + excerptPosition + " is out of order with its neighbours " + before + " and " + after);
+        }
+    }
+
+    /** A root entry must point at an index block: an aligned position in the data, with a block's header there. */
+    private void checkBlockPosition(final int block, final long blockPosition) {
+        final long rootEntryPosition = CycleDescriptor.rootEntryPosition(block);
+        // a writer allocates a block just after the excerpt it indexes, before it moves the hint past that excerpt
+        if (blockPosition < CycleDescriptor.DATA_OFFSET || (blockPosition & (ALIGNMENT - 1)) != 0
+                || blockPosition > file.readVolatileWritePosition() + alignedLength(maxMessageLength)) {
+            throw new CorruptQueueException(file.path(), rootEntryPosition, "bad root index entry " + block
+                    + ": position=" + blockPosition);
+        }
+        final long address = indexCursor.address(blockPosition);
+        final int header = MEMORY.readVolatileInt(address);
+        final int type = MEMORY.readInt(address + CycleDescriptor.BLOCK_TYPE_OFFSET);
+        if (header != (METADATA_FLAG | CycleDescriptor.blockPayloadLength(blockMask + 1)) || type != TYPE_INDEX_BLOCK) {
+            throw new CorruptQueueException(file.path(), rootEntryPosition, String.format("bad root index entry %d:"
+                    + " position=%d holds header 0x%08x (%s) and type %d, not an index block", block, blockPosition,
+                    header, describe(header), type));
+        }
+    }
+
+    /** @return the last index entry written in the current file, or -1; entries fill in order, so binary search. */
+    private long lastEntry() {
         final int block = file.lastBlock();
         long entry = -1;
         if (block >= 0) {
             final long blockPosition = file.rootEntry(block);
+            checkBlockPosition(block, blockPosition);
             int low = 0;
             int high = blockMask;
             while (low <= high) {
                 final int mid = (low + high) >>> 1;
-                final long entryPosition = blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + (long) mid * Long.BYTES;
-                if (MEMORY.readVolatileLong(indexCursor.address(entryPosition)) != 0) {
+                if (MEMORY.readVolatileLong(indexCursor.address(entryPosition(blockPosition, mid))) != 0) {
                     entry = ((long) block << blockShift) + mid;
                     low = mid + 1;
                 } else {
@@ -291,6 +389,16 @@ final class StoreTailer implements ExcerptTailer {
                 }
             }
         }
+        return entry;
+    }
+
+    private static long entryPosition(final long blockPosition, final long slot) {
+        return blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + slot * Long.BYTES;
+    }
+
+    /** Walks to the tail of the current file: {@link #sequence} becomes the count of excerpts in it. */
+    private void toEndOfFile() {
+        final long entry = lastEntry();
         if (entry >= 0) {
             seekIndex(entry << spacingShift);
         } else {
@@ -299,8 +407,16 @@ final class StoreTailer implements ExcerptTailer {
         }
         while (true) {
             final int header = MEMORY.readVolatileInt(cursor.address(position));
-            if (header == 0 || isInProgress(header) || isEndOfCycle(header)) {
+            if (isEndOfCycle(header)) {
+                checkEnd();
                 return;
+            }
+            if ((header == 0 || isInProgress(header)) && endsExcerpts(position)) {
+                return;
+            }
+            if (header == 0 || isInProgress(header)) {
+                // published meanwhile: read it again
+                continue;
             }
             if (isData(header) ? length(header) > maxMessageLength : !isMetadata(header) || length(header) > metadataLimit) {
                 throw corrupt(header);
@@ -468,6 +584,83 @@ final class StoreTailer implements ExcerptTailer {
         return name;
     }
 
+    /**
+     * A header of 0 or in progress ends the excerpts, unless the writer's position hint lies beyond it. Then either
+     * a writer published it meanwhile (it moves the hint past a header only after publishing it), or the excerpts
+     * were torn by a power loss and only zeros lie up to the hint (the next writer recovers that), or the file is
+     * damaged: the excerpts after it are not silently skipped.
+     *
+     * @return true if the excerpts end at {@code at}; false if a writer published the header meanwhile.
+     * @throws CorruptQueueException if bytes other than zeros lie between {@code at} and the hint.
+     */
+    private boolean endsExcerpts(final long at) {
+        // acquire: pairs with the writer's release store of the hint, which follows the header's
+        final long hint = file.readVolatileWritePosition();
+        if (at > hint && overshoots(at)) {
+            throw new CorruptQueueException(file.path(), at, "the excerpts run on to position=" + at + ", past the"
+                    + " write position=" + hint + " that their writer left: a header before it is damaged");
+        }
+        if (at >= hint) {
+            return true;
+        }
+        final int again = MEMORY.readVolatileInt(cursor.address(at));
+        if (isReady(again)) {
+            return false;
+        }
+        final long nonZero = indexCursor.firstNonZero(at + HEADER_LENGTH, hint);
+        // a finished cycle with a torn tail still has its end-of-cycle marker at the hint, written by the writer that
+        // moved on; without it, the walk came here past that marker
+        if (nonZero < 0 && (cycle >= metadata.highestCycle()
+                || MEMORY.readVolatileInt(indexCursor.address(hint)) == END_OF_CYCLE)) {
+            checkIndexedBefore(at);
+            return true;
+        }
+        if (nonZero < 0) {
+            throw new CorruptQueueException(file.path(), at, "only zeros from here to the write position=" + hint
+                    + ", and no end-of-cycle marker there, in a finished cycle: a header before it is damaged");
+        }
+        throw new CorruptQueueException(file.path(), at, String.format("header 0x%08x (%s) where the excerpts go on:"
+                + " byte at position=%d is not zero and the write position is %d; damage, not the end", again,
+                describe(again), nonZero, hint));
+    }
+
+    /**
+     * A writer moves the hint past what it published before it releases the write lock or starts a later cycle, so
+     * excerpts that run past the hint are damage unless a writer holds the lock now (or died holding it).
+     */
+    private boolean overshoots(final long at) {
+        if (cycle < metadata.highestCycle()) {
+            return true;
+        }
+        // acquire: if the lock is free, the hint its last holder wrote is visible
+        if (metadata.readVolatileLong(MetadataDescriptor.WRITE_LOCK_OFFSET) != 0) {
+            return false;
+        }
+        return at > file.readVolatileWritePosition();
+    }
+
+    /**
+     * Every {@code indexSpacing} excerpts, the index says where the excerpt of the sequence about to be read is: a
+     * damaged header before it would have sent the walk elsewhere. The walk stops there rather than read on.
+     */
+    private void checkIndexed() {
+        final long entry = sequence >>> spacingShift;
+        final int block = (int) (entry >>> blockShift);
+        final long blockPosition = file.rootEntry(block);
+        if (blockPosition == 0) {
+            // not written yet: a writer publishes the excerpt before its entry
+            return;
+        }
+        checkBlockPosition(block, blockPosition);
+        final long indexed = MEMORY.readVolatileLong(indexCursor.address(blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET
+                + (entry & blockMask) * Long.BYTES));
+        if (indexed != 0 && indexed != position) {
+            throw new CorruptQueueException(file.path(), position, "the excerpt of sequence " + sequence + " is at"
+                    + " position=" + position + " by the headers but at position=" + indexed + " by the index: a header"
+                    + " or the index entry is damaged");
+        }
+    }
+
     /** Resumes after the last index a named tailer read. */
     void resume(final long lastRead) {
         if (lastRead < 0 || !moveToIndex(lastRead)) {
@@ -511,6 +704,7 @@ final class StoreTailer implements ExcerptTailer {
         cycle = next.cycle();
         cycleBase = rollCycle.toIndex(cycle, 0);
         spacingShift = Integer.numberOfTrailingZeros(next.indexSpacing());
+        spacingMask = next.indexSpacing() - 1;
         blockShift = Integer.numberOfTrailingZeros(next.indexBlockEntries());
         blockMask = next.indexBlockEntries() - 1;
         metadataLimit = Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries()));

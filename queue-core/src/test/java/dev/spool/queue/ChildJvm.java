@@ -22,6 +22,7 @@ public final class ChildJvm implements AutoCloseable {
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final String name;
     private final Path stderr;
+    private volatile boolean ended;
 
     private ChildJvm(final String name, final Process process, final Path stderr) {
         this.name = name;
@@ -35,6 +36,8 @@ public final class ChildJvm implements AutoCloseable {
                 }
             } catch (IOException e) {
                 lines.add("EOF " + e);
+            } finally {
+                ended = true;
             }
         }, name + "-stdout");
         reader.setDaemon(true);
@@ -72,6 +75,8 @@ public final class ChildJvm implements AutoCloseable {
             command.addAll(JvmFlags.required());
         }
         command.add("-Xmx256m");
+        // a crash report goes beside the child's stderr, in the test's directory, not into the working tree
+        command.add("-XX:ErrorFile=" + stderr.toAbsolutePath().resolveSibling("hs_err_pid%p.log"));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(main.getName());
@@ -98,7 +103,29 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
-    private String stderrTail() {
+    /**
+     * @return the next line the child prints, or null once it has exited and every line it printed was returned;
+     * fails after the timeout.
+     */
+    public String nextLine(final long timeout, final TimeUnit unit) throws InterruptedException {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (true) {
+            final boolean lastLook = ended;
+            final String line = lines.poll(10, TimeUnit.MILLISECONDS);
+            if (line != null) {
+                return line;
+            }
+            if (lastLook) {
+                return null;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new AssertionError(name + " printed nothing for " + timeout + " " + unit + "; stderr ends: " + stderrTail());
+            }
+        }
+    }
+
+    /** @return the end of the child's standard error, for failure messages. */
+    public String stderrTail() {
         return tail(stderr, 3000);
     }
 

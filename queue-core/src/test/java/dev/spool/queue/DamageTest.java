@@ -176,4 +176,108 @@ class DamageTest extends SpoolTestBase {
             assertThrows(CorruptQueueException.class, queue::createTailer);
         }
     }
+    private static void writeLong(final Path file, final long position, final long value) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value), position);
+        }
+    }
+
+    @Test
+    void shouldThrowNotCrashWhenARootIndexEntryPointsFarOutsideTheFile() throws IOException {
+        final long[] indices = fill(200);
+        final Path cycleFile = onlyCycleFile();
+        // one flipped bit in the root entry of block 0: Chronicle would map chunk 0 for it and read far outside (SIGSEGV)
+        writeLong(cycleFile, CycleDescriptor.rootEntryPosition(0), (1L << 62) | (CycleDescriptor.DATA_OFFSET + 24));
+        try (SpoolQueue queue = SpoolQueue.open(queueDir());
+             ExcerptTailer tailer = queue.createTailer()) {
+            final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> tailer.moveToIndex(indices[100]));
+            assertEquals(CycleDescriptor.rootEntryPosition(0), e.position());
+            assertThrows(CorruptQueueException.class, () -> tailer.direction(Direction.BACKWARD).toEnd());
+        }
+    }
+
+    @Test
+    void shouldReportAHeaderDamagedToInProgressInTheMiddleRatherThanEndTheQueueThere() throws IOException {
+        final long[] indices = fill(1000);
+        final Path cycleFile = onlyCycleFile();
+        // after the last index entry (sequence 960): in the window the next writer walks, where a torn tail would be
+        writeInt(cycleFile, positionOf(990), ExcerptDescriptor.IN_PROGRESS_FLAG | 16);
+        try (SpoolQueue queue = SpoolQueue.open(queueDir());
+             ExcerptTailer tailer = queue.createTailer()) {
+            try (ExcerptAppender appender = queue.createAppender()) {
+                final CorruptQueueException refused = assertThrows(CorruptQueueException.class, () -> appender.append(new byte[16]),
+                        "not a torn tail to write over: the 9 excerpts after it would be lost");
+                assertEquals(positionOf(990), refused.position());
+                assertThrows(CorruptQueueException.class, () -> appender.append(new byte[16]), "and refused again");
+            }
+            final Bytes<?> into = Bytes.allocateElasticOnHeap();
+            for (int i = 0; i < 990; i++) {
+                assertEquals(indices[i], tailer.read(into));
+            }
+            final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> tailer.read(into),
+                    "not the end of the queue: 9 excerpts follow");
+            assertEquals(positionOf(990), e.position());
+            assertThrows(CorruptQueueException.class, () -> tailer.moveToIndex(indices[995]));
+        }
+    }
+
+    @Test
+    void shouldStopAWalkThatADamagedLengthSentAstrayAtTheNextIndexEntry() throws IOException {
+        final long[] indices = fill(300);
+        final Path cycleFile = onlyCycleFile();
+        // excerpt 130 claims 24 bytes instead of 16: the walk lands 8 bytes into excerpt 131
+        writeInt(cycleFile, positionOf(130), 24);
+        try (SpoolQueue queue = SpoolQueue.open(queueDir());
+             ExcerptTailer tailer = queue.createTailer()) {
+            final Bytes<?> into = Bytes.allocateElasticOnHeap();
+            long last = -1;
+            try {
+                while (true) {
+                    into.clear();
+                    last = tailer.read(into);
+                    assertTrue(last >= 0, "the read never ends quietly");
+                }
+            } catch (CorruptQueueException e) {
+                assertTrue(e.getMessage().contains(cycleFile.toString()), e.getMessage());
+            }
+            assertTrue(last < indices[192], "stopped by the index entry of sequence 192 at the latest: " + Long.toHexString(last));
+        }
+    }
+
+    @Test
+    void shouldRefuseToAppendAfterADamagedSequenceHint() throws IOException {
+        fill(100);
+        final Path cycleFile = onlyCycleFile();
+        writeLong(cycleFile, CycleDescriptor.WRITE_SEQUENCE_OFFSET, 1L << 63 | 100);
+        try (SpoolQueue queue = SpoolQueue.open(queueDir());
+             ExcerptAppender appender = queue.createAppender()) {
+            final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> appender.append(new byte[16]));
+            assertEquals(CycleDescriptor.WRITE_SEQUENCE_OFFSET, e.position());
+        }
+    }
+
+    @Test
+    void shouldRefuseToOpenWhenTheMetadataNoLongerNamesTheCycleFiles() throws IOException {
+        fill(10);
+        final Path metadata = queueDir().resolve(MetadataDescriptor.FILE_NAME);
+        writeInt(metadata, MetadataDescriptor.ROLL_CYCLE_OFFSET, RollCycle.MINUTELY.id());
+        final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> SpoolQueue.open(queueDir()),
+                "the queue would look empty");
+        assertEquals(MetadataDescriptor.ROLL_CYCLE_OFFSET, e.position());
+        assertTrue(e.getMessage().contains(onlyCycleFile().getFileName().toString()), e.getMessage());
+    }
+
+    @Test
+    void shouldRefuseToOpenWhenAFilePastTheHighestCycleHoldsExcerpts() throws IOException {
+        fill(10);
+        final Path metadata = queueDir().resolve(MetadataDescriptor.FILE_NAME);
+        final long highest;
+        try (SpoolQueue queue = SpoolQueue.open(queueDir())) {
+            highest = queue.cycles()[0];
+        }
+        writeLong(metadata, MetadataDescriptor.HIGHEST_CYCLE_OFFSET, highest - 1);
+        final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> SpoolQueue.open(queueDir()),
+                "readers would stop before that cycle");
+        assertEquals(MetadataDescriptor.HIGHEST_CYCLE_OFFSET, e.position());
+    }
 }

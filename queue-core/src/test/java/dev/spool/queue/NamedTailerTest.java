@@ -43,4 +43,31 @@ class NamedTailerTest extends SpoolTestBase {
             assertThrows(IllegalArgumentException.class, () -> queue.createTailer(""));
         }
     }
+
+    @Test
+    void shouldStartARemovedNameAtTheBeginningAndForgetIt() {
+        final long[] indices = new long[10];
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+             ExcerptAppender appender = queue.createAppender()) {
+            for (int i = 0; i < indices.length; i++) {
+                indices[i] = appender.append(new byte[]{(byte) i});
+            }
+            final Bytes<?> into = Bytes.allocateElasticOnHeap();
+            try (ExcerptTailer risk = queue.createTailer("risk")) {
+                for (int i = 0; i < 4; i++) {
+                    assertEquals(indices[i], risk.read(into));
+                }
+                final IllegalStateException e = assertThrows(IllegalStateException.class, () -> queue.removeTailer("risk"));
+                assertTrue(e.getMessage().contains("'risk'"), e.getMessage());
+            }
+            assertTrue(queue.removeTailer("risk"));
+            assertEquals(List.of(), queue.tailerNames());
+            assertFalse(queue.removeTailer("risk"), "already gone");
+            assertFalse(queue.removeTailer("never"));
+        }
+        try (SpoolQueue queue = SpoolQueue.open(tempDir.resolve("q"));
+             ExcerptTailer risk = queue.createTailer("risk")) {
+            assertEquals(indices[0], risk.read(Bytes.allocateElasticOnHeap()), "a removed name starts again at the beginning");
+        }
+    }
 }

@@ -341,4 +341,17 @@ class RetentionTest extends SpoolTestBase {
         assertThrows(IllegalArgumentException.class, () -> builder().retainCycles(0));
         assertThrows(IllegalArgumentException.class, () -> builder().retainBytes(0));
     }
+
+    @Test
+    void shouldReleaseTheCyclesARemovedNamedTailerKept() {
+        try (SpoolQueue queue = builder().retainCycles(1).build(); ExcerptAppender appender = queue.createAppender()) {
+            queue.createTailer("abandoned").close();
+            fill(appender, 3, 2);
+            assertArrayEquals(cycles(0, 1, 2), queue.cycles(), "a named tailer that has read nothing keeps everything");
+            assertTrue(queue.removeTailer("abandoned"));
+            assertEquals(2, queue.applyRetention());
+            assertArrayEquals(cycles(2), queue.cycles());
+        }
+        assertFalse(verify().contains("WARNING"));
+    }
 }

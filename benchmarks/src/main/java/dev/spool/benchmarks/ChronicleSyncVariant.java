@@ -1,0 +1,130 @@
+package dev.spool.benchmarks;
+
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.SyncMode;
+import net.openhft.chronicle.queue.ChronicleQueue;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+
+import java.nio.file.Path;
+
+/**
+ * E3b on Chronicle Queue open source, where it has an equivalent: the builder's {@code syncMode} decides whether
+ * its appender's {@code sync()} (an msync of the pages written since its last sync) is {@code MS_SYNC} or
+ * {@code MS_ASYNC}, and the sender calls it after every message ({@code chronicle-sync-async},
+ * {@code chronicle-sync-every}) or after each flagged one ({@code chronicle-sync-content}, the same messages as
+ * {@link SyncVariant#byContent()}). Then, as in {@link SyncVariant}, the start time goes to the reader through an
+ * in-memory ring. Chronicle Queue open source has no group commit; {@code group-commit} has no peer here.
+ */
+final class ChronicleSyncVariant implements LatencyVariant {
+    /** Name of {@link #async()}. */
+    static final String ASYNC = "chronicle-" + SyncVariant.ASYNC;
+    /** Name of {@link #everyMessage()}. */
+    static final String EVERY = "chronicle-" + SyncVariant.EVERY;
+    /** Name of {@link #byContent()}. */
+    static final String CONTENT = "chronicle-" + SyncVariant.CONTENT;
+
+    private final String name;
+    private final String description;
+    private final SyncMode mode;
+    private final boolean flagging;
+    private ChronicleQueue queue;
+    private ExcerptAppender appender;
+    private Bytes<?> message;
+    private SpscLongRing committed;
+    private int untilFlag = SyncVariant.FLAG_EVERY;
+
+    private ChronicleSyncVariant(final String name, final String description, final SyncMode mode, final boolean flagging) {
+        this.name = name;
+        this.description = description;
+        this.mode = mode;
+        this.flagging = flagging;
+    }
+
+    /** @return {@code chronicle-sync-async}: {@code sync()} in ASYNC mode after every message. */
+    static ChronicleSyncVariant async() {
+        return new ChronicleSyncVariant(ASYNC, "Chronicle Queue, syncMode(ASYNC): writeBytes + "
+                + "appender sync() (MS_ASYNC) each message, start time through an in-memory ring", SyncMode.ASYNC, false);
+    }
+
+    /** @return {@code chronicle-sync-every}: {@code sync()} in SYNC mode after every message. */
+    static ChronicleSyncVariant everyMessage() {
+        return new ChronicleSyncVariant(EVERY, "Chronicle Queue, syncMode(SYNC): writeBytes + "
+                + "appender sync() (MS_SYNC) each message, start time through an in-memory ring", SyncMode.SYNC, false);
+    }
+
+    /** @return {@code chronicle-sync-content}: {@code sync()} in SYNC mode after each flagged message. */
+    static ChronicleSyncVariant byContent() {
+        return new ChronicleSyncVariant(CONTENT, "Chronicle Queue, syncMode(SYNC): writeBytes, "
+                + "appender sync() after the 1 in " + SyncVariant.FLAG_EVERY + " messages flagged; start time through "
+                + "an in-memory ring", SyncMode.SYNC, true);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String description() {
+        return description;
+    }
+
+    @Override
+    public void init(final Path directory, final int length) {
+        queue = SingleChronicleQueueBuilder.binary(directory)
+                .rollCycle(RollCycles.FAST_DAILY)
+                .blockSize(Payloads.CHUNK_LENGTH)
+                .syncMode(mode)
+                .build();
+        appender = queue.createAppender();
+        message = Payloads.directMessage(length);
+        message.writeByte(SyncVariant.FLAG_OFFSET, (byte) 0);
+        committed = new SpscLongRing(1 << 16);
+    }
+
+    @Override
+    public void openReader() {
+        // the reader polls the in-memory ring: nothing to open
+    }
+
+    @Override
+    public void send(final long startTimeNs) {
+        final Bytes<?> message = this.message;
+        message.writeLong(0, startTimeNs);
+        boolean sync = true;
+        if (flagging) {
+            sync = --untilFlag == 0;
+            if (sync) {
+                untilFlag = SyncVariant.FLAG_EVERY;
+            }
+            message.writeByte(SyncVariant.FLAG_OFFSET, (byte) (sync ? 1 : 0));
+        }
+        appender.writeBytes(message);
+        if (sync) {
+            appender.sync();
+        }
+        while (!committed.offer(startTimeNs)) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @Override
+    public long receive() {
+        final long startTimeNs = committed.poll();
+        return startTimeNs == SpscLongRing.EMPTY ? NOTHING : startTimeNs;
+    }
+
+    @Override
+    public void closeReader() {
+        // nothing to release
+    }
+
+    @Override
+    public void close() {
+        appender.close();
+        queue.close();
+        message.releaseLast();
+    }
+}

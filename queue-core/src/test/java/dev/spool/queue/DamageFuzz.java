@@ -1,0 +1,453 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.core.io.AbstractReferenceCounted;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * The cases of {@link DamageFuzzTest}, run in a child JVM so that a crash of the JVM (SIGBUS, SIGSEGV) fails the
+ * test instead of killing the test runner. Each case copies an undamaged queue, flips random bits in one of its
+ * files or truncates it, then reads every excerpt forwards, backwards and with {@code moveToIndex}, and appends
+ * once. Each of those must return the original bytes or throw a {@link SpoolException} whose message names the
+ * damaged queue's file; an append that succeeds must not hide an excerpt that was readable before it.
+ * <p>
+ * Payloads carry no checksum, and neither do the low bits of a header's length that stay within its 8-byte
+ * alignment (a length of 17 instead of 16 moves no boundary): a flip there changes what that one excerpt reads as,
+ * and nothing else. Such an excerpt is "touched" and may come back different; every other excerpt must not.
+ * <p>
+ * {@code template work seed firstCase cases clockMillis}: prints {@code CASE n} before case {@code n},
+ * {@code PASS n <what was damaged>} or {@code FAIL n <what was damaged>: <why>} after it, and {@code DONE} at the end.
+ */
+final class DamageFuzz {
+    /**
+     * An excerpt of the undamaged queue: where its header is, what its payload holds, and where the index entry of its
+     * span of {@code indexSpacing} excerpts is.
+     */
+    record Excerpt(long index, Path file, long headerPosition, byte[] payload, long indexEntryPosition) {
+    }
+
+    /** What a case did to the copy: bits flipped at positions of one file, or the file cut short. */
+    record Damage(Path file, long[] positions, long truncatedTo) {
+        @Override
+        public String toString() {
+            return truncatedTo >= 0 ? "truncated " + file.getFileName() + " to " + truncatedTo
+                    : "flipped bits at " + Arrays.toString(positions) + " of " + file.getFileName();
+        }
+
+        /** @return true if a flipped byte lies in {@code [from, to)} of {@code inFile}. */
+        boolean flipped(final Path inFile, final long from, final long to) {
+            if (truncatedTo >= 0 || !file.getFileName().equals(inFile.getFileName())) {
+                return false;
+            }
+            for (final long position : positions) {
+                if (position >= from && position < to) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    private final Path template;
+    private final Path work;
+    private final long clockMillis;
+    private final TreeMap<Long, Excerpt> excerpts = new TreeMap<>();
+
+    private DamageFuzz(final Path template, final Path work, final long clockMillis) {
+        this.template = template;
+        this.work = work;
+        this.clockMillis = clockMillis;
+    }
+
+    public static void main(final String[] args) throws IOException {
+        final DamageFuzz fuzz = new DamageFuzz(Path.of(args[0]), Path.of(args[1]), Long.parseLong(args[5]));
+        final long seed = Long.parseLong(args[2]);
+        final int first = Integer.parseInt(args[3]);
+        final int cases = Integer.parseInt(args[4]);
+        fuzz.learnTemplate();
+        AbstractReferenceCounted.enableReferenceTracing();
+        for (int n = first; n < first + cases; n++) {
+            System.out.println("CASE " + n);
+            deleteRecursively(fuzz.work);
+            final SplittableRandom random = new SplittableRandom(seed + n);
+            final Damage damage = fuzz.damageCopy(random);
+            String failure;
+            try {
+                failure = fuzz.check(damage, random);
+            } catch (Throwable e) {
+                failure = "the checker itself failed: " + stackTrace(e);
+            }
+            if (failure == null) {
+                try {
+                    AbstractReferenceCounted.assertReferencesReleased();
+                } catch (AssertionError e) {
+                    failure = "mapped memory leaked after the case: " + stackTrace(e);
+                }
+            }
+            System.out.println((failure == null ? "PASS " : "FAIL ") + n + " " + damage
+                    + (failure == null ? "" : ": " + failure.replace('\n', '|')));
+            deleteRecursively(fuzz.work);
+        }
+        System.out.println("DONE");
+    }
+
+    /** Reads the undamaged queue once: every excerpt's file, header position and payload. */
+    private void learnTemplate() throws IOException {
+        final java.util.Map<Path, byte[]> files = new java.util.HashMap<>();
+        try (SpoolQueue queue = SpoolQueue.builder(template).createIfAbsent(false).build();
+             ExcerptTailer tailer = queue.createTailer()) {
+            final RollCycle rollCycle = queue.rollCycle();
+            final long epoch = queue.epochMillis();
+            while (tailer.read((bytes, offset, length, index) -> {
+                final byte[] payload = new byte[length];
+                bytes.read(offset, payload, 0, length);
+                final Path file = template.resolve(rollCycle.fileName(rollCycle.toCycle(index), epoch));
+                excerpts.put(index, new Excerpt(index, file, offset - ExcerptDescriptor.HEADER_LENGTH, payload,
+                        indexEntryPosition(files.computeIfAbsent(file, DamageFuzz::readAll), rollCycle.toSequence(index))));
+            })) {
+                if (excerpts.size() > 1_000_000) {
+                    throw new IllegalStateException("the template never ends");
+                }
+            }
+        }
+    }
+
+    private static byte[] readAll(final Path file) {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** @return where the index entry of the span holding {@code sequence} is in the file's bytes. */
+    private static long indexEntryPosition(final byte[] file, final long sequence) {
+        final long entry = sequence / DamageFuzzTest.INDEX_SPACING;
+        final long block = entry / DamageFuzzTest.INDEX_BLOCK_ENTRIES;
+        final long blockPosition = readLong(file, (int) CycleDescriptor.rootEntryPosition((int) block));
+        return blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + entry % DamageFuzzTest.INDEX_BLOCK_ENTRIES * Long.BYTES;
+    }
+
+    /** Copies the template to the work directory and damages one file of the copy. */
+    private Damage damageCopy(final SplittableRandom random) throws IOException {
+        Files.createDirectories(work);
+        final List<Path> files = new ArrayList<>();
+        try (Stream<Path> list = Files.list(template)) {
+            for (final Path file : (Iterable<Path>) list.sorted()::iterator) {
+                final Path copy = work.resolve(file.getFileName());
+                Files.copy(file, copy, StandardCopyOption.COPY_ATTRIBUTES);
+                if (!file.getFileName().toString().equals(MetadataDescriptor.LOCK_FILE_NAME)) {
+                    files.add(copy);
+                }
+            }
+        }
+        final Path file = files.get(random.nextInt(files.size()));
+        final boolean metadata = file.getFileName().toString().equals(MetadataDescriptor.FILE_NAME);
+        final byte[] bytes = Files.readAllBytes(file);
+        final long used = metadata ? bytes.length : readLong(bytes, CycleDescriptor.WRITE_POSITION_OFFSET) + 64;
+        if (random.nextInt(10) == 0) {
+            final long length = random.nextLong(Math.min(used + 4096, bytes.length));
+            Files.write(file, Arrays.copyOf(bytes, (int) length));
+            return new Damage(file, new long[0], length);
+        }
+        final long[] positions = new long[1 + random.nextInt(3)];
+        for (int i = 0; i < positions.length; i++) {
+            positions[i] = metadata ? metadataPosition(random) : cyclePosition(random, file, used);
+            bytes[(int) positions[i]] ^= (byte) (1 << random.nextInt(8));
+        }
+        Files.write(file, bytes);
+        return new Damage(file, positions, -1);
+    }
+
+    /** @return a byte of the metadata file that means something: settings, lock, cycles, synced index, a named tailer. */
+    private static long metadataPosition(final SplittableRandom random) {
+        if (random.nextBoolean()) {
+            return random.nextInt(MetadataDescriptor.TERM_OFFSET + Long.BYTES);
+        }
+        return MetadataDescriptor.NAMED_TAILERS_OFFSET + random.nextInt(2 * MetadataDescriptor.NAMED_TAILER_LENGTH);
+    }
+
+    /** @return a byte of a cycle file: its header, its root index, an excerpt header, or anywhere in its excerpts. */
+    private long cyclePosition(final SplittableRandom random, final Path file, final long used) {
+        final int region = random.nextInt(4);
+        if (region == 0) {
+            return random.nextInt(CycleDescriptor.WRITE_SEQUENCE_OFFSET + Long.BYTES);
+        }
+        if (region == 1) {
+            return CycleDescriptor.ROOT_OFFSET + random.nextInt(4 * Long.BYTES);
+        }
+        if (region == 2) {
+            final List<Excerpt> inFile = new ArrayList<>();
+            for (final Excerpt excerpt : excerpts.values()) {
+                if (excerpt.file().getFileName().equals(file.getFileName())) {
+                    inFile.add(excerpt);
+                }
+            }
+            if (!inFile.isEmpty()) {
+                return inFile.get(random.nextInt(inFile.size())).headerPosition() + random.nextInt(ExcerptDescriptor.HEADER_LENGTH);
+            }
+        }
+        return CycleDescriptor.DATA_OFFSET + random.nextLong(Math.max(1, used - CycleDescriptor.DATA_OFFSET));
+    }
+
+    /** @return why the damaged copy broke a rule, or null if it kept them all. */
+    private String check(final Damage damage, final SplittableRandom random) {
+        final List<String> failures = new ArrayList<>();
+        final TimeProvider clock = () -> clockMillis;
+        try (SpoolQueue queue = SpoolQueue.builder(work).createIfAbsent(false).timeProvider(clock).build()) {
+            failures.add(readForward(queue, damage, -1, null));
+            failures.add(readBackward(queue, damage));
+            failures.add(moveToEveryIndex(queue, damage));
+        } catch (RuntimeException e) {
+            failures.add(unclear("open", e));
+        }
+        failures.add(appendAndReadBack(damage, random, clock));
+        for (final String failure : failures) {
+            if (failure != null) {
+                return failure;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return true if the excerpt may read differently: a flipped byte lies in its payload, which has no checksum, or
+     * in a header from the last indexed excerpt up to its own, or in the index entry of its span. A header's length
+     * has no checksum either: a flip there sends a forward walk astray until the next index entry, where the tailer
+     * checks its position and throws. An index entry changed to the position of another excerpt's header sends
+     * {@code moveToIndex} there; a forward read that passes it finds the mismatch.
+     */
+    private boolean touched(final Damage damage, final Excerpt excerpt) {
+        final long end = excerpt.headerPosition() + ExcerptDescriptor.HEADER_LENGTH + excerpt.payload().length;
+        final long sequence = excerpt.index() & (RollCycle.HOURLY.maxSequences() - 1);
+        final Excerpt indexed = excerpts.get(excerpt.index() - sequence % DamageFuzzTest.INDEX_SPACING);
+        return damage.flipped(excerpt.file(), indexed.headerPosition(), end)
+                || damage.flipped(excerpt.file(), excerpt.indexEntryPosition(), excerpt.indexEntryPosition() + Long.BYTES);
+    }
+
+    /** @return null if the excerpt read at {@code index} is the original, or touched by the damage. */
+    private String compare(final String how, final Damage damage, final long index, final byte[] read) {
+        final Excerpt original = excerpts.get(index);
+        if (original == null) {
+            return how + " returned index " + Long.toHexString(index) + " of length " + read.length
+                    + ", which the queue never held";
+        }
+        if (!Arrays.equals(original.payload(), read) && !touched(damage, original)) {
+            return how + " returned different bytes for index " + Long.toHexString(index) + " (length " + read.length
+                    + ", was " + original.payload().length + "), whose own bytes were not damaged";
+        }
+        return null;
+    }
+
+    /**
+     * Reads from the start to the end or to an exception; every excerpt read must be the original, and every
+     * untouched original must be read unless an exception stopped the read.
+     *
+     * @param appended the index of an excerpt appended to the damaged copy, or -1
+     * @param payload  its payload
+     */
+    private String readForward(final SpoolQueue queue, final Damage damage, final long appended, final byte[] payload) {
+        final List<Long> read = new ArrayList<>();
+        final String[] failure = new String[1];
+        try (ExcerptTailer tailer = queue.createTailer()) {
+            while (failure[0] == null && tailer.read((bytes, offset, length, index) -> {
+                final byte[] copy = new byte[length];
+                bytes.read(offset, copy, 0, length);
+                read.add(index);
+                if (index == appended) {
+                    if (!Arrays.equals(payload, copy)) {
+                        failure[0] = "a forward read returned different bytes for the appended index " + Long.toHexString(index);
+                    }
+                } else {
+                    failure[0] = compare("a forward read", damage, index, copy);
+                }
+            })) {
+                if (read.size() > 2 * excerpts.size() + 10) {
+                    return "a forward read returned more excerpts than the queue holds: " + read.size();
+                }
+            }
+        } catch (RuntimeException e) {
+            return unclear("a forward read after " + read.size() + " excerpts", e);
+        }
+        if (failure[0] != null) {
+            return failure[0];
+        }
+        for (final Excerpt excerpt : excerpts.values()) {
+            if (!read.contains(excerpt.index()) && !touched(damage, excerpt)) {
+                return "a forward read ended without an exception after " + read.size() + " excerpts, never returning index "
+                        + Long.toHexString(excerpt.index()) + (appended >= 0 ? " (after an append at " + Long.toHexString(appended) + ")" : "")
+                        + "; it read " + ranges(read);
+            }
+        }
+        if (appended >= 0 && !read.contains(appended)) {
+            return "a forward read ended without an exception before the appended index " + Long.toHexString(appended);
+        }
+        return null;
+    }
+
+    private String readBackward(final SpoolQueue queue, final Damage damage) {
+        final List<Long> read = new ArrayList<>();
+        final String[] failure = new String[1];
+        try (ExcerptTailer tailer = queue.createTailer()) {
+            tailer.direction(Direction.BACKWARD).toEnd();
+            while (failure[0] == null && tailer.read((bytes, offset, length, index) -> {
+                final byte[] copy = new byte[length];
+                bytes.read(offset, copy, 0, length);
+                read.add(index);
+                failure[0] = compare("a backward read", damage, index, copy);
+            })) {
+                if (read.size() > 2 * excerpts.size() + 10) {
+                    return "a backward read returned more excerpts than the queue holds: " + read.size();
+                }
+            }
+        } catch (RuntimeException e) {
+            return unclear("a backward read after " + read.size() + " excerpts", e);
+        }
+        if (failure[0] != null) {
+            return failure[0];
+        }
+        for (final Excerpt excerpt : excerpts.values()) {
+            if (!read.contains(excerpt.index()) && !touched(damage, excerpt)) {
+                return "a backward read ended without an exception after " + read.size() + " excerpts, never returning index "
+                        + Long.toHexString(excerpt.index());
+            }
+        }
+        return null;
+    }
+
+    private String moveToEveryIndex(final SpoolQueue queue, final Damage damage) {
+        try (ExcerptTailer tailer = queue.createTailer()) {
+            for (final Excerpt excerpt : excerpts.values()) {
+                final String[] failure = new String[1];
+                try {
+                    if (!tailer.moveToIndex(excerpt.index())) {
+                        if (!touched(damage, excerpt)) {
+                            return "moveToIndex(" + Long.toHexString(excerpt.index()) + ") found no excerpt, without an exception";
+                        }
+                        continue;
+                    }
+                    final boolean found = tailer.read((bytes, offset, length, index) -> {
+                        final byte[] copy = new byte[length];
+                        bytes.read(offset, copy, 0, length);
+                        failure[0] = index != excerpt.index() ? "moveToIndex(" + Long.toHexString(excerpt.index())
+                                + ") then read returned index " + Long.toHexString(index)
+                                : compare("moveToIndex then read", damage, index, copy);
+                    });
+                    if (!found && !touched(damage, excerpt)) {
+                        return "moveToIndex(" + Long.toHexString(excerpt.index()) + ") succeeded but nothing could be read there";
+                    }
+                } catch (RuntimeException e) {
+                    failure[0] = unclear("moveToIndex(" + Long.toHexString(excerpt.index()) + ") and read", e);
+                }
+                if (failure[0] != null) {
+                    return failure[0];
+                }
+            }
+        } catch (RuntimeException e) {
+            return unclear("a tailer for moveToIndex", e);
+        }
+        return null;
+    }
+
+    /**
+     * Appends once in the highest cycle; if that succeeds, a new instance must find the excerpt there, and a forward
+     * read must return it and every untouched original, or stop with a clear exception.
+     */
+    private String appendAndReadBack(final Damage damage, final SplittableRandom random, final TimeProvider clock) {
+        final byte[] payload = new byte[Messages.MIN_LENGTH + random.nextInt(100)];
+        Messages.encode(payload, payload.length, 99, random.nextInt(1_000_000));
+        final long index;
+        try (SpoolQueue queue = SpoolQueue.builder(work).createIfAbsent(false).timeProvider(clock).build();
+             ExcerptAppender appender = queue.createAppender()) {
+            index = appender.append(payload);
+        } catch (RuntimeException e) {
+            return unclear("an append", e);
+        }
+        try (SpoolQueue queue = SpoolQueue.builder(work).createIfAbsent(false).timeProvider(clock).build()) {
+            try (ExcerptTailer tailer = queue.createTailer()) {
+                if (!tailer.moveToIndex(index)) {
+                    return "the append returned index " + Long.toHexString(index) + " but moveToIndex finds nothing there";
+                }
+                final byte[][] read = new byte[1][];
+                tailer.read((bytes, offset, length, at) -> {
+                    read[0] = new byte[length];
+                    bytes.read(offset, read[0], 0, length);
+                });
+                if (!Arrays.equals(payload, read[0])) {
+                    return "the appended excerpt at " + Long.toHexString(index) + " reads back different";
+                }
+            } catch (RuntimeException e) {
+                final String unclear = unclear("moveToIndex to the appended excerpt", e);
+                if (unclear != null) {
+                    return unclear;
+                }
+            }
+            return readForward(queue, damage, index, payload);
+        } catch (RuntimeException e) {
+            return unclear("reopening after an append", e);
+        }
+    }
+
+    /** @return null if {@code e} is a {@link SpoolException} naming a file of the damaged queue, else what it is. */
+    private String unclear(final String what, final RuntimeException e) {
+        if (e instanceof SpoolException && e.getMessage() != null && e.getMessage().contains(work.toString())) {
+            return null;
+        }
+        return what + " threw an unclear exception: " + stackTrace(e);
+    }
+
+    /** @return indices as hexadecimal runs, e.g. {@code [a0..a4, b0..b9]}. */
+    private static String ranges(final List<Long> indices) {
+        final StringBuilder text = new StringBuilder("[");
+        for (int i = 0; i < indices.size(); i++) {
+            int end = i;
+            while (end + 1 < indices.size() && indices.get(end + 1) == indices.get(end) + 1) {
+                end++;
+            }
+            text.append(text.length() > 1 ? ", " : "").append(Long.toHexString(indices.get(i)));
+            if (end > i) {
+                text.append("..").append(Long.toHexString(indices.get(end)));
+            }
+            i = end;
+        }
+        return text.append(']').toString();
+    }
+
+    private static String stackTrace(final Throwable e) {
+        final StringWriter text = new StringWriter();
+        e.printStackTrace(new PrintWriter(text));
+        final String[] lines = text.toString().split("\n");
+        return String.join("\n", Arrays.copyOf(lines, Math.min(lines.length, 12)));
+    }
+
+    private static long readLong(final byte[] bytes, final int at) {
+        long value = 0;
+        for (int i = Long.BYTES - 1; i >= 0; i--) {
+            value = value << 8 | (bytes[at + i] & 0xFF);
+        }
+        return value;
+    }
+
+    private static void deleteRecursively(final Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(path)) {
+            for (final Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+}
