@@ -268,7 +268,13 @@ final class StoreAppender implements ExcerptAppender {
         }
     }
 
-    private IllegalStateException fenced(final long byTerm) {
+    /** @return the exception for a non-zero write fence: the queue was fenced, unless the fence word is damaged. */
+    private RuntimeException fenced(final long byTerm) {
+        if (metadata.role() != MetadataDescriptor.ROLE_FENCED || metadata.fencedByTerm() != byTerm) {
+            return new CorruptQueueException(metadata.path(), MetadataDescriptor.WRITE_FENCE_OFFSET, "write fence="
+                    + byTerm + " but role=" + metadata.role() + " and fenced-by-term=" + metadata.fencedByTerm()
+                    + ", which fence() writes with it: the metadata is damaged; nothing was written");
+        }
         return new IllegalStateException("queue " + queue.directory() + " was fenced by term " + byTerm
                 + ": another queue is the primary now; this appender's excerpt was not written");
     }
