@@ -23,10 +23,11 @@ class LatencyVariantTest {
     private static final int MESSAGES = 200_000;
     /**
      * Bytes a measured window may allocate: one object per message would be 16 B x 100,000. The JIT sometimes
-     * allocates a few hundred bytes once inside a window (seen: 456 B in the floor, whose loops have no
-     * {@code new}), e.g. when a deoptimization re-creates objects that escape analysis had removed.
+     * allocates up to a kilobyte or so once inside a window (seen: 456 B in the floor, whose loops have no
+     * {@code new}; 1,168 B once in sync-async's sends on Java 25, not again in two reruns), e.g. when a
+     * deoptimization re-creates objects that escape analysis had removed.
      */
-    private static final long ONE_OFF_BYTES = 1024;
+    private static final long ONE_OFF_BYTES = 4096;
     /**
      * Variants whose send and read paths are another project's: their allocation is theirs, reported, not
      * asserted. Chronicle Queue's {@code writeBytes} was seen allocating 1-10 KB per 250,000 messages here, in
