@@ -340,7 +340,8 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
         } while (!MEMORY.compareAndSwapLong(tailAddress, tail, tail + required + padding));
         long position = tail;
         if (padding != 0) {
-            // fails only if the consumer unblocked this space already: it wrote padding to the same end
+            // fails only if the consumer is unblocking this space (or has released it): then it pads the record's
+            // header too unless the header swap below wins, and either outcome leaves the ring consistent
             MEMORY.compareAndSwapLong(dataAddress + (position & mask), unclaimedWord(lap(position)),
                     headerWord(padding, TYPE_PADDING, owner));
             position += padding;
