@@ -368,8 +368,14 @@ final class StoreAppender implements ExcerptAppender {
             if (highest < 0) {
                 return -1;
             }
+            // consumed here whatever the branch: moveToCycle checks the hints of the file it attaches anyway
+            final boolean tookOver = lock.tookOverFromDeadHolder();
             if (cycle != highest) {
                 moveToCycle(highest);
+            } else if (tookOver) {
+                // the dead holder may have died between its two hint stores: the tail reported must be the real one
+                recoverTornTail();
+                position = -1;
             }
             tailPosition = file.writePosition();
             final long tailSequence = file.writeSequence();

@@ -55,7 +55,8 @@ public final class AsyncQueue implements AutoCloseable {
         this.queue = queue;
         this.clock = clock;
         this.builder = builder;
-        this.ring = RingBuffer.open(builder.ringPath(queue), builder.ringCapacity(), builder.claimTimeout());
+        this.ring = RingBuffer.open(builder.ringPath(queue), builder.ringCapacity(), builder.claimTimeout(),
+                builder.blockedClaimTimeout());
         this.backPressure = builder.backPressure();
         this.drainBatch = builder.drainBatch();
         this.maxLength = Math.min(ring.maxPayloadLength(), queue.maxMessageLength());
@@ -250,7 +251,7 @@ public final class AsyncQueue implements AutoCloseable {
         long count = 0;
         while (position < tail) {
             final long word = ring.headerWordAt(position);
-            if (word == 0) {
+            if (length(word) == 0) {
                 // claimed and not yet headed: count it, its length is unknown
                 return count + 1;
             }

@@ -23,6 +23,7 @@ public final class AsyncQueueBuilder {
     private int ringCapacity = DEFAULT_RING_CAPACITY;
     private BackPressure backPressure = BackPressure.awaitThenThrow(Duration.ofSeconds(10), PauseStrategy::backoff);
     private Duration claimTimeout = RingBuffer.DEFAULT_CLAIM_TIMEOUT;
+    private Duration blockedClaimTimeout = RingBuffer.DEFAULT_BLOCKED_CLAIM_TIMEOUT;
     private int drainBatch = DEFAULT_DRAIN_BATCH;
     private SpoolQueueBuilder.PauseStrategyFactory drainerPause = PauseStrategy::backoff;
 
@@ -69,6 +70,18 @@ public final class AsyncQueueBuilder {
      */
     public AsyncQueueBuilder claimTimeout(final Duration claimTimeout) {
         this.claimTimeout = claimTimeout;
+        return this;
+    }
+
+    /**
+     * @param blockedClaimTimeout how long the drainer waits at a claim whose header was never written (its producer
+     *                            died or stalled in the few instructions between taking the space and writing the
+     *                            header) before it turns the space into padding and moves on; a live producer that
+     *                            stalled there claims again. Default 1 s.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder blockedClaimTimeout(final Duration blockedClaimTimeout) {
+        this.blockedClaimTimeout = blockedClaimTimeout;
         return this;
     }
 
@@ -135,6 +148,10 @@ public final class AsyncQueueBuilder {
 
     Duration claimTimeout() {
         return claimTimeout;
+    }
+
+    Duration blockedClaimTimeout() {
+        return blockedClaimTimeout;
     }
 
     int drainBatch() {

@@ -20,7 +20,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * times). When the drainer overtakes it, it goes on from the queue at the next index, without a gap or a repeat.
  * <p>
  * A ring record is copied into the tailer's own buffer and checked after the copy: if the drainer released the
- * record meanwhile (so it may have been zeroed or reused) the copy is discarded and the record read from the
+ * record meanwhile (so it may have been released or reused) the copy is discarded and the record read from the
  * queue instead. The handler therefore gets the tailer's buffer for ring records and the queue's mapped memory
  * for queue excerpts; either is valid only during the call. Reads never block and allocate nothing.
  * One tailer belongs to one thread at a time.
@@ -111,7 +111,7 @@ public final class AsyncTailer implements AutoCloseable {
                 return -1;
             }
             final int length = length(word);
-            if (word == 0 || length < 0) {
+            if (length <= 0) {
                 return 0;
             }
             ring.checkRecord(word, position);

@@ -26,7 +26,7 @@ import static dev.spool.ringbuffer.RingBufferDescriptor.*;
  * burn a core; {@link PauseStrategy#busySpin()} trades that core for the lowest latency.
  * <p>
  * Crash safety: before appending a batch the drainer records a drain intent in the ring header (the batch's
- * bounds, its count of data records and the queue's last index before it); after the batch it zeroes the drained
+ * bounds, its count of data records and the queue's last index before it); after the batch it releases the drained
  * bytes and moves the head. A new drainer that finds an intent starting at the head knows its predecessor died
  * inside the batch: it counts the excerpts the queue has after the recorded index, skips that many records and
  * appends the rest. Nothing is lost and nothing is written twice.
@@ -104,7 +104,8 @@ public final class Drainer implements AutoCloseable {
 
     /**
      * Drains one batch: the committed records from the head, up to the batch limit, stopping at the first claim
-     * still being written (revoking it if its producer is dead or it is older than the claim timeout). Call it
+     * still being written (revoking it if its producer is dead or it is older than the claim timeout, unblocking
+     * it if its header stayed unwritten for the blocked-claim timeout). Call it
      * from one thread at a time, and not while the drainer runs on its own thread.
      *
      * @return the number of records copied into the queue; 0 if there were none.
@@ -122,14 +123,11 @@ public final class Drainer implements AutoCloseable {
         int count = 0;
         while (position < tail && count < batchLimit) {
             long word = ring.headerWordAt(position);
-            if (length(word) < 0) {
-                if (!ring.revokeIfAbandoned(position)) {
+            if (length(word) <= 0) {
+                if (!ring.resolveBlocked(position, tail)) {
                     break;
                 }
                 word = ring.headerWordAt(position);
-            }
-            if (word == 0) {
-                break;
             }
             ring.checkRecord(word, position);
             if (type(word) == TYPE_DATA) {
@@ -185,7 +183,7 @@ public final class Drainer implements AutoCloseable {
 
     /**
      * Publishes the drained snapshot as a seqlock, ending with a full fence: a ring reader that then finds the
-     * position past a record knows the record may be zeroed from here on.
+     * position past a record knows the record may be overwritten from here on.
      */
     private void publishDrained(final long position) {
         // odd even if a dead drainer left it odd, and different from what a reader may have read
@@ -216,8 +214,10 @@ public final class Drainer implements AutoCloseable {
         long resume = start;
         while (resume < end && data < already) {
             final long word = ring.headerWordAt(resume);
-            if (word == 0) {
-                // the dead drainer was zeroing the batch, which it starts only once all of it is in the queue
+            if (length(word) == 0) {
+                // the dead drainer was releasing the batch, which it starts only once all of it is in the queue and
+                // journalled, and after it published the batch's last claim time: nothing is left to append
+                resume = end;
                 break;
             }
             if (type(word) == TYPE_DATA) {

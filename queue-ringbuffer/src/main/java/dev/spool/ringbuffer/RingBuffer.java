@@ -6,6 +6,8 @@ import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.io.ReferenceOwner;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -49,6 +51,9 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
     public static final long INSUFFICIENT_CAPACITY = -2;
     /** The claim timeout {@link #open(Path, int)} uses. */
     public static final Duration DEFAULT_CLAIM_TIMEOUT = Duration.ofSeconds(10);
+    /** The blocked-claim timeout {@link #open(Path, int)} and {@link #open(Path, int, Duration)} use. */
+    public static final Duration DEFAULT_BLOCKED_CLAIM_TIMEOUT = Duration.ofSeconds(1);
+    private static final Logger LOG = LoggerFactory.getLogger(RingBuffer.class);
     /** A claim younger than this is never checked for a dead owner: the check is a system call. */
     static final long OWNER_PROBE_AGE_MS = 1;
 
@@ -59,8 +64,11 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
     private final long dataAddress;
     private final int capacity;
     private final long mask;
+    /** log2 of the capacity: a position's lap is {@code position >>> capacityShift}. */
+    private final int capacityShift;
     private final int maxPayloadLength;
     private final long claimTimeoutMs;
+    private final long blockedClaimTimeoutMs;
     private final RingLocks locks;
     private final int slot;
     /** This instance's slot and the slot's generation, as record headers carry them. */
@@ -68,10 +76,13 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
     private final RingStats stats;
     /** A stale lower bound of the shared high-water mark, so that most claims only compare. */
     private long highWaterCache;
+    /** The consumer's watch: the position it last found blocked, and since when (ms); the consumer's thread only. */
+    private long blockedPosition = -1;
+    private long blockedSinceMs;
     private boolean closed;
 
     private RingBuffer(final Path path, final MappedFile mappedFile, final MappedBytesStore store, final int capacity,
-                       final Duration claimTimeout, final RingLocks locks) {
+                       final Duration claimTimeout, final Duration blockedClaimTimeout, final RingLocks locks) {
         this.path = path;
         this.mappedFile = mappedFile;
         this.store = store;
@@ -79,8 +90,10 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
         this.dataAddress = address + RingBufferDescriptor.HEADER_LENGTH;
         this.capacity = capacity;
         this.mask = capacity - 1;
+        this.capacityShift = Integer.numberOfTrailingZeros(capacity);
         this.maxPayloadLength = RingBufferDescriptor.maxPayloadLength(capacity);
         this.claimTimeoutMs = Math.max(1, claimTimeout.toMillis());
+        this.blockedClaimTimeoutMs = Math.max(1, blockedClaimTimeout.toMillis());
         this.locks = locks;
         this.slot = locks.claimProducerSlot();
         // the slot's lock is held: no other process changes its generation now
@@ -93,7 +106,8 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
 
     /**
      * Opens the ring at {@code path}, creating it with {@code capacity} bytes of data if it does not exist, with
-     * the {@linkplain #DEFAULT_CLAIM_TIMEOUT default claim timeout}.
+     * the {@linkplain #DEFAULT_CLAIM_TIMEOUT default claim timeout} and the
+     * {@linkplain #DEFAULT_BLOCKED_CLAIM_TIMEOUT default blocked-claim timeout}.
      *
      * @param path     the ring file; on tmpfs for low latency.
      * @param capacity bytes of data: a power of two from 4 KiB to 1 GiB; an existing ring must have this capacity.
@@ -104,7 +118,8 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
     }
 
     /**
-     * Opens the ring at {@code path}, creating it with {@code capacity} bytes of data if it does not exist.
+     * Opens the ring at {@code path}, creating it with {@code capacity} bytes of data if it does not exist, with
+     * the {@linkplain #DEFAULT_BLOCKED_CLAIM_TIMEOUT default blocked-claim timeout}.
      *
      * @param path         the ring file; on tmpfs for low latency.
      * @param capacity     bytes of data: a power of two from 4 KiB to 1 GiB; an existing ring must have this capacity.
@@ -113,9 +128,31 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
      * @return the mapped ring.
      */
     public static RingBuffer open(final Path path, final int capacity, final Duration claimTimeout) {
+        return open(path, capacity, claimTimeout, DEFAULT_BLOCKED_CLAIM_TIMEOUT);
+    }
+
+    /**
+     * Opens the ring at {@code path}, creating it with {@code capacity} bytes of data if it does not exist.
+     *
+     * @param path                the ring file; on tmpfs for low latency.
+     * @param capacity            bytes of data: a power of two from 4 KiB to 1 GiB; an existing ring must have
+     *                            this capacity.
+     * @param claimTimeout        how long a claim of a live producer may stay uncommitted before this instance,
+     *                            when it reads, revokes it; claims of dead producers are revoked at once.
+     * @param blockedClaimTimeout how long this instance, when it reads, waits at a claim whose header was never
+     *                            written (its producer died or stalled between taking the space and writing the
+     *                            header) before it unblocks it: turns the space into padding, see
+     *                            {@link #tryClaim(int)}.
+     * @return the mapped ring.
+     */
+    public static RingBuffer open(final Path path, final int capacity, final Duration claimTimeout,
+                                  final Duration blockedClaimTimeout) {
         checkCapacity(path, capacity);
         if (claimTimeout.isNegative() || claimTimeout.isZero()) {
             throw new IllegalArgumentException("claimTimeout=" + claimTimeout + " must be positive");
+        }
+        if (blockedClaimTimeout.isNegative() || blockedClaimTimeout.isZero()) {
+            throw new IllegalArgumentException("blockedClaimTimeout=" + blockedClaimTimeout + " must be positive");
         }
         final Path file = path.toAbsolutePath().normalize();
         if (!Files.exists(file)) {
@@ -143,7 +180,7 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
             store = mappedFile.acquireByteStore(temporary, 0);
             validate(file, store, length, capacity);
             locks = RingLocks.acquire(file);
-            final RingBuffer ring = new RingBuffer(file, mappedFile, store, capacity, claimTimeout, locks);
+            final RingBuffer ring = new RingBuffer(file, mappedFile, store, capacity, claimTimeout, blockedClaimTimeout, locks);
             store.reserveTransfer(temporary, ring);
             return ring;
         } catch (IOException e) {
@@ -253,6 +290,12 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
     /**
      * Claims room for a payload of {@code length} bytes. Nothing reads past the claim until it is committed or
      * aborted, so do either promptly: a claim older than the claim timeout is revoked.
+     * <p>
+     * A claim is two steps: a compare-and-swap of the tail takes the space, then a compare-and-swap of the record
+     * header from the lap's unclaimed word ({@link RecordDescriptor#unclaimedWord(long)}) to "in progress"
+     * publishes it. If the header swap fails, the consumer found the space still unclaimed-looking for longer than
+     * the blocked-claim timeout and turned it into padding (see {@link #open(Path, int, Duration, Duration)}):
+     * nothing was written there, and this method simply claims again; the caller never sees such a claim.
      *
      * @param length the payload length, 0 to {@link #maxPayloadLength()}.
      * @return the claim's position, to pass to {@link #payloadOffset(long)}, {@link #commit(long)} or
@@ -263,6 +306,20 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
             throw new IllegalArgumentException("length=" + length + " outside [0, " + maxPayloadLength + "] for ring " + path);
         }
         final int recordLength = length + RecordDescriptor.HEADER_LENGTH;
+        long position;
+        do {
+            position = reserve(recordLength);
+        } while (position >= 0 && !publish(position, recordLength));
+        return position;
+    }
+
+    /**
+     * Takes the space of a record: the tail compare-and-swap, and the padding at the wrap if the record does not
+     * fit before the end of the data region. The record's header is not written.
+     *
+     * @return the record's position, or {@link #INSUFFICIENT_CAPACITY}.
+     */
+    private long reserve(final int recordLength) {
         final int required = align(recordLength);
         final long tailAddress = address + TAIL_POSITION_OFFSET;
         final long headAddress = address + HEAD_POSITION_OFFSET;
@@ -283,18 +340,48 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
         } while (!MEMORY.compareAndSwapLong(tailAddress, tail, tail + required + padding));
         long position = tail;
         if (padding != 0) {
-            MEMORY.writeOrderedLong(dataAddress + (position & mask), headerWord(padding, TYPE_PADDING, owner));
+            // fails only if the consumer is unblocking this space (or has released it): then it pads the record's
+            // header too unless the header swap below wins, and either outcome leaves the ring consistent
+            MEMORY.compareAndSwapLong(dataAddress + (position & mask), unclaimedWord(lap(position)),
+                    headerWord(padding, TYPE_PADDING, owner));
             position += padding;
         }
-        final long recordAddress = dataAddress + (position & mask);
-        MEMORY.writeLong(recordAddress + TIMESTAMP_OFFSET, System.currentTimeMillis());
-        // release: the claim time is visible to whoever sees the in-progress header
-        MEMORY.writeOrderedLong(recordAddress, headerWord(-recordLength, TYPE_DATA, owner));
         final long occupancy = position + required - head;
         if (occupancy > highWaterCache) {
             raiseHighWaterMark(occupancy);
         }
         return position;
+    }
+
+    /**
+     * Publishes a reserved record as "in progress", then writes its claim time, which the commit's release makes
+     * visible with the payload. The claim time comes after the header so that a claim whose header was never
+     * written is unclaimed words only, which is what lets the consumer unblock it.
+     *
+     * @return false if the consumer unblocked the space first: it is padding, and nothing may be written there.
+     */
+    private boolean publish(final long position, final int recordLength) {
+        final long recordAddress = dataAddress + (position & mask);
+        if (!MEMORY.compareAndSwapLong(recordAddress, unclaimedWord(lap(position)), headerWord(-recordLength, TYPE_DATA, owner))) {
+            return false;
+        }
+        MEMORY.writeLong(recordAddress + TIMESTAMP_OFFSET, System.currentTimeMillis());
+        return true;
+    }
+
+    /** Test hook: the first step of {@link #tryClaim(int)} alone, as a producer that stalls or dies after it. */
+    long claimWithoutHeader(final int length) {
+        return reserve(length + RecordDescriptor.HEADER_LENGTH);
+    }
+
+    /** Test hook: the second step of {@link #tryClaim(int)}, for a claim of {@link #claimWithoutHeader(int)}. */
+    boolean publishHeader(final long position, final int length) {
+        return publish(position, length + RecordDescriptor.HEADER_LENGTH);
+    }
+
+    /** @return the lap of {@code position}: how many times the producers have wrapped the data region before it. */
+    private long lap(final long position) {
+        return position >>> capacityShift;
     }
 
     private void raiseHighWaterMark(final long occupancy) {
@@ -361,8 +448,8 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
         if (length(headerWord) < 0 && type(headerWord) == TYPE_DATA && owner(headerWord) == owner) {
             return true;
         }
-        if (type(headerWord) == TYPE_PADDING || headerWord == 0 || owner(headerWord) != owner) {
-            // revoked, and maybe drained and zeroed, or reused by another producer since
+        if (type(headerWord) == TYPE_PADDING || length(headerWord) == 0 || owner(headerWord) != owner) {
+            // revoked, and maybe drained and released, or reused by another producer since
             return false;
         }
         throw new IllegalStateException(String.format("no open claim at position=%d in %s: header=0x%016x", position, path,
@@ -371,8 +458,9 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
 
     /**
      * Reads committed records from the head, for the ring's one consumer: hands each payload to {@code handler},
-     * then zeroes what it read and moves the head past it. Stops at the first claim not yet committed, revoking it
-     * if its producer is dead or it is older than the claim timeout.
+     * then releases what it read and moves the head past it. Stops at the first claim not yet committed, revoking
+     * it if its producer is dead or it is older than the claim timeout, and unblocking it if its header stayed
+     * unwritten for the blocked-claim timeout.
      *
      * @param handler receives each record's payload.
      * @param limit   the most records to read.
@@ -384,15 +472,14 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
         long position = head;
         int count = 0;
         while (position < tail && count < limit) {
-            final long recordAddress = dataAddress + (position & mask);
-            long word = MEMORY.readVolatileLong(recordAddress);
-            if (length(word) < 0 && revokeIfAbandoned(position)) {
-                word = MEMORY.readVolatileLong(recordAddress);
+            long word = headerWordAt(position);
+            if (length(word) <= 0) {
+                if (!resolveBlocked(position, tail)) {
+                    break;
+                }
+                word = headerWordAt(position);
             }
             final int length = length(word);
-            if (word == 0 || length < 0) {
-                break;
-            }
             checkRecord(word, position);
             if (type(word) == TYPE_DATA) {
                 handler.onRecord(store, payloadOffset(position), length - RecordDescriptor.HEADER_LENGTH, position);
@@ -444,6 +531,11 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
     /** @return the claim timeout this instance revokes claims of live producers after. */
     public Duration claimTimeout() {
         return Duration.ofMillis(claimTimeoutMs);
+    }
+
+    /** @return how long this instance waits at a claim whose header was never written before it unblocks it. */
+    public Duration blockedClaimTimeout() {
+        return Duration.ofMillis(blockedClaimTimeoutMs);
     }
 
     /**
@@ -518,25 +610,78 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
     }
 
     /**
-     * Turns the in-progress claim at {@code position} into padding if its producer process is dead or it is older
-     * than the claim timeout. The compare-and-swap races the producer's commit; exactly one of them wins.
+     * Deals with the claim at {@code position}, below {@code tail}, that stops the consumer: its header is "in
+     * progress" or still the lap's unclaimed word. The consumer's thread only.
+     * <p>
+     * The consumer watches the position it is stopped at: the age of a blockage is how long it has found that
+     * position blocked, not the claim time (which the producer writes only after its header). An in-progress claim
+     * is revoked (its header swapped to padding of its length) once its owner process is dead or the age passes the
+     * claim timeout; the swap races the producer's commit and exactly one wins. A claim whose header is still
+     * unclaimed once the age passes the blocked-claim timeout is unblocked, see {@link #unblock(long, long)}.
      *
-     * @return true if the claim is no longer in progress: revoked here, or committed or aborted meanwhile.
+     * @return true if the header at {@code position} is now a committed record: revoked or unblocked here, or
+     * committed or aborted meanwhile.
      */
-    boolean revokeIfAbandoned(final long position) {
+    boolean resolveBlocked(final long position, final long tail) {
         final long recordAddress = dataAddress + (position & mask);
         final long word = MEMORY.readVolatileLong(recordAddress);
-        if (length(word) >= 0) {
+        if (length(word) > 0) {
             return true;
         }
-        final long age = System.currentTimeMillis() - MEMORY.readLong(recordAddress + TIMESTAMP_OFFSET);
-        if (age < claimTimeoutMs && (age < OWNER_PROBE_AGE_MS || isOwnerAlive(owner(word)))) {
-            return false;
+        final long now = System.currentTimeMillis();
+        if (position != blockedPosition) {
+            blockedPosition = position;
+            blockedSinceMs = now;
         }
-        if (MEMORY.compareAndSwapLong(recordAddress, word, headerWord(-length(word), TYPE_PADDING, owner(word)))) {
-            MEMORY.addLong(address + REVOKED_CLAIMS_OFFSET, 1);
+        final long age = now - blockedSinceMs;
+        if (length(word) == 0) {
+            if (age < blockedClaimTimeoutMs) {
+                return false;
+            }
+            unblock(position, tail);
+        } else {
+            if (age < claimTimeoutMs && (age < OWNER_PROBE_AGE_MS || isOwnerAlive(owner(word)))) {
+                return false;
+            }
+            if (MEMORY.compareAndSwapLong(recordAddress, word, headerWord(-length(word), TYPE_PADDING, owner(word)))) {
+                MEMORY.addLong(address + REVOKED_CLAIMS_OFFSET, 1);
+            }
         }
-        return true;
+        return length(MEMORY.readVolatileLong(recordAddress)) > 0;
+    }
+
+    /**
+     * Unblocks the claim at {@code position} whose header nobody wrote: swaps each aligned word from
+     * {@code position} up, still the lap's unclaimed word, to a committed padding record of
+     * {@value RecordDescriptor#ALIGNMENT} bytes, until a swap fails or the tail is reached.
+     * <p>
+     * Why this is safe. The records below the tail tile the positions without gaps, and a producer writes nothing
+     * of its record (claim time, payload) before its header swap succeeds. So a record whose header is still
+     * unclaimed is unclaimed words throughout (the consumer released the space as such, see
+     * {@link RecordDescriptor}). The words are swapped in rising order: when the swap of word {@code w} fails,
+     * every word in {@code [position, w)} is padding now, so every producer whose header lies there fails its own
+     * header swap and writes nothing; hence the word at {@code w} was not written by a producer of an earlier
+     * record: it is a header, of the next record, published (in progress or committed) by its producer, and the
+     * consumer carries on from there. A live producer that merely stalled between its tail and header swaps, and
+     * any producer whose claim follows in the gap with its header not yet written, loses the header swap and
+     * claims again ({@link #tryClaim(int)}); nothing it wrote is lost, because it wrote nothing. A single padding
+     * record over the whole gap would not do: a producer inside the gap could publish its header between the
+     * consumer's scan and its swap, and its committed record would be skipped. Because the unclaimed word names
+     * the lap, a producer that stalls until the padding is drained and released still fails its swap: the space
+     * then holds the next lap's unclaimed word.
+     */
+    private void unblock(final long position, final long tail) {
+        final long padding = headerWord(ALIGNMENT, TYPE_PADDING, owner);
+        long end = position;
+        while (end < tail && MEMORY.compareAndSwapLong(dataAddress + (end & mask), unclaimedWord(lap(end)), padding)) {
+            end += ALIGNMENT;
+        }
+        if (end != position) {
+            MEMORY.addLong(address + UNBLOCKED_CLAIMS_OFFSET, 1);
+            LOG.warn("unblocked a claim of ring {} whose header was never written for {} ms: its producer died or stalled"
+                    + " between claiming and writing the header; position={}, padding length={}", path,
+                    blockedClaimTimeoutMs, position, end - position);
+        }
     }
 
     /** @return false if the claim's process is dead, or has given up the slot that another process now holds. */
@@ -549,17 +694,25 @@ public final class RingBuffer implements AutoCloseable, ReferenceOwner {
         return generation == generationOf(claimOwner) && locks.isAlive(claimSlot);
     }
 
-    /** Zeroes {@code [from, to)}, which the consumer has finished with, then gives it back to the producers. */
+    /**
+     * Releases {@code [from, to)}, which the consumer has finished with: fills each word with the unclaimed word of
+     * the lap that will use it next, then gives the space back to the producers.
+     */
     void release(final long from, final long to) {
-        final int fromOffset = (int) (from & mask);
-        final long length = to - from;
-        final long firstPart = Math.min(length, capacity - fromOffset);
-        MEMORY.setMemory(dataAddress + fromOffset, firstPart, (byte) 0);
-        if (length > firstPart) {
-            MEMORY.setMemory(dataAddress, length - firstPart, (byte) 0);
+        final long lapEnd = (lap(from) + 1) << capacityShift;
+        final long firstEnd = Math.min(to, lapEnd);
+        fill(dataAddress + (from & mask), firstEnd - from, unclaimedWord(lap(from) + 1));
+        if (to > firstEnd) {
+            fill(dataAddress, to - firstEnd, unclaimedWord(lap(from) + 2));
         }
-        // release: the zeros are visible to a producer that sees the new head and claims the space
+        // release: the unclaimed words are visible to a producer that sees the new head and claims the space
         MEMORY.writeOrderedLong(address + HEAD_POSITION_OFFSET, to);
+    }
+
+    private static void fill(final long fromAddress, final long length, final long word) {
+        for (long offset = 0; offset < length; offset += ALIGNMENT) {
+            MEMORY.writeLong(fromAddress + offset, word);
+        }
     }
 
     /** Counts a claim that found the ring full. */

@@ -35,6 +35,7 @@ package dev.spool.ringbuffer;
  *  +---------------------------------------------------------------+
  *  |  High-water mark, bytes (long)                                |  512 (producers' rare writes)
  *  |  Back-pressure events (long) | Revoked claims (long)          |  520
+ *  |  Unblocked claims (long)                                      |  536
  *  +---------------------------------------------------------------+
  *  |                   Reserved to offset 1024                   ...
  *  +---------------------------------------------------------------+
@@ -54,7 +55,8 @@ package dev.spool.ringbuffer;
  * <p>
  * The drain intent makes draining crash-safe: before it appends a batch {@code [start, end)} to the queue, the
  * drainer writes the queue's last index before the batch, the batch's count of data records and its end, then
- * the start with a volatile store. After the batch it zeroes the drained bytes and moves the head to the end,
+ * the start with a volatile store. After the batch it releases the drained bytes (fills them with the next lap's unclaimed word,
+ * see {@link RecordDescriptor}) and moves the head to the end,
  * which leaves the intent stale ({@code start != head}). A drainer that finds {@code start == head} knows its
  * predecessor died inside that batch; the queue's excerpts after the recorded last index tell it how many of the
  * batch's records are already there.
@@ -72,7 +74,7 @@ final class RingBufferDescriptor {
     /** 'SPLR' in little-endian. */
     static final int MAGIC = 0x524C5053;
     /** Layout version. */
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = MAGIC_OFFSET + Integer.BYTES;
@@ -99,6 +101,7 @@ final class RingBufferDescriptor {
     static final int HIGH_WATER_MARK_OFFSET = INTENT_START_OFFSET + LINE_LENGTH;
     static final int BACK_PRESSURE_EVENTS_OFFSET = HIGH_WATER_MARK_OFFSET + Long.BYTES;
     static final int REVOKED_CLAIMS_OFFSET = BACK_PRESSURE_EVENTS_OFFSET + Long.BYTES;
+    static final int UNBLOCKED_CLAIMS_OFFSET = REVOKED_CLAIMS_OFFSET + Long.BYTES;
 
     /** One byte per producer slot: its generation, bumped by each process that takes the slot. */
     static final int SLOT_GENERATIONS_OFFSET = 1024;

@@ -39,6 +39,14 @@ public final class RingStats {
         return ring.readVolatileLong(REVOKED_CLAIMS_OFFSET);
     }
 
+    /**
+     * @return how many claims whose header was never written (the producer died or stalled between taking the
+     * space and writing the header) the consumer turned into padding after the blocked-claim timeout.
+     */
+    public long unblockedClaims() {
+        return ring.readVolatileLong(UNBLOCKED_CLAIMS_OFFSET);
+    }
+
     /** @return how many records drainers have copied into the queue. */
     public long drainedRecords() {
         return ring.readVolatileLong(DRAINED_RECORDS_OFFSET);
@@ -69,7 +77,8 @@ public final class RingStats {
             return 0;
         }
         final long word = ring.headerWordAt(head);
-        if (word == 0 || RecordDescriptor.type(word) != RecordDescriptor.TYPE_DATA) {
+        if (RecordDescriptor.length(word) <= 0 || RecordDescriptor.type(word) != RecordDescriptor.TYPE_DATA) {
+            // unclaimed or in progress: the claim time is written after the header, and is meaningful once committed
             return 0;
         }
         final long claimed = ring.store().readLong(HEADER_LENGTH + (head & ring.mask()) + RecordDescriptor.TIMESTAMP_OFFSET);
@@ -80,7 +89,7 @@ public final class RingStats {
     public String toString() {
         return "RingStats{capacity=" + capacity() + ", occupancy=" + occupancy() + ", highWaterMark=" + highWaterMark()
                 + ", drainLagMillis=" + drainLagMillis() + ", backPressureEvents=" + backPressureEvents()
-                + ", revokedClaims=" + revokedClaims() + ", drainedRecords=" + drainedRecords()
+                + ", revokedClaims=" + revokedClaims() + ", unblockedClaims=" + unblockedClaims() + ", drainedRecords=" + drainedRecords()
                 + ", drainedBatches=" + drainedBatches() + ", recoveredRecords=" + recoveredRecords()
                 + ", lastDrainedIndex=" + lastDrainedIndex() + "}";
     }

@@ -70,6 +70,21 @@ final class RingChildMains {
         }
     }
 
+    /**
+     * {@code ringPath capacity}: takes the space of a 64-byte claim with the tail swap only, as a producer killed
+     * before its header swap, and waits to be killed.
+     */
+    static final class HeaderlessClaimer {
+        public static void main(final String[] args) {
+            try (RingBuffer ring = RingBuffer.open(Path.of(args[0]), Integer.parseInt(args[1]))) {
+                System.out.println("RESERVED " + ring.claimWithoutHeader(64));
+                while (true) {
+                    LockSupport.park();
+                }
+            }
+        }
+    }
+
     /** {@code ringPath capacity}: claims 64 bytes, writes half of them and waits to be killed. */
     static final class ClaimHolder {
         public static void main(final String[] args) {

@@ -1,0 +1,62 @@
+package dev.spool.ringbuffer;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static dev.spool.ringbuffer.RingBufferDescriptor.*;
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** A drainer that finds its predecessor died while releasing a batch finishes the release and appends nothing. */
+class DrainerRecoveryTest extends RingTestBase {
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void shouldAppendNothingAgainWhenThePredecessorDiedWhileReleasingItsBatch() {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+             AsyncQueue async = AsyncQueue.builder(queue).ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).build()) {
+            final RingBuffer ring = async.ring();
+            final List<byte[]> messages = new ArrayList<>();
+            try (AsyncAppender appender = async.createAppender()) {
+                for (int sequence = 0; sequence < 3; sequence++) {
+                    final byte[] message = new byte[Messages.lengthOf(1, sequence, 100)];
+                    Messages.encode(message, message.length, 1, sequence);
+                    messages.add(message);
+                    appender.append(message);
+                }
+            }
+            // what a drainer does up to the release of the batch, then dies after releasing its first word
+            final long head = ring.headPosition();
+            final long end = ring.tailPosition();
+            ring.writeOrderedLong(INTENT_LAST_INDEX_OFFSET, queue.lastIndex());
+            ring.writeOrderedLong(INTENT_COUNT_OFFSET, messages.size());
+            ring.writeOrderedLong(INTENT_END_OFFSET, end);
+            ring.writeVolatileLong(INTENT_START_OFFSET, head);
+            try (ExcerptAppender queueAppender = queue.createAppender()) {
+                for (final byte[] message : messages) {
+                    queueAppender.append(message);
+                }
+            }
+            MEMORY.writeVolatileLong(ring.dataAddress() + (head & ring.mask()), RecordDescriptor.unclaimedWord(1));
+
+            final Drainer drainer = async.createDrainer();
+            assertEquals(0, drainer.doWork());
+            assertTrue(ring.isEmpty(), "the release is finished");
+            final List<Integer> sequences = new ArrayList<>();
+            try (ExcerptTailer tailer = queue.createTailer()) {
+                while (tailer.read((bytes, offset, length, index) -> sequences.add(Messages.decode(bytes, offset, length, index)[1]))) {
+                    // read to the end
+                }
+            }
+            assertEquals(List.of(0, 1, 2), sequences, "each record once");
+            assertEquals(3, ring.stats().recoveredRecords());
+        }
+    }
+}
