@@ -1,5 +1,8 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.ChildJvm;
+import dev.spool.queue.Messages;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import org.junit.jupiter.api.Test;
@@ -18,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * is unblocked after the blocked-claim timeout: turned into padding, without losing or duplicating a committed
  * record, and a producer that stalled there claims again.
  */
-class BlockedClaimTest extends RingTestBase {
+class BlockedClaimTest extends SpoolTestBase {
     private static final int CAPACITY = 4096;
     private static final Duration BLOCKED_TIMEOUT = Duration.ofMillis(50);
 

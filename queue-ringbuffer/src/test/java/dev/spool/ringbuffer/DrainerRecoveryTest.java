@@ -1,5 +1,7 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.Messages;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
@@ -15,7 +17,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** A drainer that finds its predecessor died while releasing a batch finishes the release and appends nothing. */
-class DrainerRecoveryTest extends RingTestBase {
+class DrainerRecoveryTest extends SpoolTestBase {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
