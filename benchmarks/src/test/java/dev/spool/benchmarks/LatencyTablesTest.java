@@ -104,7 +104,7 @@ class LatencyTablesTest {
 
     private static VariantResult result(final String variant, final int rate, final double[] rates,
                                         final double[]... runs) {
-        return new VariantResult(variant, "test", rate, 1_000_000, 1_000, runs, rates, new Histogram(3),
+        return new VariantResult(variant, "test", rate, 1_000_000, 1_000, 1, runs, rates, new Histogram(3),
                 "main, jlbh-reader", "JLBH said\nthis");
     }
 }
