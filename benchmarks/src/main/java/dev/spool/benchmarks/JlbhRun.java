@@ -146,7 +146,8 @@ final class JlbhRun {
         final List<double[]> percentileRuns = jlbh.percentileRuns();
         if (reader.received() != expected || percentileRuns.size() != runs) {
             throw new IllegalStateException(variant.name() + ": the reader got " + reader.received() + " of "
-                    + expected + (perSend == 1 ? " messages" : " batches") + " and JLBH reported " + percentileRuns.size() + " of " + runs + " runs");
+                    + expected + (perSend == 1 ? " messages" : " batches") + " and JLBH reported "
+                    + percentileRuns.size() + " of " + runs + " runs");
         }
         final double[] jlbhPercentiles = net.openhft.chronicle.core.util.Histogram.percentilesFor(iterations);
         final double[][] latencyNs = new double[runs][];

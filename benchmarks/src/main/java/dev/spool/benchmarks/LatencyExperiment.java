@@ -54,7 +54,8 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
                     "Chronicle Queue open source climbs to ~50 us at the high percentiles; Enterprise async "
                             + "mode stays under 4 us at p99.99"),
             new LatencyExperiment("E2", 40, 166_667, 3, 120, E2_VARIANTS,
-                    "batching-and-low-latency.txt, 10M events/minute, batches 1, 2, 5, 10, 20 (30 s warm-up, 120 s runs)",
+                    "batching-and-low-latency.txt, 10M events/minute, batches 1, 2, 5, 10, 20 "
+                            + "(30 s warm-up, 120 s runs)",
                     "batches 1/2/5/10/20 end to end: p99 20/22/38/72/125 us, p50 10/13/22/36/68 us; p99.9 to "
                             + "publish without replication 1.2/1.2/2.4/9.5/11 us"),
             new LatencyExperiment("E2", 40, 1_000_000, 3, 120, E2_VARIANTS,

@@ -57,8 +57,9 @@ final class VariantResult {
      * @param jlbhLog          what JLBH printed.
      */
     VariantResult(final String variant, final String description, final int rate, final int iterations,
-                  final int warmUpIterations, final int messagesPerSend, final double[][] latencyNs, final double[] achievedRates,
-                  final Histogram histogram, final String threads, final String jlbhLog) {
+                  final int warmUpIterations, final int messagesPerSend, final double[][] latencyNs,
+                  final double[] achievedRates, final Histogram histogram, final String threads,
+                  final String jlbhLog) {
         if (latencyNs.length != achievedRates.length) {
             throw new IllegalArgumentException(latencyNs.length + " runs of percentiles but " + achievedRates.length
                     + " rates");
