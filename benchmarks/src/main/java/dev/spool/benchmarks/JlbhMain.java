@@ -16,6 +16,9 @@ import java.util.List;
  * It can be run by hand, e.g. under a profiler, with the flags that {@code jlbh} prints:
  * {@code java <flags> -cp benchmarks.jar dev.spool.benchmarks.JlbhMain --experiment E1-32B-250K --size 32
  * --rate 250000 --runs 3 --iterations 1000000 --warmup-iterations 250000 --variant spool --out result.properties}.
+ * Rate and iterations are of messages for every variant; for a batch variant
+ * ({@link LatencyVariant#messagesPerSend()} above 1) {@link JlbhRun} runs JLBH at the rate over the batch size,
+ * for the iterations over it rounded up, and the result reports the messages actually sent.
  */
 public final class JlbhMain {
     private JlbhMain() {

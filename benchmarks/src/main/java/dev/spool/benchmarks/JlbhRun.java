@@ -20,9 +20,12 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Runs one variant of one experiment under JLBH, in the JVM it is called in: JLBH's thread (the caller) sends at
  * the experiment's rate, a reader thread busy-spins on the variant and samples each message's latency into JLBH
- * and into an HdrHistogram. Two threads spin; a third, {@value #MONITOR_THREAD}, wakes every
- * {@value #PROGRESS_INTERVAL_SECONDS} s to print the progress of long runs and to abort a run in which no message
- * arrives for {@value #STALL_SECONDS} s (JLBH would otherwise wait for its samples forever).
+ * and into an HdrHistogram. A batch variant ({@link LatencyVariant#messagesPerSend()} above 1) is run as one
+ * JLBH iteration per batch, because JLBH waits for exactly one sample per iteration: rate and run length are
+ * divided by the batch size, and the rates reported are of messages. Two threads spin; a third,
+ * {@value #MONITOR_THREAD}, wakes every {@value #PROGRESS_INTERVAL_SECONDS} s to print the progress of long runs
+ * and to abort a run in which no message arrives for {@value #STALL_SECONDS} s (JLBH would otherwise wait for its
+ * samples forever).
  */
 final class JlbhRun {
     static final String READER_THREAD = "jlbh-reader";
@@ -37,20 +40,27 @@ final class JlbhRun {
     private final String experiment;
     private final LatencyVariant variant;
     private final int length;
-    private final int rate;
     private final int runs;
+    /** Messages per JLBH iteration: 1, or the batch size of a batch variant. */
+    private final int perSend;
+    /** JLBH iterations (sends, samples) per run: the messages of a run over {@link #perSend}, rounded up. */
     private final int iterations;
     private final int warmUpIterations;
+    /** Messages per second JLBH is asked for: its iterations per second times {@link #perSend}. */
+    private final int rate;
+    /** JLBH iterations per second. */
+    private final int sendRate;
     private final PrintStream progress;
 
     /**
      * @param experiment       the experiment's name, for progress lines.
      * @param variant          what to measure.
      * @param length           bytes per message.
-     * @param rate             messages per second.
+     * @param rate             messages per second; a batch variant's JLBH runs at this over its batch size
+     *                         (rounded, at least 1), so the rate asked for is that times the batch size.
      * @param runs             measured runs.
-     * @param iterations       messages per run.
-     * @param warmUpIterations messages before the first run, sent unpaced by JLBH.
+     * @param iterations       messages per run; a batch variant sends this over its batch size, rounded up.
+     * @param warmUpIterations messages before the first run, sent unpaced by JLBH; rounded up like a run.
      * @param progress         where progress lines and warnings go.
      */
     JlbhRun(final String experiment, final LatencyVariant variant, final int length, final int rate, final int runs,
@@ -58,10 +68,15 @@ final class JlbhRun {
         this.experiment = experiment;
         this.variant = variant;
         this.length = length;
-        this.rate = rate;
         this.runs = runs;
-        this.iterations = iterations;
-        this.warmUpIterations = warmUpIterations;
+        this.perSend = variant.messagesPerSend();
+        if (perSend < 1) {
+            throw new IllegalArgumentException(variant.name() + ": messagesPerSend must be at least 1, was " + perSend);
+        }
+        this.iterations = ceilDiv(iterations, perSend);
+        this.warmUpIterations = ceilDiv(warmUpIterations, perSend);
+        this.sendRate = (int) Math.max(1, Math.round(rate / (double) perSend));
+        this.rate = (int) Math.min(Integer.MAX_VALUE, (long) sendRate * perSend);
         this.progress = progress;
     }
 
@@ -93,7 +108,7 @@ final class JlbhRun {
                 .warmUpIterations(warmUpIterations)
                 .iterations(iterations)
                 .runs(runs)
-                .throughput(rate)
+                .throughput(sendRate)
                 .accountForCoordinatedOmission(true)
                 // its jitter thread would be a third thread spinning on two CPUs, measuring mostly itself
                 .recordOSJitter(false)
@@ -131,15 +146,20 @@ final class JlbhRun {
         final List<double[]> percentileRuns = jlbh.percentileRuns();
         if (reader.received() != expected || percentileRuns.size() != runs) {
             throw new IllegalStateException(variant.name() + ": the reader got " + reader.received() + " of "
-                    + expected + " messages and JLBH reported " + percentileRuns.size() + " of " + runs + " runs");
+                    + expected + (perSend == 1 ? " messages" : " batches") + " and JLBH reported "
+                    + percentileRuns.size() + " of " + runs + " runs");
         }
         final double[] jlbhPercentiles = net.openhft.chronicle.core.util.Histogram.percentilesFor(iterations);
         final double[][] latencyNs = new double[runs][];
         for (int run = 0; run < runs; run++) {
             latencyNs[run] = VariantResult.rows(jlbhPercentiles, percentileRuns.get(run));
         }
-        return new VariantResult(variant.name(), variant.description(), rate, iterations, warmUpIterations,
+        return new VariantResult(variant.name(), variant.description(), rate, iterations, warmUpIterations, perSend,
                 latencyNs, task.achievedRates, histogram, threads, log.toString(StandardCharsets.UTF_8));
+    }
+
+    private static int ceilDiv(final int dividend, final int divisor) {
+        return (int) (((long) dividend + divisor - 1) / divisor);
     }
 
     private static String threadNames() {
@@ -160,7 +180,7 @@ final class JlbhRun {
         volatile boolean started;
         /** The run in progress, from 0, or -1 during warm-up; for the monitor. */
         final AtomicInteger run = new AtomicInteger(-1);
-        /** Messages sent in the run in progress; for the monitor. */
+        /** JLBH iterations (messages, or batches) sent in the run in progress; for the monitor. */
         final AtomicLong sentInRun = new AtomicLong();
         /** The due time of the run's first message; for the monitor. */
         final AtomicLong runStartNs = new AtomicLong();
@@ -200,11 +220,15 @@ final class JlbhRun {
         public void runComplete() {
             final int finished = run.get();
             final double seconds = (lastSendNs - runStartNs.get()) / 1e9;
-            final double achieved = iterations > 1 && seconds > 0 ? (iterations - 1) / seconds : rate;
+            // messages, not iterations: a batch's messages are all sent at its due time
+            final double achieved = iterations > 1 && seconds > 0 ? (iterations - 1) * (double) perSend / seconds
+                    : rate;
             achievedRates[finished] = achieved;
-            progress.printf(Locale.ROOT, "  %s %s run %d of %d: %,d messages in %.2f s, %s msg/s sent (%s asked), "
+            progress.printf(Locale.ROOT, "  %s %s run %d of %d: %,d messages%s in %.2f s, %s msg/s sent (%s asked), "
                             + "%.0f s since the variant started%n",
-                    experiment, variant.name(), finished + 1, runs, iterations, seconds,
+                    experiment, variant.name(), finished + 1, runs, (long) iterations * perSend,
+                    perSend == 1 ? "" : String.format(Locale.ROOT, " (%,d batches of %d)", iterations, perSend),
+                    seconds,
                     VariantResult.formatRate(achieved), VariantResult.formatRate(rate),
                     (System.nanoTime() - variantStartNs) / 1e9);
             if (!VariantResult.rateHeld(achieved, rate)) {
@@ -325,7 +349,7 @@ final class JlbhRun {
 
         @Override
         public void run() {
-            final double runSeconds = iterations / (double) rate;
+            final double runSeconds = iterations / (double) sendRate;
             long lastReceived = reader.received();
             long lastChangeNs = System.nanoTime();
             while (!stopped) {
@@ -351,7 +375,7 @@ final class JlbhRun {
                     final double seconds = (now - task.runStartNs.get()) / 1e9;
                     progress.printf(Locale.ROOT, "  %s %s run %d of %d: %.0f s of %.0f s, %s msg/s so far%n",
                             experiment, variant.name(), run + 1, runs, seconds, runSeconds,
-                            VariantResult.formatRate(sent / seconds));
+                            VariantResult.formatRate(sent * (double) perSend / seconds));
                 }
             }
         }

@@ -26,10 +26,15 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
             "ring", "ring-read", LatencyTables.CHRONICLE);
 
     /**
-     * The variants of E2: the raw TCP round trip of the same length first, then replication end to end, then the
-     * plain queue, whose publish alone is the article's "without replication" line.
+     * The variants of E2: the raw TCP round trip of the same length first, then replication end to end in batches
+     * of 1, 2, 5, 10 and 20 messages, then the publish alone (the append of a batch, the article's "without
+     * replication" table) for the same batch sizes, then the plain queue end to end.
      */
-    static final List<String> E2_VARIANTS = List.of("floor-tcp", "spool-replicated", LatencyTables.SPOOL);
+    static final List<String> E2_VARIANTS = List.of("floor-tcp",
+            "spool-replicated", "spool-replicated-b2", "spool-replicated-b5", "spool-replicated-b10",
+            "spool-replicated-b20",
+            "spool-publish", "spool-publish-b2", "spool-publish-b5", "spool-publish-b10", "spool-publish-b20",
+            LatencyTables.SPOOL);
 
     /** The variants of E3: the raw TCP round trip, then each durability stage. */
     static final List<String> E3_VARIANTS = List.of("floor-tcp", "e3-written", "e3-acked", "e3-async-acked",
@@ -57,14 +62,18 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
                     "Chronicle Queue open source climbs to ~50 us at the high percentiles; Enterprise async "
                             + "mode stays under 4 us at p99.99"),
             new LatencyExperiment("E2", 40, 166_667, 3, 120, E2_VARIANTS,
-                    "batching-and-low-latency.txt, 10M events/minute, batch 1 (30 s warm-up, 120 s runs)",
-                    "p99 20 us, p50 10 us end to end; p99.9 to publish without replication 1.2 us"),
+                    "batching-and-low-latency.txt, 10M events/minute, batches 1, 2, 5, 10, 20 "
+                            + "(30 s warm-up, 120 s runs)",
+                    "batches 1/2/5/10/20 end to end: p99 20/22/38/72/125 us, p50 10/13/22/36/68 us; p99.9 to "
+                            + "publish without replication 1.2/1.2/2.4/9.5/11 us"),
             new LatencyExperiment("E2", 40, 1_000_000, 3, 120, E2_VARIANTS,
-                    "batching-and-low-latency.txt, 60M events/minute, batch 1",
-                    "p99 28 us, p50 13 us end to end; p99.9 to publish without replication 1.3 us"),
+                    "batching-and-low-latency.txt, 60M events/minute, batches 1, 2, 5, 10, 20",
+                    "batches 1/2/5/10/20 end to end: p99 28/29/22/26/34 us, p50 13/13/13/15/20 us; p99.9 to "
+                            + "publish without replication 1.3/1.3/1.5/1.7/12 us"),
             new LatencyExperiment("E2", 40, 1_666_667, 3, 120, E2_VARIANTS,
-                    "batching-and-low-latency.txt, 100M events/minute, batch 1",
-                    "p99 176 us, p50 16 us end to end; p99.9 to publish without replication 1.5 us"),
+                    "batching-and-low-latency.txt, 100M events/minute, batches 1, 2, 5, 10, 20",
+                    "batches 1/2/5/10/20 end to end: p99 176/30/27/27/31 us, p50 16/13/13/13/15 us; p99.9 to "
+                            + "publish without replication 1.5/1.5/1.6/1.8/2.1 us"),
             new LatencyExperiment("E3", 256, 200_000, 3, 60, E3_VARIANTS,
                     "durability-replication-vs-sync.txt, figure 1: 256 B at 200K/s timed at each stage",
                     "M.2 drive, Ryzen 9 5950X: waiting for the replica's ack adds about one network round trip"),

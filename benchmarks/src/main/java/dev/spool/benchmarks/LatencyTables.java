@@ -54,8 +54,9 @@ final class LatencyTables {
             table.append(cell(variation(values))).append(NL);
         }
         table.append(rule("----")).append(NL);
-        table.append("\"-\": JLBH gives 99.7 from 10,000 messages a run, 99.9 from 100,000, 99.97 from 300,000, 99.99 from"
-                + " 1,000,000.").append(NL);
+        table.append("\"-\": JLBH gives 99.7 from 10,000 samples a run, 99.9 from 100,000, 99.97 from 300,000, 99.99 from"
+                + " 1,000,000" + (result.messagesPerSend() == 1 ? " (a sample per message)."
+                : " (a sample per batch of " + result.messagesPerSend() + ").")).append(NL);
         table.append("% Variation: JLBH's, 100 (max - min) / (max + min / 2), over runs 2..n (over all runs if fewer than 3).")
                 .append(NL);
         table.append(sendRates(result));
@@ -84,11 +85,16 @@ final class LatencyTables {
         for (int run = 0; run < result.runs(); run++) {
             final double achieved = result.achievedRate(run);
             rates.add(VariantResult.formatRate(achieved));
-            final double slipMillis = 1e3 * (result.iterations() - 1) * (1 / achieved - 1.0 / result.rate());
+            // the schedule spans the run's sends but its last: messages - messagesPerSend at the message rate
+            final double slipMillis = 1e3 * (result.messagesPerRun() - result.messagesPerSend())
+                    * (1 / achieved - 1.0 / result.rate());
             slips.add(String.format(Locale.ROOT, slipMillis < 10 ? "%.1f" : "%.0f", slipMillis));
         }
-        return "Sent: " + String.join(" / ", rates) + " msg/s; the send schedule slipped " + String.join(" / ", slips)
-                + " ms a run" + NL + "(JLBH restarts its schedule when its sender wakes late from the wait before a"
+        final String batches = result.messagesPerSend() == 1 ? ""
+                : String.format(Locale.ROOT, " (%,d messages a run in batches of %d, one sample a batch)",
+                result.messagesPerRun(), result.messagesPerSend());
+        return "Sent: " + String.join(" / ", rates) + " msg/s" + batches + "; the send schedule slipped "
+                + String.join(" / ", slips) + " ms a run" + NL + "(JLBH restarts its schedule when its sender wakes late from the wait before a"
                 + " send: a stall there is not in the latencies)." + NL;
     }
 

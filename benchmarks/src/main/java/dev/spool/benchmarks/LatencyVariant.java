@@ -34,6 +34,20 @@ interface LatencyVariant {
     }
 
     /**
+     * A batch variant sends several messages per JLBH iteration: JLBH runs at the rate divided by this, for the
+     * messages of a run (and of the warm-up) divided by this, rounded up so that every batch is whole;
+     * {@link #send(long)} writes this many messages
+     * back to back, each carrying the batch's due time, and {@link #receive()} returns a start time only for a
+     * batch's last message ({@link #NOTHING} for the others). So JLBH still gets one sample per iteration, as it
+     * counts them, and each sample is the latency of a whole batch: what its slowest message saw.
+     *
+     * @return messages per {@link #send(long)}, at least 1; 1 unless the variant batches.
+     */
+    default int messagesPerSend() {
+        return 1;
+    }
+
+    /**
      * Creates the files and buffers, and the sending side; JLBH's thread.
      *
      * @param directory an empty directory for the variant's files, deleted after {@link #close()}.
@@ -45,16 +59,17 @@ interface LatencyVariant {
     void openReader();
 
     /**
-     * Sends one message; JLBH's thread.
+     * Sends one message, or one batch of {@link #messagesPerSend()}; JLBH's thread.
      *
-     * @param startTimeNs the time the message was due, by {@code System.nanoTime()}.
+     * @param startTimeNs the time the message (or batch) was due, by {@code System.nanoTime()}.
      */
     void send(long startTimeNs);
 
     /**
      * Reads the next message if there is one; the reader thread.
      *
-     * @return the start time it carries, or {@link #NOTHING}.
+     * @return the start time it carries, or {@link #NOTHING}; for a batch variant, {@link #NOTHING} also when
+     * the message read is not its batch's last.
      */
     long receive();
 

@@ -18,9 +18,17 @@ import java.util.concurrent.locks.LockSupport;
  * JVM tails it and ships it over loopback TCP to a {@link ReplicationSink}, which writes the copy at the same
  * index; the reader busy-spins on a tailer of the copy. Timed: append, source read, socket write, sink read and
  * write, read of the copy.
+ * <p>
+ * With a batch size above 1 the publisher appends that many messages back to back per JLBH iteration, each
+ * carrying the batch's due time, and the reader samples once per batch, when it reads the batch's last message:
+ * each sample is the latency of the whole batch, what its slowest message saw (see
+ * {@link LatencyVariant#messagesPerSend()}).
  */
 final class ReplicatedVariant implements LatencyVariant {
     private final StartTimeReader startTimeReader = new StartTimeReader();
+    private final int batchSize;
+    /** Messages of the current batch read so far; the reader thread's. */
+    private int readInBatch;
     private SpoolQueue primary;
     private ExcerptAppender appender;
     private ReplicationSink sink;
@@ -30,15 +38,38 @@ final class ReplicatedVariant implements LatencyVariant {
     private Bytes<?> message;
     private Path replicaDirectory;
 
+    /** @param batchSize messages appended back to back per JLBH iteration, at least 1. */
+    ReplicatedVariant(final int batchSize) {
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("batch size must be at least 1, was " + batchSize);
+        }
+        this.batchSize = batchSize;
+    }
+
+    /**
+     * @param base      the name of the variant's batch of 1.
+     * @param batchSize messages per batch.
+     * @return {@code base} for a batch of 1, {@code base-b<size>} for others.
+     */
+    static String batchName(final String base, final int batchSize) {
+        return batchSize == 1 ? base : base + "-b" + batchSize;
+    }
+
     @Override
     public String name() {
-        return "spool-replicated";
+        return batchName("spool-replicated", batchSize);
     }
 
     @Override
     public String description() {
         return "Spool queue replicated over loopback TCP (source thread: default backoff pause; sink thread: select),"
-                + " read from the replica";
+                + " read from the replica" + (batchSize == 1 ? "" : "; batches of " + batchSize + " appended back to"
+                + " back with the batch's due time, one sample per batch when its last message is read");
+    }
+
+    @Override
+    public int messagesPerSend() {
+        return batchSize;
     }
 
     /** JLBH's sender, the reader, and the source's thread, which spins and yields while messages flow. */
@@ -78,13 +109,23 @@ final class ReplicatedVariant implements LatencyVariant {
     @Override
     public void send(final long startTimeNs) {
         final Bytes<?> message = this.message;
+        final ExcerptAppender appender = this.appender;
         message.writeLong(0, startTimeNs);
-        appender.append(message);
+        for (int i = 0; i < batchSize; i++) {
+            appender.append(message);
+        }
     }
 
     @Override
     public long receive() {
-        return tailer.read(startTimeReader) ? startTimeReader.startTimeNs : NOTHING;
+        if (!tailer.read(startTimeReader)) {
+            return NOTHING;
+        }
+        if (++readInBatch < batchSize) {
+            return NOTHING;
+        }
+        readInBatch = 0;
+        return startTimeReader.startTimeNs;
     }
 
     @Override

@@ -36,6 +36,7 @@ final class VariantResult {
     private final int rate;
     private final int iterations;
     private final int warmUpIterations;
+    private final int messagesPerSend;
     private final double[][] latencyNs;
     private final double[] achievedRates;
     private final Histogram histogram;
@@ -46,17 +47,19 @@ final class VariantResult {
      * @param variant          the variant's name.
      * @param description      what it does.
      * @param rate             messages per second asked for.
-     * @param iterations       messages per run.
-     * @param warmUpIterations messages before the first run.
+     * @param iterations       JLBH iterations (samples) per run: messages, or batches for a batch variant.
+     * @param warmUpIterations JLBH iterations before the first run.
+     * @param messagesPerSend  messages per iteration, {@link LatencyVariant#messagesPerSend()}.
      * @param latencyNs        per run, one value per {@link #PERCENTILES} row in ns, NaN where JLBH gives none.
-     * @param achievedRates    per run, messages per second sent.
+     * @param achievedRates    per run, messages (not batches) per second sent.
      * @param histogram        every measured sample, ns.
      * @param threads          the threads of the worker JVM during the run.
      * @param jlbhLog          what JLBH printed.
      */
     VariantResult(final String variant, final String description, final int rate, final int iterations,
-                  final int warmUpIterations, final double[][] latencyNs, final double[] achievedRates,
-                  final Histogram histogram, final String threads, final String jlbhLog) {
+                  final int warmUpIterations, final int messagesPerSend, final double[][] latencyNs,
+                  final double[] achievedRates, final Histogram histogram, final String threads,
+                  final String jlbhLog) {
         if (latencyNs.length != achievedRates.length) {
             throw new IllegalArgumentException(latencyNs.length + " runs of percentiles but " + achievedRates.length
                     + " rates");
@@ -66,6 +69,7 @@ final class VariantResult {
         this.rate = rate;
         this.iterations = iterations;
         this.warmUpIterations = warmUpIterations;
+        this.messagesPerSend = messagesPerSend;
         this.latencyNs = latencyNs;
         this.achievedRates = achievedRates;
         this.histogram = histogram;
@@ -110,12 +114,24 @@ final class VariantResult {
         return latencyNs.length;
     }
 
+    /** @return JLBH iterations, i.e. samples, per run: messages, or batches for a batch variant. */
     int iterations() {
         return iterations;
     }
 
+    /** @return JLBH iterations before the first run. */
     int warmUpIterations() {
         return warmUpIterations;
+    }
+
+    /** @return messages per iteration: 1, or the batch size of a batch variant. */
+    int messagesPerSend() {
+        return messagesPerSend;
+    }
+
+    /** @return messages sent per run. */
+    long messagesPerRun() {
+        return (long) iterations * messagesPerSend;
     }
 
     /** @return the rate asked for, messages per second. */
@@ -201,6 +217,7 @@ final class VariantResult {
         properties.setProperty("rate", Integer.toString(rate));
         properties.setProperty("iterations", Integer.toString(iterations));
         properties.setProperty("warmUpIterations", Integer.toString(warmUpIterations));
+        properties.setProperty("messagesPerSend", Integer.toString(messagesPerSend));
         properties.setProperty("runs", Integer.toString(runs()));
         for (int run = 0; run < runs(); run++) {
             final List<String> values = new ArrayList<>();
@@ -255,6 +272,7 @@ final class VariantResult {
                 Integer.parseInt(required(properties, "rate", file)),
                 Integer.parseInt(required(properties, "iterations", file)),
                 Integer.parseInt(required(properties, "warmUpIterations", file)),
+                Integer.parseInt(required(properties, "messagesPerSend", file)),
                 latencyNs, achievedRates, histogram, required(properties, "threads", file),
                 required(properties, "jlbhLog", file));
     }

@@ -48,6 +48,33 @@ class LatencyTablesTest {
     }
 
     @Test
+    void shouldCountMessagesNotBatchesInABatchVariantsSentLineAndSlip() {
+        // 50,000 batches of 20 a run, one sample each; the rates are of messages
+        final VariantResult result = new VariantResult("spool-replicated-b20", "test", 100_000, 50_000, 500, 20,
+                new double[][]{row(370, 420, 2_430, 7_020, NAN, NAN, NAN, 9_000)}, new double[]{93_000},
+                new Histogram(3), "main", "JLBH");
+        assertEquals(1_000_000, result.messagesPerRun());
+        final String table = LatencyTables.summary(result);
+        // 999,980 messages after the first batch at 93,000 msg/s instead of 100,000: 753 ms later
+        assertTrue(table.contains("Sent: 93,000 msg/s (1,000,000 messages a run in batches of 20, one sample a batch);"
+                + " the send schedule slipped 753 ms a run"), table);
+        assertTrue(table.contains("(a sample per batch of 20)"), table);
+        assertTrue(table.contains("WARNING: run1! sent 93,000 msg/s, 7.0% below the 100,000 msg/s asked for"), table);
+    }
+
+    @Test
+    void shouldKeepTheBatchSizeInTheResultFile(@TempDir final Path directory) {
+        final Path file = directory.resolve("result.properties");
+        new VariantResult("spool-publish-b5", "test", 100_000, 20_000, 200, 5,
+                new double[][]{row(1, 2, 3, 4, NAN, NAN, NAN, 9)}, new double[]{99_000}, new Histogram(3), "main",
+                "JLBH").write(file);
+        final VariantResult read = VariantResult.read(file);
+        assertEquals(5, read.messagesPerSend());
+        assertEquals(20_000, read.iterations());
+        assertEquals(100_000, read.messagesPerRun());
+    }
+
+    @Test
     void shouldComputeJlbhsVariationLeavingOutTheFirstRunOfThreeOrMore() {
         assertEquals(100 * (4.0 - 2.0) / (4.0 + 2.0 / 2), LatencyTables.variation(new double[]{100, 2, 4}), 1e-9);
         assertEquals(100 * (100.0 - 2.0) / (100.0 + 2.0 / 2), LatencyTables.variation(new double[]{100, 2}), 1e-9);
@@ -104,7 +131,7 @@ class LatencyTablesTest {
 
     private static VariantResult result(final String variant, final int rate, final double[] rates,
                                         final double[]... runs) {
-        return new VariantResult(variant, "test", rate, 1_000_000, 1_000, runs, rates, new Histogram(3),
+        return new VariantResult(variant, "test", rate, 1_000_000, 1_000, 1, runs, rates, new Histogram(3),
                 "main, jlbh-reader", "JLBH said\nthis");
     }
 }
