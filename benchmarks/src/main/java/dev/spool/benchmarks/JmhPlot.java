@@ -37,9 +37,13 @@ final class JmhPlot {
             Map.entry("SpoolBenchmark.readBytes", new String[]{"read into Bytes", LatencyTables.SPOOL}),
             Map.entry("ChronicleBenchmark.readBytes", new String[]{"read into Bytes", LatencyTables.CHRONICLE}),
             Map.entry("SpoolBenchmark.moveToIndex", new String[]{"moveToIndex", LatencyTables.SPOOL}),
-            Map.entry("ChronicleBenchmark.moveToIndex", new String[]{"moveToIndex", LatencyTables.CHRONICLE}));
+            Map.entry("ChronicleBenchmark.moveToIndex", new String[]{"moveToIndex", LatencyTables.CHRONICLE}),
+            Map.entry("RingBenchmark.claimCommit", new String[]{"ring claim/commit", LatencyTables.SPOOL}),
+            Map.entry("RingBenchmark.drain", new String[]{"ring drain, a record", LatencyTables.SPOOL}),
+            Map.entry("ReplicationBenchmark.appendAndAwaitAck", new String[]{"append, replica's ack", LatencyTables.SPOOL}));
     /** The order of the groups of bars, then by payload length. */
-    private static final List<String> ORDER = List.of("append", "claim/commit", "read", "read into Bytes", "moveToIndex");
+    private static final List<String> ORDER = List.of("append", "claim/commit", "read", "read into Bytes", "moveToIndex",
+            "ring claim/commit", "ring drain, a record", "append, replica's ack");
     private static final List<String> SERIES = List.of(LatencyTables.FLOOR, LatencyTables.SPOOL, LatencyTables.CHRONICLE);
     private static final int WIDTH = 1200;
     private static final int HEIGHT = 600;
