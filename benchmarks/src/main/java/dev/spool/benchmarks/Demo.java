@@ -4,6 +4,13 @@ import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.replication.CommitStage;
+import dev.spool.replication.CommitWaiter;
+import dev.spool.replication.ReplicationSink;
+import dev.spool.replication.ReplicationSource;
+import dev.spool.ringbuffer.AsyncAppender;
+import dev.spool.ringbuffer.AsyncQueue;
+import dev.spool.ringbuffer.AsyncQueueBuilder;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -16,8 +23,10 @@ import java.util.stream.Stream;
 
 /**
  * The main job on embedded defaults: a queue in a temporary directory, appended to at a steady rate while a second
- * thread tails it live, timing each message from append to read; then appended to as fast as it goes and read back.
- * Prints what it achieved and checks that every message came back in order.
+ * thread tails it live, timing each message from append to read; then appended to as fast as it goes and read back;
+ * then the same through the ring buffer on /dev/shm, drained by its own thread; then replicated to a second queue
+ * over loopback TCP, waiting for the replica's acknowledgements. Prints what it achieved and checks that every
+ * message came back in order, and that the replica holds the same excerpts at the same indices.
  */
 final class Demo {
     private static final int MESSAGE_LENGTH = 32;
@@ -25,6 +34,10 @@ final class Demo {
     private static final int WARM_UP = 500_000;
     private static final int PACED = 2_000_000 + WARM_UP;
     private static final int RATE = 250_000;
+    private static final int RING_MESSAGES = 2_000_000;
+    private static final int REPLICATED = 200_000;
+    /** One message in this many is appended and then awaited until the replica acknowledges it. */
+    private static final int ACK_SAMPLE = 100;
 
     private Demo() {
     }
@@ -38,12 +51,15 @@ final class Demo {
         try {
             directory = Files.createTempDirectory("spool-demo-");
             out.println("Spool demo: queue in " + directory + ", " + MESSAGE_LENGTH + "-byte messages");
-            try (SpoolQueue queue = SpoolQueue.open(directory)) {
+            final boolean inOrder;
+            try (SpoolQueue queue = SpoolQueue.open(directory.resolve("plain"))) {
                 // the live phase first: a burst leaves hundreds of MB of dirty pages whose write-back stalls later page faults
-                final boolean inOrder = paced(queue, out);
+                inOrder = paced(queue, out);
                 burst(queue, out);
-                return inOrder ? 0 : 1;
             }
+            final boolean ringInOrder = ring(directory.resolve("async"), out);
+            final boolean replicaSame = replicated(directory.resolve("primary"), directory.resolve("replica"), out);
+            return inOrder && ringInOrder && replicaSame ? 0 : 1;
         } catch (IOException | InterruptedException e) {
             err.println("demo failed: " + e);
             return 1;
@@ -122,6 +138,114 @@ final class Demo {
         out.println("  every message read once, in order: " + inOrder[0]);
         out.println("queue: " + queue.cycles().length + " cycle file(s), last index 0x" + Long.toHexString(queue.lastIndex()));
         return inOrder[0];
+    }
+
+    /**
+     * Appends through an async queue (a ring on /dev/shm, drained into the queue by its own thread) as fast as it
+     * goes, closes it (which drains the rest) and reads the queue back.
+     */
+    private static boolean ring(final Path directory, final PrintStream out) throws IOException {
+        final Path ringDirectory = Files.isDirectory(AsyncQueueBuilder.DEFAULT_RING_DIRECTORY)
+                ? AsyncQueueBuilder.DEFAULT_RING_DIRECTORY : directory.getParent();
+        final Path ringFile = ringDirectory.resolve(directory.getParent().getFileName() + ".ring");
+        final byte[] message = new byte[MESSAGE_LENGTH];
+        final long start;
+        final long appended;
+        final String stats;
+        try (AsyncQueue async = AsyncQueue.builder(directory).ringPath(ringFile).build()) {
+            async.startDrainer();
+            try (AsyncAppender appender = async.createAppender()) {
+                start = System.nanoTime();
+                for (int i = 0; i < RING_MESSAGES; i++) {
+                    writeLong(message, 0, i);
+                    appender.append(message);
+                }
+                appended = System.nanoTime();
+            }
+            stats = async.stats().toString();
+        } finally {
+            Files.deleteIfExists(ringFile);
+            Files.deleteIfExists(ringFile.resolveSibling(ringFile.getFileName() + ".lock"));
+        }
+        final long drained = System.nanoTime();
+        final long[] next = {0};
+        final boolean[] inOrder = {true};
+        try (SpoolQueue queue = SpoolQueue.open(directory); ExcerptTailer tailer = queue.createTailer()) {
+            final ExcerptHandler handler = (bytes, offset, length, index) -> {
+                inOrder[0] &= bytes.readLong(offset) == next[0];
+                next[0]++;
+            };
+            while (tailer.read(handler)) {
+                // reads until the end
+            }
+        }
+        inOrder[0] &= next[0] == RING_MESSAGES;
+        out.printf("ring: %,d appends into %s in %,d ms (%.1f ns/message), drained into the queue by %,d ms after the%n"
+                        + "  last append; %s%n  every message in the queue once, in order: %b%n", RING_MESSAGES, ringFile,
+                (appended - start) / 1_000_000, (appended - start) / (double) RING_MESSAGES,
+                (drained - appended) / 1_000_000, stats, inOrder[0]);
+        return inOrder[0];
+    }
+
+    /**
+     * Replicates a queue to a second one over loopback TCP; one message in {@link #ACK_SAMPLE} is awaited until the
+     * replica acknowledges it, timing append to ack; then both queues are read back and compared.
+     */
+    private static boolean replicated(final Path primaryDirectory, final Path replicaDirectory, final PrintStream out)
+            throws InterruptedException {
+        final Histogram ack = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        final byte[] message = new byte[MESSAGE_LENGTH];
+        final long start = System.nanoTime();
+        long lastIndex = -1;
+        try (ReplicationSink sink = ReplicationSink.builder(replicaDirectory).port(0).start();
+             SpoolQueue primary = SpoolQueue.open(primaryDirectory);
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).start();
+             ExcerptAppender appender = primary.createAppender()) {
+            final CommitWaiter commits = source.commitWaiter(appender);
+            for (int i = 0; i < REPLICATED; i++) {
+                writeLong(message, 0, i);
+                final long appendedAt = System.nanoTime();
+                lastIndex = appender.append(message);
+                if (i % ACK_SAMPLE == 0) {
+                    if (!commits.await(lastIndex, CommitStage.ACKED, 10, TimeUnit.SECONDS)) {
+                        out.println("replication: no ack for index 0x" + Long.toHexString(lastIndex) + " within 10 s");
+                        return false;
+                    }
+                    ack.recordValue(System.nanoTime() - appendedAt);
+                }
+            }
+            if (!commits.await(lastIndex, CommitStage.ACKED, 10, TimeUnit.SECONDS)) {
+                out.println("replication: no ack for the last index 0x" + Long.toHexString(lastIndex) + " within 10 s");
+                return false;
+            }
+        }
+        final long done = System.nanoTime();
+        final long primarySum = checksum(primaryDirectory);
+        final long replicaSum = checksum(replicaDirectory);
+        out.printf("replication: %,d messages to a replica over loopback, acknowledged up to index 0x%s in %,d ms;%n"
+                        + "  append to the replica's ack of 1 in %d (us): 50%%: %.1f  99%%: %.1f  worst: %.1f%n"
+                        + "  replica holds the same excerpts at the same indices: %b%n", REPLICATED,
+                Long.toHexString(lastIndex), (done - start) / 1_000_000, ACK_SAMPLE, ack.getValueAtPercentile(50) / 1e3,
+                ack.getValueAtPercentile(99) / 1e3, ack.getMaxValue() / 1e3, primarySum == replicaSum);
+        return primarySum == replicaSum;
+    }
+
+    /** @return a checksum of every excerpt's index and bytes, in order. */
+    private static long checksum(final Path directory) {
+        final long[] sum = {0};
+        try (SpoolQueue queue = SpoolQueue.open(directory); ExcerptTailer tailer = queue.createTailer()) {
+            final ExcerptHandler handler = (bytes, offset, length, index) -> {
+                long hash = sum[0] * 31 + index;
+                for (int i = 0; i + Long.BYTES <= length; i += Long.BYTES) {
+                    hash = hash * 31 + bytes.readLong(offset + i);
+                }
+                sum[0] = hash * 31 + length;
+            };
+            while (tailer.read(handler)) {
+                // reads until the end
+            }
+        }
+        return sum[0];
     }
 
     private static void writeLong(final byte[] target, final int at, final long value) {
