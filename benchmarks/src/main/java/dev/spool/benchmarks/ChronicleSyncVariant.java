@@ -105,9 +105,7 @@ final class ChronicleSyncVariant implements LatencyVariant {
         if (sync) {
             appender.sync();
         }
-        while (!committed.offer(startTimeNs)) {
-            Thread.onSpinWait();
-        }
+        committed.put(startTimeNs);
     }
 
     @Override

@@ -41,10 +41,7 @@ final class FloorVariant implements LatencyVariant {
     @Override
     public void send(final long startTimeNs) {
         final SpscLongRing ring = this.ring;
-        // full only during JLBH's warm-up, which sends as fast as it can; a queue would not drop either
-        while (!ring.offer(startTimeNs)) {
-            Thread.onSpinWait();
-        }
+        ring.put(startTimeNs);
     }
 
     @Override

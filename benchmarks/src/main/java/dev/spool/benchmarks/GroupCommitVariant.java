@@ -71,13 +71,8 @@ final class GroupCommitVariant implements LatencyVariant {
         final Bytes<?> message = this.message;
         message.writeLong(0, startTimeNs);
         final long index = appender.append(message);
-        // the index first: a reader that finds the start time finds its index
-        while (!indices.offer(index)) {
-            Thread.onSpinWait();
-        }
-        while (!startTimes.offer(startTimeNs)) {
-            Thread.onSpinWait();
-        }
+        indices.put(index);
+        startTimes.put(startTimeNs);
     }
 
     @Override

@@ -70,6 +70,18 @@ final class SpscLongRing extends SpscLongRingConsumer {
     }
 
     /**
+     * Producer thread only: {@link #offer(long)}, spinning while the ring is full (in the variants, only during
+     * JLBH's unpaced warm-up, when the sender runs ahead of the reader).
+     *
+     * @param value the value to hand over; not {@link #EMPTY}.
+     */
+    void put(final long value) {
+        while (!offer(value)) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
      * Consumer thread only.
      *
      * @return the oldest value, or {@link #EMPTY} if there is none.

@@ -147,12 +147,8 @@ final class StageVariant implements LatencyVariant {
             }
         }
         final long index = appender.append(message);
-        while (!startTimes.offer(startTimeNs)) {
-            Thread.onSpinWait();
-        }
-        while (!indices.offer(index)) {
-            Thread.onSpinWait();
-        }
+        startTimes.put(startTimeNs);
+        indices.put(index);
     }
 
     @Override

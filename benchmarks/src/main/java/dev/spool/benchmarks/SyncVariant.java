@@ -116,10 +116,7 @@ final class SyncVariant implements LatencyVariant {
             message.writeByte(FLAG_OFFSET, (byte) (flag ? 1 : 0));
         }
         appender.append(message);
-        // full only during JLBH's unpaced warm-up
-        while (!committed.offer(startTimeNs)) {
-            Thread.onSpinWait();
-        }
+        committed.put(startTimeNs);
     }
 
     @Override
