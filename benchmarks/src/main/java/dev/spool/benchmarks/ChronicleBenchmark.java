@@ -5,7 +5,6 @@ import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import net.openhft.chronicle.queue.RollCycles;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -277,9 +276,7 @@ public class ChronicleBenchmark {
     }
 
     private static ChronicleQueue open(final BenchmarkDirectory directory) {
-        return SingleChronicleQueueBuilder.binary(directory.path())
-                .rollCycle(RollCycles.FAST_DAILY)
-                .blockSize(Payloads.CHUNK_LENGTH)
+        return Payloads.chronicleQueue(directory.path())
                 .build();
     }
 }

@@ -4,8 +4,6 @@ import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
-import net.openhft.chronicle.queue.RollCycles;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 
 import java.nio.file.Path;
 
@@ -33,7 +31,7 @@ final class ChronicleSyncVariant implements LatencyVariant {
     private ExcerptAppender appender;
     private Bytes<?> message;
     private SpscLongRing committed;
-    private int untilFlag = SyncVariant.FLAG_EVERY;
+    private final LargeOrders largeOrders = new LargeOrders();
 
     private ChronicleSyncVariant(final String name, final String description, final SyncMode mode, final boolean flagging) {
         this.name = name;
@@ -57,7 +55,7 @@ final class ChronicleSyncVariant implements LatencyVariant {
     /** @return {@code chronicle-sync-content}: {@code sync()} in SYNC mode after each flagged message. */
     static ChronicleSyncVariant byContent() {
         return new ChronicleSyncVariant(CONTENT, "Chronicle Queue, syncMode(SYNC): writeBytes, "
-                + "appender sync() after the 1 in " + SyncVariant.FLAG_EVERY + " messages flagged; start time through "
+                + "appender sync() after the 1 in " + LargeOrders.EVERY + " messages flagged; start time through "
                 + "an in-memory ring", SyncMode.SYNC, true);
     }
 
@@ -73,14 +71,13 @@ final class ChronicleSyncVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        queue = SingleChronicleQueueBuilder.binary(directory)
-                .rollCycle(RollCycles.FAST_DAILY)
-                .blockSize(Payloads.CHUNK_LENGTH)
+        LargeOrders.checkRoom(name, length);
+        queue = Payloads.chronicleQueue(directory)
                 .syncMode(mode)
                 .build();
         appender = queue.createAppender();
         message = Payloads.directMessage(length);
-        message.writeByte(SyncVariant.FLAG_OFFSET, (byte) 0);
+        message.writeByte(LargeOrders.FLAG_OFFSET, (byte) 0);
         committed = new SpscLongRing(1 << 16);
     }
 
@@ -93,14 +90,7 @@ final class ChronicleSyncVariant implements LatencyVariant {
     public void send(final long startTimeNs) {
         final Bytes<?> message = this.message;
         message.writeLong(0, startTimeNs);
-        boolean sync = true;
-        if (flagging) {
-            sync = --untilFlag == 0;
-            if (sync) {
-                untilFlag = SyncVariant.FLAG_EVERY;
-            }
-            message.writeByte(SyncVariant.FLAG_OFFSET, (byte) (sync ? 1 : 0));
-        }
+        final boolean sync = !flagging || largeOrders.markNext(message);
         appender.writeBytes(message);
         if (sync) {
             appender.sync();
@@ -110,8 +100,8 @@ final class ChronicleSyncVariant implements LatencyVariant {
 
     @Override
     public long receive() {
-        final long startTimeNs = committed.poll();
-        return startTimeNs == SpscLongRing.EMPTY ? NOTHING : startTimeNs;
+        // EMPTY is NOTHING
+        return committed.poll();
     }
 
     @Override

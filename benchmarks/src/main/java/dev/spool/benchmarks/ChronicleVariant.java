@@ -4,8 +4,6 @@ import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
 import net.openhft.chronicle.queue.ExcerptTailer;
-import net.openhft.chronicle.queue.RollCycles;
-import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
 
 import java.nio.file.Path;
@@ -35,9 +33,7 @@ final class ChronicleVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        queue = SingleChronicleQueueBuilder.binary(directory)
-                .rollCycle(RollCycles.FAST_DAILY)
-                .blockSize(Payloads.CHUNK_LENGTH)
+        queue = Payloads.chronicleQueue(directory)
                 .build();
         appender = queue.createAppender();
         message = Payloads.directMessage(length);

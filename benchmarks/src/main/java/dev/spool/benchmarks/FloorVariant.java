@@ -46,8 +46,8 @@ final class FloorVariant implements LatencyVariant {
 
     @Override
     public long receive() {
-        final long startTimeNs = ring.poll();
-        return startTimeNs == SpscLongRing.EMPTY ? NOTHING : startTimeNs;
+        // EMPTY is NOTHING
+        return ring.poll();
     }
 
     @Override

@@ -2,7 +2,6 @@ package dev.spool.benchmarks;
 
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.GroupCommit;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import net.openhft.chronicle.bytes.Bytes;
 
@@ -50,9 +49,7 @@ final class GroupCommitVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        queue = SpoolQueue.builder(directory)
-                .rollCycle(RollCycle.DAILY)
-                .chunkLength(Payloads.CHUNK_LENGTH)
+        queue = Payloads.spoolQueue(directory)
                 .build();
         appender = queue.createAppender();
         groupCommit = queue.startGroupCommit();

@@ -1,6 +1,13 @@
 package dev.spool.benchmarks;
 
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolQueueBuilder;
 import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.RollCycles;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+
+import java.nio.file.Path;
 
 /**
  * Payloads and read sets shared by the benchmarks, so that every queue writes the same bytes and every read
@@ -36,10 +43,6 @@ final class Payloads {
         return payload;
     }
 
-    /**
-     * @param length payload length in bytes.
-     * @return bytes from one excerpt's header to the next one's.
-     */
     /** @return direct bytes holding the payload of {@code length}, for variants that append a {@code Bytes}. */
     static Bytes<?> directMessage(final int length) {
         final Bytes<?> message = Bytes.allocateDirect(length);
@@ -47,6 +50,28 @@ final class Payloads {
         return message;
     }
 
+    /**
+     * @param directory the queue's directory.
+     * @return a Spool queue's builder with the settings every benchmark uses: daily cycles, {@link #CHUNK_LENGTH}
+     * chunks.
+     */
+    static SpoolQueueBuilder spoolQueue(final Path directory) {
+        return SpoolQueue.builder(directory).rollCycle(RollCycle.DAILY).chunkLength(CHUNK_LENGTH);
+    }
+
+    /**
+     * @param directory the queue's directory.
+     * @return Chronicle Queue's builder with the same settings as {@link #spoolQueue(Path)}: binary, daily cycles,
+     * {@link #CHUNK_LENGTH} blocks.
+     */
+    static SingleChronicleQueueBuilder chronicleQueue(final Path directory) {
+        return SingleChronicleQueueBuilder.binary(directory).rollCycle(RollCycles.FAST_DAILY).blockSize(CHUNK_LENGTH);
+    }
+
+    /**
+     * @param length payload length in bytes.
+     * @return bytes from one excerpt's header to the next one's.
+     */
     static int alignedLength(final int length) {
         return (HEADER_LENGTH + length + ALIGNMENT - 1) & -ALIGNMENT;
     }

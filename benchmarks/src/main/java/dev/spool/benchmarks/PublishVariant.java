@@ -1,7 +1,6 @@
 package dev.spool.benchmarks;
 
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import net.openhft.chronicle.bytes.Bytes;
 
@@ -47,9 +46,7 @@ final class PublishVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        queue = SpoolQueue.builder(directory)
-                .rollCycle(RollCycle.DAILY)
-                .chunkLength(Payloads.CHUNK_LENGTH)
+        queue = Payloads.spoolQueue(directory)
                 .build();
         appender = queue.createAppender();
         durations = new SpscLongRing(1 << 16);

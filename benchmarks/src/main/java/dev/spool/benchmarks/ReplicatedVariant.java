@@ -3,7 +3,6 @@ package dev.spool.benchmarks;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.replication.ReplicationSink;
 import dev.spool.replication.ReplicationSource;
@@ -80,8 +79,7 @@ final class ReplicatedVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        primary = SpoolQueue.builder(directory.resolve("primary")).rollCycle(RollCycle.DAILY)
-                .chunkLength(Payloads.CHUNK_LENGTH).build();
+        primary = Payloads.spoolQueue(directory.resolve("primary")).build();
         appender = primary.createAppender();
         replicaDirectory = directory.resolve("replica");
         sink = ReplicationSink.builder(replicaDirectory).queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();

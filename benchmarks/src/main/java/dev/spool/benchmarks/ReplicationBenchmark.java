@@ -1,7 +1,6 @@
 package dev.spool.benchmarks;
 
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.replication.CommitStage;
 import dev.spool.replication.CommitWaiter;
@@ -74,8 +73,7 @@ public class ReplicationBenchmark {
         public void start() {
             payload = Payloads.create(payloadLength);
             directory = BenchmarkDirectory.create("spool-replication-");
-            primary = SpoolQueue.builder(directory.path().resolve("primary")).rollCycle(RollCycle.DAILY)
-                    .chunkLength(Payloads.CHUNK_LENGTH).build();
+            primary = Payloads.spoolQueue(directory.path().resolve("primary")).build();
             appender = primary.createAppender();
             sink = ReplicationSink.builder(directory.path().resolve("replica"))
                     .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();

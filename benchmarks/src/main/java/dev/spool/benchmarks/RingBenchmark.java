@@ -1,7 +1,5 @@
 package dev.spool.benchmarks;
 
-import dev.spool.queue.RollCycle;
-import dev.spool.queue.SpoolQueue;
 import dev.spool.ringbuffer.AsyncAppender;
 import dev.spool.ringbuffer.AsyncQueue;
 import dev.spool.ringbuffer.Drainer;
@@ -143,9 +141,7 @@ public class RingBenchmark {
         public void createQueue() {
             directory = BenchmarkDirectory.create("spool-ring-drain-");
             ringPath = RingPaths.create(directory.path());
-            async = AsyncQueue.builder(SpoolQueue.builder(directory.path().resolve("queue"))
-                            .rollCycle(RollCycle.DAILY)
-                            .chunkLength(Payloads.CHUNK_LENGTH))
+            async = AsyncQueue.builder(Payloads.spoolQueue(directory.path().resolve("queue")))
                     .ringPath(ringPath)
                     .ringCapacity(1 << 20)
                     .drainBatch(DRAIN_BATCH)

@@ -3,8 +3,6 @@ package dev.spool.benchmarks;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
-import dev.spool.queue.RollCycle;
-import dev.spool.queue.SpoolQueue;
 import dev.spool.ringbuffer.AsyncAppender;
 import dev.spool.ringbuffer.AsyncQueue;
 import dev.spool.ringbuffer.AsyncTailer;
@@ -56,9 +54,7 @@ final class RingVariant implements LatencyVariant {
     @Override
     public void init(final Path directory, final int length) {
         ringPath = RingPaths.create(directory);
-        async = AsyncQueue.builder(SpoolQueue.builder(directory.resolve("queue"))
-                        .rollCycle(RollCycle.DAILY)
-                        .chunkLength(Payloads.CHUNK_LENGTH))
+        async = AsyncQueue.builder(Payloads.spoolQueue(directory.resolve("queue")))
                 .ringPath(ringPath)
                 .drainerPause(() -> PauseStrategy.backoff(0, 10, 10_000, 1_000_000))
                 .build();

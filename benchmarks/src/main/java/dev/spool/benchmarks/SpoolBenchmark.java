@@ -3,7 +3,6 @@ package dev.spool.benchmarks;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -273,9 +272,7 @@ public class SpoolBenchmark {
     }
 
     private static SpoolQueue open(final BenchmarkDirectory directory) {
-        return SpoolQueue.builder(directory.path())
-                .rollCycle(RollCycle.DAILY)
-                .chunkLength(Payloads.CHUNK_LENGTH)
+        return Payloads.spoolQueue(directory.path())
                 .build();
     }
 }

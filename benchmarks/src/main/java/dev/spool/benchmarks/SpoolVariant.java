@@ -4,7 +4,6 @@ import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.Pretoucher;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -65,9 +64,7 @@ final class SpoolVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        queue = SpoolQueue.builder(directory)
-                .rollCycle(RollCycle.DAILY)
-                .chunkLength(Payloads.CHUNK_LENGTH)
+        queue = Payloads.spoolQueue(directory)
                 .build();
         appender = queue.createAppender();
         message = Payloads.directMessage(length);

@@ -15,8 +15,11 @@ import java.lang.invoke.VarHandle;
  * read with an acquire load before the slot: the Disruptor's and JCTools' protocol.
  */
 final class SpscLongRing extends SpscLongRingConsumer {
-    /** What {@link #poll()} returns when the ring is empty; never offered, since no timestamp is that old. */
-    static final long EMPTY = Long.MIN_VALUE;
+    /**
+     * What {@link #poll()} returns when the ring is empty; never offered, since no timestamp is that old. It is
+     * {@link LatencyVariant#NOTHING}, so a variant whose reader polls a ring of start times returns the poll as is.
+     */
+    static final long EMPTY = LatencyVariant.NOTHING;
 
     private static final VarHandle HEAD;
     private static final VarHandle TAIL;

@@ -1,7 +1,6 @@
 package dev.spool.benchmarks;
 
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SyncPolicy;
 import dev.spool.replication.CommitStage;
@@ -111,8 +110,7 @@ final class StageVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        primary = SpoolQueue.builder(directory.resolve("primary")).rollCycle(RollCycle.DAILY)
-                .chunkLength(Payloads.CHUNK_LENGTH).syncPolicy(syncPolicy).build();
+        primary = Payloads.spoolQueue(directory.resolve("primary")).syncPolicy(syncPolicy).build();
         appender = primary.createAppender();
         if (replicaUp) {
             sink = ReplicationSink.builder(directory.resolve("replica"))

@@ -1,8 +1,6 @@
 package dev.spool.benchmarks;
 
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.ExcerptPredicate;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SyncPolicy;
 import net.openhft.chronicle.bytes.Bytes;
@@ -19,7 +17,7 @@ import java.nio.file.Path;
  * Three policies: {@code sync-async} ({@code msync(MS_ASYNC)} after every message: write-back scheduled, nothing
  * waited for), {@code sync-every} ({@code msync(MS_SYNC)} after every message: on disk at commit) and
  * {@code sync-content} ({@code MS_SYNC} only after a message whose flag byte says "large order"; the sender flags
- * one message in {@value #FLAG_EVERY}, ten a second at E3b's 50K msg/s; the others are committed unsynced, and are
+ * one message in {@value LargeOrders#EVERY}, ten a second at E3b's 50K msg/s; the others are committed unsynced, and are
  * on disk at the next flagged one). The files go to the benchmark directory, which must be a real disk: an msync
  * on tmpfs does nothing.
  */
@@ -30,12 +28,6 @@ final class SyncVariant implements LatencyVariant {
     static final String EVERY = "sync-every";
     /** Name of {@link #byContent()}. */
     static final String CONTENT = "sync-content";
-    /** The sender flags one message in this many as a large order. */
-    static final int FLAG_EVERY = 5_000;
-    /** Offset of the flag byte in the message, after the start time. */
-    static final int FLAG_OFFSET = Long.BYTES;
-    /** Non-capturing, so the policy check allocates nothing. */
-    private static final ExcerptPredicate LARGE_ORDER = (bytes, offset, length) -> bytes.readByte(offset + FLAG_OFFSET) != 0;
 
     private final String name;
     private final String description;
@@ -45,7 +37,7 @@ final class SyncVariant implements LatencyVariant {
     private ExcerptAppender appender;
     private Bytes<?> message;
     private SpscLongRing committed;
-    private int untilFlag = FLAG_EVERY;
+    private final LargeOrders largeOrders = new LargeOrders();
 
     private SyncVariant(final String name, final String description, final SyncPolicy policy, final boolean flagging) {
         this.name = name;
@@ -69,8 +61,8 @@ final class SyncVariant implements LatencyVariant {
     /** @return {@code sync-content}: {@code msync(MS_SYNC)} after each flagged message. */
     static SyncVariant byContent() {
         return new SyncVariant(CONTENT, "Spool, SyncPolicy.when(large order): append, msync(MS_SYNC) after the "
-                + "1 in " + FLAG_EVERY + " messages flagged (10/s at 50K msg/s); start time through an in-memory ring",
-                SyncPolicy.when(LARGE_ORDER), true);
+                + "1 in " + LargeOrders.EVERY + " messages flagged (10/s at 50K msg/s); start time through an in-memory ring",
+                SyncPolicy.when(LargeOrders.IS_LARGE), true);
     }
 
     @Override
@@ -85,17 +77,13 @@ final class SyncVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        if (length <= FLAG_OFFSET) {
-            throw new IllegalArgumentException(name + " needs messages of more than " + FLAG_OFFSET + " bytes, was " + length);
-        }
-        queue = SpoolQueue.builder(directory)
-                .rollCycle(RollCycle.DAILY)
-                .chunkLength(Payloads.CHUNK_LENGTH)
+        LargeOrders.checkRoom(name, length);
+        queue = Payloads.spoolQueue(directory)
                 .syncPolicy(policy)
                 .build();
         appender = queue.createAppender();
         message = Payloads.directMessage(length);
-        message.writeByte(FLAG_OFFSET, (byte) 0);
+        message.writeByte(LargeOrders.FLAG_OFFSET, (byte) 0);
         committed = new SpscLongRing(1 << 16);
     }
 
@@ -109,11 +97,7 @@ final class SyncVariant implements LatencyVariant {
         final Bytes<?> message = this.message;
         message.writeLong(0, startTimeNs);
         if (flagging) {
-            final boolean flag = --untilFlag == 0;
-            if (flag) {
-                untilFlag = FLAG_EVERY;
-            }
-            message.writeByte(FLAG_OFFSET, (byte) (flag ? 1 : 0));
+            largeOrders.markNext(message);
         }
         appender.append(message);
         committed.put(startTimeNs);
@@ -121,8 +105,8 @@ final class SyncVariant implements LatencyVariant {
 
     @Override
     public long receive() {
-        final long startTimeNs = committed.poll();
-        return startTimeNs == SpscLongRing.EMPTY ? NOTHING : startTimeNs;
+        // EMPTY is NOTHING
+        return committed.poll();
     }
 
     @Override

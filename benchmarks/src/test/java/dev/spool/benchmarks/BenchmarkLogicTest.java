@@ -2,15 +2,9 @@ package dev.spool.benchmarks;
 
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptTailer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,23 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Runs each benchmark's state and operation without JMH, a few hundred thousand times: what is measured must
  * work, read what was written, wrap around, and leave no file behind.
  */
+@ExtendWith(BenchmarkDirectoryCheck.class)
 class BenchmarkLogicTest {
-    @TempDir
-    Path base;
-
-    @BeforeEach
-    void benchmarkFilesInTempDir() {
-        System.setProperty(BenchmarkDirectory.BASE_PROPERTY, base.toString());
-    }
-
-    @AfterEach
-    void noFileLeftBehind() throws IOException {
-        System.clearProperty(BenchmarkDirectory.BASE_PROPERTY);
-        try (Stream<Path> files = Files.list(base)) {
-            assertEquals(0, files.count(), "benchmark directories left in " + base);
-        }
-    }
-
     @Test
     void floorShouldAppendAcrossChunksAndReadRoundTheReadSet() {
         final FloorBenchmark.AppendState append = new FloorBenchmark.AppendState();

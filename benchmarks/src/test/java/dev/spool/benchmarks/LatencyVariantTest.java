@@ -1,15 +1,9 @@
 package dev.spool.benchmarks;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * behind; a batch variant's reader returns one start time per batch. The JLBH runs themselves are in
  * {@link JlbhSmokeTest}.
  */
+@ExtendWith(BenchmarkDirectoryCheck.class)
 class LatencyVariantTest {
     /** Messages per variant; a batch variant gets as many, in a batch size's fewer sends. */
     private static final int MESSAGES = 200_000;
@@ -48,22 +43,6 @@ class LatencyVariantTest {
     private static final long MAX_HANDOFF_NS = 60_000_000_000L;
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-
-    @TempDir
-    Path base;
-
-    @BeforeEach
-    void benchmarkFilesInTempDir() {
-        System.setProperty(BenchmarkDirectory.BASE_PROPERTY, base.toString());
-    }
-
-    @AfterEach
-    void noFileLeftBehind() throws IOException {
-        System.clearProperty(BenchmarkDirectory.BASE_PROPERTY);
-        try (Stream<Path> files = Files.list(base)) {
-            assertEquals(0, files.count(), "benchmark directories left in " + base);
-        }
-    }
 
     @Test
     void everyVariantShouldDeliverEveryStartTimeOnceInOrderToAnotherThreadWithoutAllocating() throws Exception {

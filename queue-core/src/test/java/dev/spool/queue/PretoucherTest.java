@@ -3,10 +3,7 @@ package dev.spool.queue;
 import net.openhft.chronicle.bytes.Bytes;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -46,13 +43,7 @@ class PretoucherTest extends SpoolTestBase {
 
     /** Runs verify and fails on damage or on any warning: a pretoucher leaves nothing that looks wrong. */
     private void assertVerifiesClean() {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final int status;
-        try (PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-            status = SpoolTool.run(new String[]{"verify", dir().toString()}, print, print);
-        }
-        final String text = out.toString(StandardCharsets.UTF_8);
-        assertEquals(SpoolTool.EXIT_OK, status, text);
+        final String text = verify(dir());
         assertFalse(text.contains("WARNING"), text);
     }
 

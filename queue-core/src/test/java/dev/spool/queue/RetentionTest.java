@@ -4,10 +4,7 @@ import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -98,18 +95,6 @@ class RetentionTest extends SpoolTestBase {
         }
     }
 
-    private String verify() {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final int status;
-        try (PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-            status = SpoolTool.run(new String[]{"verify", dir().toString()}, print, print);
-        }
-        final String text = out.toString(StandardCharsets.UTF_8);
-        assertEquals(SpoolTool.EXIT_OK, status, text);
-        assertFalse(text.contains("DAMAGE"), text);
-        return text;
-    }
-
     @Test
     void shouldKeepTheNewestCyclesWhenANewCycleStartsAndTellTheListener() {
         try (SpoolQueue queue = builder().retainCycles(2).build();
@@ -129,7 +114,7 @@ class RetentionTest extends SpoolTestBase {
                 "acquired 3", "released 2", "deleted 1",
                 "acquired 4", "released 3", "deleted 2"), events.subList(0, 12));
         assertEquals("released 4", events.get(events.size() - 1), "the queue's close");
-        assertFalse(verify().contains("WARNING"));
+        assertFalse(verify(dir()).contains("WARNING"));
     }
 
     @Test
@@ -154,7 +139,7 @@ class RetentionTest extends SpoolTestBase {
             assertEquals(0, queue.applyRetention(), "the highest cycle stays whatever its length");
             assertArrayEquals(cycles(4), queue.cycles());
         }
-        assertFalse(verify().contains("WARNING"));
+        assertFalse(verify(dir()).contains("WARNING"));
     }
 
     @Test
@@ -199,7 +184,7 @@ class RetentionTest extends SpoolTestBase {
             fill(appender, 2, 2);
             assertArrayEquals(cycles(2, 3, 4, 5), queue.cycles(), "a named tailer that has read nothing keeps everything");
         }
-        assertFalse(verify().contains("WARNING"));
+        assertFalse(verify(dir()).contains("WARNING"));
     }
 
     @Test
@@ -225,7 +210,7 @@ class RetentionTest extends SpoolTestBase {
                 assertEquals(indices.get(9), tailer.read(Bytes.allocateElasticOnHeap()));
             }
         }
-        verify();
+        verify(dir());
     }
 
     @Test
@@ -253,7 +238,7 @@ class RetentionTest extends SpoolTestBase {
             }
             assertEquals(RollCycle.SECONDLY.toIndex(FIRST + 5, 0), appender.append(message(15)), "writers carry on");
         }
-        assertFalse(verify().contains("WARNING"));
+        assertFalse(verify(dir()).contains("WARNING"));
     }
 
     @Test
@@ -311,7 +296,7 @@ class RetentionTest extends SpoolTestBase {
         assertEquals(events.stream().filter(e -> e.startsWith("acquired")).count(),
                 events.stream().filter(e -> e.startsWith("released")).count(), "every file opened was closed");
         assertTrue(events.stream().filter(e -> e.startsWith("deleted")).count() >= rolls - retain - 1);
-        assertFalse(verify().contains("WARNING"));
+        assertFalse(verify(dir()).contains("WARNING"));
     }
 
     private long cycleFileCount() throws IOException {
@@ -352,6 +337,6 @@ class RetentionTest extends SpoolTestBase {
             assertEquals(2, queue.applyRetention());
             assertArrayEquals(cycles(2), queue.cycles());
         }
-        assertFalse(verify().contains("WARNING"));
+        assertFalse(verify(dir()).contains("WARNING"));
     }
 }

@@ -21,6 +21,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
@@ -71,6 +73,25 @@ public abstract class SpoolTestBase {
     /** Declares that a warning containing {@code fragment} is part of the behaviour under test. */
     protected void expectWarning(final String fragment) {
         expectedWarnings.add(fragment);
+    }
+
+    /**
+     * Runs the CLI's {@code verify} on a queue and fails unless it exits {@link SpoolTool#EXIT_OK} without reporting
+     * damage.
+     *
+     * @param directory the queue's directory.
+     * @return what verify printed, for further checks.
+     */
+    protected static String verify(final Path directory) {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final int status;
+        try (PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            status = SpoolTool.run(new String[]{"verify", directory.toString()}, print, print);
+        }
+        final String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(SpoolTool.EXIT_OK, status, text);
+        assertFalse(text.contains("DAMAGE"), text);
+        return text;
     }
 
     protected static void deleteRecursively(final Path path) throws IOException {

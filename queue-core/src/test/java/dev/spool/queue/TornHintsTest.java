@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.*;
  * queue-ringbuffer's drainer kill loop): the next writer must not give its excerpt the index of the last one.
  */
 class TornHintsTest extends SpoolTestBase {
-
+    /** Puts the cycle file's sequence hint one behind its position hint, as a writer killed between the two leaves it. */
     private static void tearWriteSequence(final Path dir) throws IOException {
         final Path file;
         try (Stream<Path> files = Files.list(dir)) {
@@ -66,15 +66,7 @@ class TornHintsTest extends SpoolTestBase {
             }
             last = appender.lastIndexAppended();
         }
-        final Path file;
-        try (Stream<Path> files = Files.list(dir)) {
-            file = files.filter(path -> path.toString().endsWith(RollCycle.FILE_SUFFIX)).findFirst().orElseThrow();
-        }
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            final ByteBuffer sequence = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            channel.read(sequence, CycleDescriptor.WRITE_SEQUENCE_OFFSET);
-            channel.write(sequence.putLong(0, sequence.getLong(0) - 1).clear(), CycleDescriptor.WRITE_SEQUENCE_OFFSET);
-        }
+        tearWriteSequence(dir);
         try (SpoolQueue queue = SpoolQueue.builder(dir).chunkLength(1 << 20).build();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {

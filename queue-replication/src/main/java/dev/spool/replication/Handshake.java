@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.zip.CRC32C;
 
 import static dev.spool.replication.FrameDescriptor.MAC_LENGTH;
@@ -29,6 +30,34 @@ final class Handshake {
     static final byte[] SOURCE_LABEL = "spool-source".getBytes(StandardCharsets.US_ASCII);
 
     private Handshake() {
+    }
+
+    /** Fewest bytes a shared secret may have: 128 bits. */
+    static final int MIN_SECRET_LENGTH = 16;
+
+    /**
+     * @param secret a shared secret from a builder.
+     * @return a copy of it, which the caller's later changes to its array cannot reach.
+     * @throws IllegalArgumentException if it is shorter than {@value #MIN_SECRET_LENGTH} bytes.
+     */
+    static byte[] checkedSecret(final byte[] secret) {
+        if (secret.length < MIN_SECRET_LENGTH) {
+            throw new IllegalArgumentException("shared secret of " + secret.length + " bytes: use at least "
+                    + MIN_SECRET_LENGTH);
+        }
+        return secret.clone();
+    }
+
+    /**
+     * @param heartbeatInterval a heartbeat interval from a builder.
+     * @return it.
+     * @throws IllegalArgumentException unless it is positive.
+     */
+    static Duration checkedHeartbeatInterval(final Duration heartbeatInterval) {
+        if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()) {
+            throw new IllegalArgumentException("heartbeatInterval=" + heartbeatInterval + " must be positive");
+        }
+        return heartbeatInterval;
     }
 
     static byte[] nonce() {

@@ -632,10 +632,7 @@ public final class ReplicationSink implements AutoCloseable {
          * @return this builder.
          */
         public Builder heartbeatInterval(final Duration heartbeatInterval) {
-            if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()) {
-                throw new IllegalArgumentException("heartbeatInterval=" + heartbeatInterval + " must be positive");
-            }
-            this.heartbeatInterval = heartbeatInterval;
+            this.heartbeatInterval = Handshake.checkedHeartbeatInterval(heartbeatInterval);
             return this;
         }
 
@@ -645,10 +642,7 @@ public final class ReplicationSink implements AutoCloseable {
          * @return this builder.
          */
         public Builder sharedSecret(final byte[] secret) {
-            if (secret.length < 16) {
-                throw new IllegalArgumentException("shared secret of " + secret.length + " bytes: use at least 16");
-            }
-            this.secret = secret.clone();
+            this.secret = Handshake.checkedSecret(secret);
             return this;
         }
 

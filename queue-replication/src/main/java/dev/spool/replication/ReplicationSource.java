@@ -520,10 +520,7 @@ public final class ReplicationSource implements AutoCloseable {
          * @return this builder.
          */
         public Builder heartbeatInterval(final Duration heartbeatInterval) {
-            if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()) {
-                throw new IllegalArgumentException("heartbeatInterval=" + heartbeatInterval + " must be positive");
-            }
-            this.heartbeatInterval = heartbeatInterval;
+            this.heartbeatInterval = Handshake.checkedHeartbeatInterval(heartbeatInterval);
             return this;
         }
 
@@ -547,10 +544,7 @@ public final class ReplicationSource implements AutoCloseable {
          * @return this builder.
          */
         public Builder sharedSecret(final byte[] secret) {
-            if (secret.length < 16) {
-                throw new IllegalArgumentException("shared secret of " + secret.length + " bytes: use at least 16");
-            }
-            this.secret = secret.clone();
+            this.secret = Handshake.checkedSecret(secret);
             return this;
         }
 
