@@ -200,8 +200,8 @@ final class Demo {
         try (ReplicationSink sink = ReplicationSink.builder(replicaDirectory).port(0).start();
              SpoolQueue primary = SpoolQueue.open(primaryDirectory);
              ReplicationSource source = ReplicationSource.builder(primary, sink.address()).start();
-             ExcerptAppender appender = primary.createAppender()) {
-            final CommitWaiter commits = source.commitWaiter(appender);
+             ExcerptAppender appender = primary.createAppender();
+             CommitWaiter commits = source.commitWaiter(appender)) {
             for (int i = 0; i < REPLICATED; i++) {
                 writeLong(message, 0, i);
                 final long appendedAt = System.nanoTime();

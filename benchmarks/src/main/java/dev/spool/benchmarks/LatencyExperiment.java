@@ -27,18 +27,23 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
 
     /**
      * The variants of E2: the raw TCP round trip of the same length first, then replication end to end in batches
-     * of 1, 2, 5, 10 and 20 messages, then the publish alone (the append of a batch, the article's "without
+     * of 1, 2, 5, 10 and 20 messages and of single messages streamed by the reader's thread (an invoked source),
+     * then the publish alone (the append of a batch, the article's "without
      * replication" table) for the same batch sizes, then the plain queue end to end.
      */
     static final List<String> E2_VARIANTS = List.of("floor-tcp",
             "spool-replicated", "spool-replicated-b2", "spool-replicated-b5", "spool-replicated-b10",
-            "spool-replicated-b20",
+            "spool-replicated-b20", "spool-replicated-invoked",
             "spool-publish", "spool-publish-b2", "spool-publish-b5", "spool-publish-b10", "spool-publish-b20",
             LatencyTables.SPOOL);
 
-    /** The variants of E3: the raw TCP round trip, then each durability stage. */
+    /**
+     * The variants of E3: the raw TCP round trip, then each durability stage, then the acknowledged stages again
+     * with the waiting thread streaming for an invoked source.
+     */
     static final List<String> E3_VARIANTS = List.of("floor-tcp", "e3-written", "e3-acked", "e3-async-acked",
-            "e3-sync-acked", "e3-sync10-acked", "e3-acked-or-synced", "e3-acked-or-synced-down");
+            "e3-sync-acked", "e3-sync10-acked", "e3-acked-or-synced", "e3-acked-or-synced-down", "e3-acked-invoked",
+            "e3-async-acked-invoked", "e3-sync10-acked-invoked");
 
     /**
      * The variants of E3b, the local half of E3: the floor, Spool with three sync policies and with group commit, then

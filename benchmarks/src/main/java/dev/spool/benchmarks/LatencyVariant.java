@@ -26,7 +26,7 @@ interface LatencyVariant {
 
     /**
      * @return how many threads busy-spin while this variant runs: JLBH's sender, which busy-waits between sends,
-     * and the reader, plus any thread of the variant's own that spins (a drainer, a replication source); the
+     * and the reader, plus any thread of the variant's own that spins (a drainer); the
      * result files state it, because on 2 CPUs a third spinning thread is a cause of tail latency.
      */
     default int spinningThreads() {

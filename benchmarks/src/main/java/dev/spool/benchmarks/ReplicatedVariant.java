@@ -26,6 +26,7 @@ import java.util.concurrent.locks.LockSupport;
 final class ReplicatedVariant implements LatencyVariant {
     private final StartTimeReader startTimeReader = new StartTimeReader();
     private final int batchSize;
+    private final boolean invoked;
     /** Messages of the current batch read so far; the reader thread's. */
     private int readInBatch;
     private SpoolQueue primary;
@@ -39,10 +40,25 @@ final class ReplicatedVariant implements LatencyVariant {
 
     /** @param batchSize messages appended back to back per JLBH iteration, at least 1. */
     ReplicatedVariant(final int batchSize) {
+        this(batchSize, false);
+    }
+
+    /**
+     * @param batchSize messages appended back to back per JLBH iteration, at least 1.
+     * @param invoked   true: the reader's thread streams for the source ({@link ReplicationSource#doWork()}) before
+     *                  each read, instead of the source's own thread.
+     */
+    ReplicatedVariant(final int batchSize, final boolean invoked) {
         if (batchSize < 1) {
             throw new IllegalArgumentException("batch size must be at least 1, was " + batchSize);
         }
         this.batchSize = batchSize;
+        this.invoked = invoked;
+    }
+
+    /** @return replication of single messages, streamed by the reader's thread. */
+    static ReplicatedVariant invoked() {
+        return new ReplicatedVariant(1, true);
     }
 
     /**
@@ -56,12 +72,14 @@ final class ReplicatedVariant implements LatencyVariant {
 
     @Override
     public String name() {
-        return batchName("spool-replicated", batchSize);
+        return batchName(invoked ? "spool-replicated-invoked" : "spool-replicated", batchSize);
     }
 
     @Override
     public String description() {
-        return "Spool queue replicated over loopback TCP (source thread: default backoff pause; sink thread: select),"
+        return "Spool queue replicated over loopback TCP (" + (invoked
+                ? "the reader's thread streams for the source, calling doWork before each read; the sink thread"
+                + " sleeps in select" : "source and sink threads sleep in select; the append wakes the source") + "),"
                 + " read from the replica" + (batchSize == 1 ? "" : "; batches of " + batchSize + " appended back to"
                 + " back with the batch's due time, one sample per batch when its last message is read");
     }
@@ -71,19 +89,17 @@ final class ReplicatedVariant implements LatencyVariant {
         return batchSize;
     }
 
-    /** JLBH's sender, the reader, and the source's thread, which spins and yields while messages flow. */
-    @Override
-    public int spinningThreads() {
-        return 3;
-    }
-
     @Override
     public void init(final Path directory, final int length) {
         primary = Payloads.spoolQueue(directory.resolve("primary")).build();
         appender = primary.createAppender();
         replicaDirectory = directory.resolve("replica");
         sink = ReplicationSink.builder(replicaDirectory).queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
-        source = ReplicationSource.builder(primary, sink.address()).start();
+        final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sink.address());
+        if (invoked) {
+            builder.invoked();
+        }
+        source = builder.start();
         awaitConnected(sink);
         message = Payloads.directMessage(length);
     }
@@ -116,6 +132,9 @@ final class ReplicatedVariant implements LatencyVariant {
 
     @Override
     public long receive() {
+        if (invoked) {
+            source.doWork();
+        }
         if (!tailer.read(startTimeReader)) {
             return NOTHING;
         }

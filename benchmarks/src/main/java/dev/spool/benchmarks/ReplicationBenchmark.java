@@ -85,6 +85,7 @@ public class ReplicationBenchmark {
         /** Stops replication, closes and deletes both queues. */
         @TearDown(Level.Iteration)
         public void stop() {
+            waiter.close();
             source.close();
             sink.close();
             appender.close();

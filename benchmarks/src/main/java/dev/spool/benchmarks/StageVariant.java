@@ -32,6 +32,7 @@ final class StageVariant implements LatencyVariant {
     private final SyncPolicy syncPolicy;
     private final boolean contentSync;
     private final boolean replicaUp;
+    private final boolean invoked;
     private SpoolQueue primary;
     private ExcerptAppender appender;
     private ReplicationSink sink;
@@ -47,6 +48,13 @@ final class StageVariant implements LatencyVariant {
 
     private StageVariant(final String name, final String description, final CommitStage stage,
                          final SyncPolicy syncPolicy, final boolean contentSync, final boolean replicaUp) {
+        this(name, description, stage, syncPolicy, contentSync, replicaUp, false);
+    }
+
+    private StageVariant(final String name, final String description, final CommitStage stage,
+                         final SyncPolicy syncPolicy, final boolean contentSync, final boolean replicaUp,
+                         final boolean invoked) {
+        this.invoked = invoked;
         this.name = name;
         this.description = description;
         this.stage = stage;
@@ -82,6 +90,15 @@ final class StageVariant implements LatencyVariant {
                         && bytes.readByte(offset + SYNC_FLAG_OFFSET) == 1), true, true);
     }
 
+    /**
+     * @return this variant with the reader's thread streaming for the source ({@link ReplicationSource#doWork()})
+     * while it waits, instead of the source's own thread: named {@code <name>-invoked}.
+     */
+    StageVariant invoked() {
+        return new StageVariant(name + "-invoked", description + "; the waiting thread streams for the source (doWork)",
+                stage, syncPolicy, contentSync, replicaUp, true);
+    }
+
     static StageVariant ackedOrSynced() {
         return new StageVariant("e3-acked-or-synced", "append, commit on the replica's ack (replica up)",
                 CommitStage.ACKED_OR_SYNCED, SyncPolicy.NONE, false, true);
@@ -102,12 +119,6 @@ final class StageVariant implements LatencyVariant {
         return description;
     }
 
-    /** JLBH's sender, the reader, and the source's thread, which spins and yields while messages flow. */
-    @Override
-    public int spinningThreads() {
-        return replicaUp ? 3 : 2;
-    }
-
     @Override
     public void init(final Path directory, final int length) {
         primary = Payloads.spoolQueue(directory.resolve("primary")).syncPolicy(syncPolicy).build();
@@ -115,7 +126,11 @@ final class StageVariant implements LatencyVariant {
         if (replicaUp) {
             sink = ReplicationSink.builder(directory.resolve("replica"))
                     .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
-            source = ReplicationSource.builder(primary, sink.address()).start();
+            final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sink.address());
+            if (invoked) {
+                builder.invoked();
+            }
+            source = builder.start();
             ReplicatedVariant.awaitConnected(sink);
         } else {
             // nothing listens on port 1: the source retries now and then, and the stage falls back to a sync
@@ -151,6 +166,9 @@ final class StageVariant implements LatencyVariant {
 
     @Override
     public long receive() {
+        if (invoked) {
+            source.doWork();
+        }
         if (pendingIndex < 0) {
             final long index = indices.poll();
             if (index == SpscLongRing.EMPTY) {
@@ -169,6 +187,7 @@ final class StageVariant implements LatencyVariant {
 
     @Override
     public void closeReader() {
+        waiter.close();
         readerAppender.close();
     }
 

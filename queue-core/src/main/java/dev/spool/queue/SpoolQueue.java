@@ -45,6 +45,8 @@ public final class SpoolQueue implements AutoCloseable {
     private final Duration pretouchLeadTime;
     private final Retention retention;
     private final Map<Object, Boolean> users = new IdentityHashMap<>();
+    private final Doorbell.Group appends = new Doorbell.Group();
+    private final Doorbell.Group acks = new Doorbell.Group();
     private ProcessSlots processSlots;
     private int processSlot = -1;
     private WriteLock writeLock;
@@ -260,6 +262,31 @@ public final class SpoolQueue implements AutoCloseable {
      */
     public void recordAcked(final long index) {
         metadata.advanceLastAckedIndex(index);
+        acks.ring();
+    }
+
+    /**
+     * @param wake run on the appending thread after an append through an appender of this instance, while the
+     *             doorbell is armed: short and non-blocking, such as {@code selector::wakeup}.
+     * @return a doorbell that wakes a thread sleeping until this queue grows; appends made through other instances
+     * (another process) ring nothing, so bound the sleep. See {@link Doorbell}.
+     */
+    public Doorbell appendDoorbell(final Runnable wake) {
+        return appends.add(wake);
+    }
+
+    /**
+     * @param wake run on the thread that calls {@link #recordAcked(long)} on this instance, while the doorbell is
+     *             armed: short and non-blocking, such as unparking the waiting thread.
+     * @return a doorbell that wakes a thread sleeping until a replica acknowledges more. See {@link Doorbell}.
+     */
+    public Doorbell ackDoorbell(final Runnable wake) {
+        return acks.add(wake);
+    }
+
+    /** Rings the append doorbells: called by an appender of this instance after each append. */
+    void appended() {
+        appends.ring();
     }
 
     /**

@@ -337,6 +337,7 @@ final class StoreAppender implements ExcerptAppender {
         }
         file.writeHints(position, sequence);
         lock.unlock();
+        queue.appended();
         lastIndex = cycleBase | written;
         if (pendingFlush != SyncPolicy.DO_NOTHING) {
             flush(pendingFlush, position, lastIndex);

@@ -1,31 +1,51 @@
 package dev.spool.replication;
 
+import dev.spool.queue.Doorbell;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
 
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Waits until a write reaches its {@link CommitStage}. The replica's acknowledgements are read from the queue's
  * metadata, where the {@link ReplicationSource} records them, so nothing is exchanged between threads but that
- * one volatile long. Waits with the given pause strategy: the default spins and yields briefly, then parks, so a
- * waiter never burns a core unless it asked for {@link PauseStrategy#busySpin()}. Allocates nothing.
- * One instance belongs to one thread, like the appender it may sync with.
+ * one volatile long. By default the waiter parks, and the source unparks it when it records an acknowledgement
+ * (through the queue's {@link SpoolQueue#ackDoorbell ack doorbell}); a park lasts at most {@value #MAX_PARK_NS} ns,
+ * which bounds the wait for a source in another process. With a pause strategy it polls instead, e.g.
+ * {@link PauseStrategy#busySpin()} for the lowest latency at the cost of a core. A waiter of an
+ * {@link ReplicationSource.Builder#invoked() invoked} source streams while it waits, calling
+ * {@link ReplicationSource#doWork()} and spinning (or pausing with its strategy) between calls that find nothing to
+ * do. Allocates nothing per wait.
+ * One instance belongs to one thread, like the appender it may sync with; {@link #close() close} it when done.
  */
-public final class CommitWaiter {
+public final class CommitWaiter implements AutoCloseable {
+    /** The longest park of a waiter that sleeps until the source unparks it. */
+    static final long MAX_PARK_NS = 1_000_000;
+
     private final SpoolQueue queue;
     private final ReplicationSource source;
     private final ExcerptAppender appender;
     private final PauseStrategy pause;
+    private final Doorbell acked;
+    private final long maxParkNs;
+    private volatile Thread waiting;
+    /** Parks so far: tests check the unparking path was taken. */
+    long parks;
 
+    /**
+     * @param pause     how to poll, or null to park until an acknowledgement unparks this waiter.
+     * @param maxParkNs the longest park, without a pause strategy.
+     */
     CommitWaiter(final SpoolQueue queue, final ReplicationSource source, final ExcerptAppender appender,
-                 final PauseStrategy pause) {
+                 final PauseStrategy pause, final long maxParkNs) {
         this.queue = queue;
         this.source = source;
         this.appender = appender;
-        this.pause = Objects.requireNonNull(pause, "pause");
+        this.pause = pause;
+        this.maxParkNs = maxParkNs;
+        this.acked = pause == null ? queue.ackDoorbell(this::wake) : null;
     }
 
     /**
@@ -69,7 +89,12 @@ public final class CommitWaiter {
         if (stage == CommitStage.SYNCED) {
             return sync(index, deadline);
         }
-        pause.reset();
+        if (pause != null) {
+            pause.reset();
+        } else {
+            waiting = Thread.currentThread();
+        }
+        boolean armed = false;
         while (true) {
             if (isCommitted(index, stage)) {
                 return true;
@@ -86,10 +111,46 @@ public final class CommitWaiter {
                 throw new InterruptedException("interrupted while awaiting " + stage + " of index " + index + " in "
                         + queue.directory());
             }
-            if (System.nanoTime() - deadline >= 0) {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0) {
                 return false;
             }
-            pause.pause();
+            if (source.isInvoked()) {
+                // the waiter streams: it sends the write and reads the acknowledgement itself
+                if (source.doWork() == 0) {
+                    if (pause != null) {
+                        pause.pause();
+                    } else {
+                        Thread.onSpinWait();
+                    }
+                }
+            } else if (pause != null) {
+                pause.pause();
+            } else if (!armed) {
+                // one more check with the doorbell armed: an ack recorded before it is seen, one after it unparks
+                acked.arm();
+                armed = true;
+            } else {
+                parks++;
+                LockSupport.parkNanos(this, Math.min(left, maxParkNs));
+                acked.disarm();
+                armed = false;
+            }
+        }
+    }
+
+    /** Stops the source's acknowledgements from ringing for this waiter. */
+    @Override
+    public void close() {
+        if (acked != null) {
+            acked.close();
+        }
+    }
+
+    private void wake() {
+        final Thread thread = waiting;
+        if (thread != null) {
+            LockSupport.unpark(thread);
         }
     }
 

@@ -7,8 +7,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Consumer;
 
 import static dev.spool.replication.FrameDescriptor.*;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
@@ -23,6 +25,11 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * Used by one thread at a time.
  */
 final class Connection implements AutoCloseable {
+    /**
+     * For {@code Selector.select(Consumer, long)} by a thread that reads its channels on every pass anyway: that
+     * form of select, unlike the selected-key set, allocates nothing.
+     */
+    static final Consumer<SelectionKey> IGNORE_KEY = key -> { };
     private SocketChannel channel;
     private String peer = "nobody";
     private ByteBuffer received;

@@ -117,8 +117,8 @@ public final class PublishClient implements AutoCloseable {
                 if (left <= 0) {
                     return -1;
                 }
-                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                selector.selectedKeys().clear();
+                // the consumer form: the selected-key set would allocate; the channel is read on the next pass
+                selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("lost the publish gateway at " + gateway, e);

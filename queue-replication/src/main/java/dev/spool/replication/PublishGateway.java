@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.Doorbell;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
@@ -28,15 +29,22 @@ import static dev.spool.replication.FrameDescriptor.*;
  * msync covers every message waiting for it), acknowledged by the replica its {@link ReplicationSource} feeds, or
  * acked-or-synced. This is the durability article's scenario: client, server 1, replica, commit back.
  * <p>
- * Threads: one, {@value #THREAD_NAME}, which appends, syncs and answers. With no commit pending it waits in
- * {@link Selector#select(long)}; while commits wait for the replica it polls with a pause strategy (default
- * backoff, parking up to 1 ms).
+ * Threads: one, {@value #THREAD_NAME}, which appends, syncs and answers. It sleeps in
+ * {@link Selector#select(long)}, woken by its clients and, while commits wait for the replica, by the source's
+ * acknowledgements (the queue's {@link SpoolQueue#ackDoorbell ack doorbell}); such a sleep lasts at most
+ * {@value #MAX_SLEEP_MS} ms, which bounds the wait for a source in another process. With a
+ * {@link Builder#pauseStrategy pause strategy} it polls instead while commits are pending. With an
+ * {@link ReplicationSource.Builder#invoked() invoked} source the gateway streams for it: it polls its clients, the
+ * source ({@link ReplicationSource#doWork()}) and its commits in one loop, pausing with its strategy (default
+ * {@link PauseStrategy#backoff()}) when none has work.
  */
 public final class PublishGateway implements AutoCloseable {
     /** Name of the gateway's thread. */
     public static final String THREAD_NAME = "spool-publish-gateway";
     private static final Logger LOG = LoggerFactory.getLogger(PublishGateway.class);
     private static final CommitStage[] STAGES = CommitStage.values();
+    /** The longest sleep while commits are pending, by default. */
+    static final long MAX_SLEEP_MS = 1;
 
     private final SpoolQueue queue;
     private final ReplicationSource source;
@@ -44,6 +52,8 @@ public final class PublishGateway implements AutoCloseable {
     private final Selector selector;
     private final Thread thread;
     private final PauseStrategy pause;
+    private final Doorbell acked;
+    private final long maxSleepMs;
     private final int maxFrameLength;
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private ExcerptAppender appender;
@@ -61,6 +71,7 @@ public final class PublishGateway implements AutoCloseable {
         this.queue = builder.queue;
         this.source = builder.source;
         this.pause = builder.pause;
+        this.maxSleepMs = builder.maxSleepMs;
         this.maxFrameLength = PUBLISH_PAYLOAD_OFFSET + queue.maxMessageLength();
         this.selector = Selector.open();
         try {
@@ -73,6 +84,7 @@ public final class PublishGateway implements AutoCloseable {
             selector.close();
             throw e;
         }
+        acked = queue.ackDoorbell(selector::wakeup);
         thread = new Thread(this::run, THREAD_NAME);
         thread.setDaemon(true);
     }
@@ -124,15 +136,35 @@ public final class PublishGateway implements AutoCloseable {
     private void run() {
         try (ExcerptAppender ownAppender = queue.createAppender()) {
             appender = ownAppender;
+            final boolean invokes = source != null && source.isInvoked();
+            final PauseStrategy poll = invokes && pause == null ? PauseStrategy.backoff() : pause;
             while (running) {
-                if (pendingCount == 0) {
+                if (invokes) {
+                    // the gateway streams for its source: it polls its clients and the replica in one loop
+                    final int work = source.doWork() + selector.selectNow(onSelected) + releaseCommits();
+                    if (work == 0) {
+                        poll.pause();
+                    } else {
+                        poll.reset();
+                    }
+                } else if (pendingCount == 0) {
                     selector.select(onSelected, 100);
-                } else {
+                } else if (pause != null) {
                     final int selected = selector.selectNow(onSelected);
                     if (releaseCommits() == 0 && selected == 0) {
                         pause.pause();
                     } else {
                         pause.reset();
+                    }
+                } else {
+                    acked.arm();
+                    // checked with the doorbell armed: an ack recorded before is released here, one after wakes the select
+                    if (releaseCommits() == 0) {
+                        selector.select(onSelected, maxSleepMs);
+                    }
+                    acked.disarm();
+                    if (pendingCount > 0) {
+                        releaseCommits();
                     }
                 }
             }
@@ -140,6 +172,7 @@ public final class PublishGateway implements AutoCloseable {
             failure = e;
             LOG.error("publish gateway of {} stopped", queue.directory(), e);
         } finally {
+            acked.close();
             for (final SelectionKey key : selector.keys()) {
                 if (key.attachment() instanceof Connection connection) {
                     connection.close();
@@ -316,7 +349,9 @@ public final class PublishGateway implements AutoCloseable {
         private final ReplicationSource source;
         private InetAddress bindAddress = InetAddress.getLoopbackAddress();
         private int port;
-        private PauseStrategy pause = PauseStrategy.backoff();
+        private PauseStrategy pause;
+        /** Tests set it long, to prove that acknowledgements wake the gateway. */
+        long maxSleepMs = MAX_SLEEP_MS;
 
         private Builder(final SpoolQueue queue, final ReplicationSource source) {
             this.queue = Objects.requireNonNull(queue, "queue");
@@ -342,8 +377,8 @@ public final class PublishGateway implements AutoCloseable {
         }
 
         /**
-         * @param pause how the gateway's thread waits while commits are pending; default
-         *              {@link PauseStrategy#backoff()}.
+         * @param pause how the gateway's thread waits while commits are pending, polling instead of sleeping until
+         *              an acknowledgement wakes it (the default): e.g. {@link PauseStrategy#busySpin()}.
          * @return this builder.
          */
         public Builder pauseStrategy(final PauseStrategy pause) {

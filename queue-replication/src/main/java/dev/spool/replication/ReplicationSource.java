@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.Doorbell;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
@@ -19,6 +20,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 import static dev.spool.replication.FrameDescriptor.*;
@@ -35,9 +37,17 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * queue, a sink ahead of the source or with a different excerpt at its last index, a failed authentication) stops
  * the source with {@link #failure()} set, and a sink of a later term fences this queue ({@link SpoolQueue#fence}).
  * <p>
- * Threads: one, {@value #THREAD_NAME}. It polls the queue and the socket, and waits with the builder's pause
- * strategy when neither has work: by default it spins and yields briefly, then parks for up to 1 ms, so an idle
- * source uses next to no CPU; {@link PauseStrategy#busySpin()} gives the lowest latency at the cost of a core.
+ * Threads: one, {@value #THREAD_NAME}. It polls the queue and the socket while either has work; when neither has,
+ * it sleeps in its selector, woken by the sink's next frame or by the next append through this {@link SpoolQueue}
+ * instance (its {@link SpoolQueue#appendDoorbell append doorbell}), so an idle source uses no CPU and a message is
+ * on the wire a thread wake-up after its append. Appends from other processes ring no doorbell: the source sleeps
+ * at most 1 ms at a time by default ({@link Builder#maxSleep}), which bounds their delay. A {@link Builder#pauseStrategy pause
+ * strategy}, such as {@link PauseStrategy#busySpin()}, makes it poll instead, at the cost of a core.
+ * <p>
+ * Built {@link Builder#invoked() invoked}, it streams on the caller's threads instead, in
+ * {@link #doWork()}: a thread that spins anyway (the one waiting for acknowledgements, an event loop) sends each
+ * append and reads each acknowledgement itself, so neither waits for another thread to be scheduled. The
+ * source's thread then only connects, handshakes and reconnects.
  */
 public final class ReplicationSource implements AutoCloseable {
     /** Name of the source's thread. */
@@ -48,6 +58,14 @@ public final class ReplicationSource implements AutoCloseable {
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
     private static final int RECEIVE_CAPACITY = 4096;
+    /** Invoked mode: not streaming (connecting, backing off, closed); {@link #doWork()} does nothing. */
+    private static final int DUTY_NONE = 0;
+    /** Invoked mode: connected and past the handshake; the next {@link #doWork()} may stream. */
+    private static final int DUTY_STREAMING = 1;
+    /** Invoked mode: a thread is inside {@link #doWork()}. */
+    private static final int DUTY_WORKING = 2;
+    /** Invoked mode: {@link #doWork()} lost the connection; the source's thread reconnects. */
+    private static final int DUTY_LOST = 3;
 
     private final SpoolQueue queue;
     private final InetSocketAddress sink;
@@ -57,10 +75,17 @@ public final class ReplicationSource implements AutoCloseable {
     private final long maxBackoffNs;
     private final byte[] secret;
     private final PauseStrategy pause;
+    private final long maxSleepMs;
     private final Connection connection;
     private final Selector selector;
+    private final Doorbell appended;
     private final Thread thread;
     private final ExcerptHandler batcher = this::addToBatch;
+    private final boolean invoked;
+    /** In invoked mode: who streams now, one of the {@code DUTY_} values. */
+    private final AtomicInteger duty = new AtomicInteger(DUTY_NONE);
+    /** In invoked mode: why the connection failed in {@link #doWork()}; read by the source's thread after DUTY_LOST. */
+    private Throwable lost;
     private volatile boolean running = true;
     private volatile boolean connected;
     private volatile Throwable failure;
@@ -74,6 +99,8 @@ public final class ReplicationSource implements AutoCloseable {
     private boolean dataInFlight;
     private long highestRead = -1;
     private long acked = -1;
+    /** True while the thread sleeps in its selector: tests wait for it to prove that an append wakes it. */
+    volatile boolean sleeping;
 
     private ReplicationSource(final Builder builder) throws IOException {
         this.queue = builder.queue;
@@ -84,11 +111,15 @@ public final class ReplicationSource implements AutoCloseable {
         this.maxBackoffNs = builder.maxBackoff.toNanos();
         this.secret = builder.secret;
         this.pause = builder.pause;
+        this.invoked = builder.invoked;
+        // it wakes for its heartbeats too
+        this.maxSleepMs = Math.max(1, Math.min(builder.maxSleep.toMillis(), heartbeatNs / 2_000_000));
         if (queue.role() != QueueRole.PRIMARY) {
             throw new IllegalStateException("queue " + queue.directory() + " is a " + queue.role() + " queue of term "
                     + queue.term() + ": only a primary is replicated");
         }
         this.selector = Selector.open();
+        this.appended = queue.appendDoorbell(selector::wakeup);
         this.connection = new Connection(RECEIVE_CAPACITY,
                 frameLimit + DATA_ENTRIES_OFFSET + ENTRY_HEADER_LENGTH + queue.maxMessageLength());
         this.thread = new Thread(this::run, THREAD_NAME);
@@ -128,7 +159,7 @@ public final class ReplicationSource implements AutoCloseable {
      * @return a waiter for the commit stages of this source's queue, for the calling thread.
      */
     public CommitWaiter commitWaiter(final ExcerptAppender appender) {
-        return new CommitWaiter(queue, this, appender, PauseStrategy.backoff());
+        return new CommitWaiter(queue, this, appender, null, CommitWaiter.MAX_PARK_NS);
     }
 
     /**
@@ -137,7 +168,50 @@ public final class ReplicationSource implements AutoCloseable {
      * @return a waiter for the commit stages of this source's queue, for the calling thread.
      */
     public CommitWaiter commitWaiter(final ExcerptAppender appender, final PauseStrategy pause) {
-        return new CommitWaiter(queue, this, appender, pause);
+        return new CommitWaiter(queue, this, appender, Objects.requireNonNull(pause, "pause"), 0);
+    }
+
+    /**
+     * Streams once, on the calling thread, in a source built {@link Builder#invoked() invoked}: reads the sink's
+     * acknowledgements, sends what the queue has up to a frame, sends a heartbeat when due. Any thread may call it,
+     * from its own loop or while it waits for an acknowledgement; calls never overlap (a call made while another
+     * runs returns 0 at once). It never blocks, allocates nothing, and does nothing while the source is not
+     * connected: the source's own thread connects, handshakes and reconnects. A lost connection is handed back to
+     * that thread, and this call returns 0.
+     *
+     * @return 1 if anything was received or sent, else 0.
+     * @throws IllegalStateException if the source was not built invoked.
+     * @throws RuntimeException      what stopped the source for good, as {@link #failure()} reports it.
+     */
+    public int doWork() {
+        if (!invoked) {
+            throw new IllegalStateException("the source of " + queue.directory() + " streams on its own thread;"
+                    + " build it with invoked() to stream from the caller's");
+        }
+        if (duty.get() != DUTY_STREAMING || !duty.compareAndSet(DUTY_STREAMING, DUTY_WORKING)) {
+            return 0;
+        }
+        try {
+            final boolean worked = streamOnce();
+            duty.set(DUTY_STREAMING);
+            return worked ? 1 : 0;
+        } catch (IOException | RuntimeException | Error e) {
+            lost = e;
+            duty.set(DUTY_LOST);
+            LockSupport.unpark(thread);
+            if (e instanceof RuntimeException runtime && !(e instanceof ReplicationException)) {
+                throw runtime;
+            }
+            if (e instanceof Error error) {
+                throw error;
+            }
+            return 0;
+        }
+    }
+
+    /** @return true if the caller's threads stream through {@link #doWork()}. */
+    public boolean isInvoked() {
+        return invoked;
     }
 
     /** Stops the thread and closes the connection; the queue stays open. */
@@ -172,7 +246,11 @@ public final class ReplicationSource implements AutoCloseable {
                     handshake();
                     streamed = true;
                     backoffNs = minBackoffNs;
-                    stream();
+                    if (invoked) {
+                        handOverStreaming();
+                    } else {
+                        stream();
+                    }
                 } catch (ReplicationException e) {
                     failure = e;
                     LOG.error("replication source of {} stopped: {}", queue.directory(), e.getMessage());
@@ -204,6 +282,7 @@ public final class ReplicationSource implements AutoCloseable {
             LOG.error("replication source of {} stopped", queue.directory(), e);
         } finally {
             connected = false;
+            appended.close();
             connection.close();
             try {
                 selector.close();
@@ -350,49 +429,109 @@ public final class ReplicationSource implements AutoCloseable {
             if (leftMs <= 0 || !running) {
                 throw new IOException("no handshake reply from " + sink + " in time");
             }
-            selector.select(leftMs);
-            selector.selectedKeys().clear();
+            selector.select(Connection.IGNORE_KEY, leftMs);
         }
     }
 
+    /**
+     * Invoked mode: lets {@link #doWork()} stream until it loses the connection or the source is closed, then takes
+     * the connection back; rethrows what {@code doWork} caught.
+     */
+    private void handOverStreaming() throws IOException {
+        lost = null;
+        duty.set(DUTY_STREAMING);
+        while (running && duty.get() != DUTY_LOST) {
+            LockSupport.parkNanos(this, heartbeatNs);
+        }
+        // a doWork in progress finishes its pass first
+        while (!duty.compareAndSet(DUTY_STREAMING, DUTY_NONE) && !duty.compareAndSet(DUTY_LOST, DUTY_NONE)) {
+            Thread.yield();
+        }
+        final Throwable cause = lost;
+        lost = null;
+        if (cause instanceof IOException io) {
+            throw io;
+        }
+        if (cause instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        if (cause instanceof Error error) {
+            throw error;
+        }
+    }
+
+    /** Streams on the source's thread until the connection fails or the source is closed. */
     private void stream() throws IOException {
-        final Connection c = connection;
-        pause.reset();
+        final PauseStrategy pause = this.pause;
+        if (pause != null) {
+            pause.reset();
+        }
+        boolean armed = false;
         while (running) {
-            boolean worked = false;
-            if (c.receive() > 0) {
-                worked = true;
-                while (c.nextFrame()) {
-                    onFrame();
-                    c.consumeFrame();
+            final boolean worked = streamOnce();
+            if (pause != null) {
+                if (worked) {
+                    pause.reset();
+                } else {
+                    pause.pause();
                 }
-            }
-            if (!c.sendIdle()) {
-                if (c.flush()) {
-                    afterFlush();
-                    worked = true;
+            } else if (worked) {
+                if (armed) {
+                    appended.disarm();
+                    armed = false;
                 }
-            } else if (fillBatch()) {
-                worked = true;
-                dataInFlight = true;
-                if (c.flush()) {
-                    afterFlush();
-                }
-            }
-            final long now = System.nanoTime();
-            if (c.sendIdle() && now - c.lastSentNs() > heartbeatNs) {
-                c.sendHeartbeat();
-                c.flush();
-            }
-            if (now - c.lastReceivedNs() > 3 * heartbeatNs) {
-                throw new IOException("no frame from the sink for " + (now - c.lastReceivedNs()) / 1_000_000 + " ms");
-            }
-            if (worked) {
-                pause.reset();
+            } else if (!armed) {
+                // one more pass with the doorbell armed: an append visible before it is read by that pass, one
+                // after it rings
+                appended.arm();
+                armed = true;
             } else {
-                pause.pause();
+                sleeping = true;
+                // the consumer form: the selected-key set would allocate a node per key
+                selector.select(Connection.IGNORE_KEY, maxSleepMs);
+                sleeping = false;
+                appended.disarm();
+                armed = false;
             }
         }
+    }
+
+    /**
+     * One pass of streaming: reads the sink's frames, sends what the queue has, heartbeats.
+     *
+     * @return true if anything was received or sent.
+     */
+    private boolean streamOnce() throws IOException {
+        final Connection c = connection;
+        boolean worked = false;
+        if (c.receive() > 0) {
+            worked = true;
+            while (c.nextFrame()) {
+                onFrame();
+                c.consumeFrame();
+            }
+        }
+        if (!c.sendIdle()) {
+            if (c.flush()) {
+                afterFlush();
+                worked = true;
+            }
+        } else if (fillBatch()) {
+            worked = true;
+            dataInFlight = true;
+            if (c.flush()) {
+                afterFlush();
+            }
+        }
+        final long now = System.nanoTime();
+        if (c.sendIdle() && now - c.lastSentNs() > heartbeatNs) {
+            c.sendHeartbeat();
+            c.flush();
+        }
+        if (now - c.lastReceivedNs() > 3 * heartbeatNs) {
+            throw new IOException("no frame from the sink for " + (now - c.lastReceivedNs()) / 1_000_000 + " ms");
+        }
+        return worked;
     }
 
     private void onFrame() throws IOException {
@@ -493,7 +632,9 @@ public final class ReplicationSource implements AutoCloseable {
         private Duration minBackoff = Duration.ofMillis(50);
         private Duration maxBackoff = Duration.ofSeconds(2);
         private byte[] secret;
-        private PauseStrategy pause = PauseStrategy.backoff();
+        private PauseStrategy pause;
+        private boolean invoked;
+        private Duration maxSleep = Duration.ofMillis(1);
 
         private Builder(final SpoolQueue queue, final InetSocketAddress sink) {
             this.queue = Objects.requireNonNull(queue, "queue");
@@ -549,12 +690,50 @@ public final class ReplicationSource implements AutoCloseable {
         }
 
         /**
-         * @param pause how the source's thread waits when there is nothing to send or receive; default
-         *              {@link PauseStrategy#backoff()}.
+         * @param pause how the source's thread waits when there is nothing to send or receive, polling instead of
+         *              sleeping in its selector until an append or a frame wakes it (the default): e.g.
+         *              {@link PauseStrategy#busySpin()} for the lowest latency, at the cost of a core.
          * @return this builder.
          */
         public Builder pauseStrategy(final PauseStrategy pause) {
             this.pause = Objects.requireNonNull(pause, "pause");
+            return this;
+        }
+
+        /**
+         * Streams from the caller's threads: they call {@link ReplicationSource#doWork()} in their own loops (a
+         * thread that spins anyway, such as the one waiting for acknowledgements), so an append reaches the socket
+         * and an acknowledgement the queue without waking another thread. The source's thread still connects,
+         * handshakes and reconnects, and sleeps while the callers stream. Nothing is sent unless someone calls
+         * {@code doWork}, and a connection whose heartbeats stop for three intervals is dropped by the sink.
+         *
+         * @return this builder.
+         */
+        public Builder invoked() {
+            return invoked(true);
+        }
+
+        /**
+         * @param invoked true for {@link #invoked()}, false for streaming on the source's own thread (the default).
+         * @return this builder.
+         */
+        public Builder invoked(final boolean invoked) {
+            this.invoked = invoked;
+            return this;
+        }
+
+        /**
+         * @param maxSleep the longest the source sleeps in its selector with nothing to send or receive, at least
+         *                 1 ms: what an append from another process, which rings no doorbell, may wait for it. Default
+         *                 1 ms; it never sleeps past half a heartbeat interval.
+         * @return this builder.
+         */
+        public Builder maxSleep(final Duration maxSleep) {
+            if (maxSleep.toMillis() < 1) {
+                throw new IllegalArgumentException("maxSleep=" + maxSleep + " is under the selector's 1 ms resolution;"
+                        + " use a pause strategy to poll");
+            }
+            this.maxSleep = maxSleep;
             return this;
         }
 

@@ -32,9 +32,9 @@ class ReplicationAllocationTest extends SpoolTestBase {
              ExcerptAppender appender = primary.createAppender();
              ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica"))
                      .queueSettings(b -> b.chunkLength(64L << 20)).start();
-             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).start()) {
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).start();
+             CommitWaiter waiter = source.commitWaiter(appender)) {
             final byte[] message = new byte[40];
-            final CommitWaiter waiter = source.commitWaiter(appender);
             replicate(appender, waiter, message, WARM_UP);
             final long sourceThread = threadId(ReplicationSource.THREAD_NAME);
             final long sinkThread = threadId(ReplicationSink.THREAD_NAME);

@@ -30,10 +30,17 @@ class ReplicationFaultTest extends SpoolTestBase {
     @Test
     @Tag("slow")
     void shouldKeepTheReplicaIdenticalThroughKillsAndDisconnectsDuringAStream() throws Exception {
-        runFaultLoop(Soak.count(20_000, 1_000_000), Soak.count(4_000, 10_000), Soak.count(5, 100));
+        runFaultLoop(Soak.count(20_000, 1_000_000), Soak.count(4_000, 10_000), Soak.count(5, 100), false);
     }
 
-    private void runFaultLoop(final long total, final long perSecond, final int faults) throws Exception {
+    @Test
+    @Tag("slow")
+    void shouldKeepTheReplicaIdenticalThroughKillsAndDisconnectsWithAnInvokedSource() throws Exception {
+        runFaultLoop(Soak.count(20_000, 1_000_000), Soak.count(4_000, 10_000), Soak.count(5, 100), true);
+    }
+
+    private void runFaultLoop(final long total, final long perSecond, final int faults, final boolean invoked)
+            throws Exception {
         final long seed = System.nanoTime();
         final Random random = new Random(seed);
         final Path primaryDir = tempDir.resolve("primary");
@@ -42,9 +49,10 @@ class ReplicationFaultTest extends SpoolTestBase {
         final int sinkPort = freePort();
         ChildJvm sink = startSink(replicaDir, sinkPort, stderr);
         try (Proxy proxy = new Proxy(sinkPort)) {
-            ChildJvm writer = startWriter(primaryDir, proxy.port(), total, perSecond, stderr);
+            ChildJvm writer = startWriter(primaryDir, proxy.port(), total, perSecond, invoked, stderr);
             try {
-                System.out.println("fault loop: seed " + seed + ", " + total + " messages, " + faults + " faults");
+                System.out.println("fault loop: seed " + seed + ", " + total + " messages, " + faults + " faults"
+                        + (invoked ? ", invoked source" : ""));
                 for (int fault = 0; fault < faults; fault++) {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100 + random.nextInt(600)));
                     final int kind = random.nextInt(3);
@@ -62,7 +70,7 @@ class ReplicationFaultTest extends SpoolTestBase {
                             break;
                         case 1:
                             writer.kill();
-                            writer = startWriter(primaryDir, proxy.port(), total, perSecond, stderr);
+                            writer = startWriter(primaryDir, proxy.port(), total, perSecond, invoked, stderr);
                             break;
                         default:
                             proxy.cut();
@@ -112,9 +120,9 @@ class ReplicationFaultTest extends SpoolTestBase {
     }
 
     private static ChildJvm startWriter(final Path dir, final int port, final long total, final long perSecond,
-                                        final Path stderr) throws Exception {
+                                        final boolean invoked, final Path stderr) throws Exception {
         final ChildJvm writer = ChildJvm.start(ReplicationMains.Writer.class, stderr, dir.toString(), String.valueOf(port),
-                String.valueOf(total), String.valueOf(perSecond));
+                String.valueOf(total), String.valueOf(perSecond), invoked ? "invoked" : "threaded");
         writer.awaitLine("WRITING", 60, TimeUnit.SECONDS);
         return writer;
     }

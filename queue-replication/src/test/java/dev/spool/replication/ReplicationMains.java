@@ -82,8 +82,9 @@ final class ReplicationMains {
     }
 
     /**
-     * {@code dir port total perSecond}: appends messages 0 to total - 1 of {@link Replicas#message(long)} at about the
-     * given rate, resuming after the last one in the queue, while a source replicates them to the port.
+     * {@code dir port total perSecond [invoked]}: appends messages 0 to total - 1 of {@link Replicas#message(long)} at
+     * about the given rate, resuming after the last one in the queue, while a source replicates them to the port;
+     * with {@code invoked}, a thread of its own streams for the source through {@link ReplicationSource#doWork()}.
      */
     static final class Writer {
         public static void main(final String[] args) throws Exception {
@@ -93,7 +94,19 @@ final class ReplicationMains {
                  ExcerptAppender appender = queue.createAppender();
                  ReplicationSource source = ReplicationSource.builder(queue,
                          new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1])))
-                         .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200)).start()) {
+                         .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200))
+                         .invoked(args.length > 4 && "invoked".equals(args[4])).start()) {
+                if (source.isInvoked()) {
+                    final Thread invoker = new Thread(() -> {
+                        while (true) {
+                            if (source.doWork() == 0) {
+                                LockSupport.parkNanos(20_000);
+                            }
+                        }
+                    }, "invoker");
+                    invoker.setDaemon(true);
+                    invoker.start();
+                }
                 final long first = nextSequence(queue);
                 System.out.println("WRITING " + first);
                 final long start = System.nanoTime();

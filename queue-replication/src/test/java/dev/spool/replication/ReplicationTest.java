@@ -179,8 +179,8 @@ class ReplicationTest extends SpoolTestBase {
     void shouldWaitForEachCommitStageAndFallBackToASyncWhenTheReplicaIsAway() throws InterruptedException {
         expectWarning("lost");
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
-             ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
-            final CommitWaiter waiter = source.commitWaiter(appender);
+             ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink);
+             CommitWaiter waiter = source.commitWaiter(appender)) {
             final long first = appender.append(message(0));
             assertTrue(waiter.await(first, CommitStage.WRITTEN, 0, TimeUnit.SECONDS));
             assertTrue(waiter.await(first, CommitStage.ACKED, 30, TimeUnit.SECONDS));
