@@ -39,11 +39,12 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
 
     /**
      * The variants of E3: the raw TCP round trip, then each durability stage, then the acknowledged stages again
-     * with the waiting thread streaming for an invoked source.
+     * with the waiting thread streaming for an invoked source, then the whole scenario through a publish gateway
+     * and its client.
      */
     static final List<String> E3_VARIANTS = List.of("floor-tcp", "e3-written", "e3-acked", "e3-async-acked",
             "e3-sync-acked", "e3-sync10-acked", "e3-acked-or-synced", "e3-acked-or-synced-down", "e3-acked-invoked",
-            "e3-async-acked-invoked", "e3-sync10-acked-invoked");
+            "e3-async-acked-invoked", "e3-sync10-acked-invoked", "e3-gateway-acked", "e3-gateway-acked-invoked");
 
     /**
      * The variants of E3b, the local half of E3: the floor, Spool with three sync policies and with group commit, then

@@ -36,6 +36,8 @@ final class LatencyVariants {
             () -> StageVariant.acked().invoked(),
             () -> StageVariant.asyncAcked().invoked(),
             () -> StageVariant.sync10Acked().invoked(),
+            GatewayVariant::threaded,
+            GatewayVariant::invoked,
             SyncVariant::async,
             SyncVariant::everyMessage,
             SyncVariant::byContent,

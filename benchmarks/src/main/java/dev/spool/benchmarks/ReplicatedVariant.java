@@ -45,8 +45,8 @@ final class ReplicatedVariant implements LatencyVariant {
 
     /**
      * @param batchSize messages appended back to back per JLBH iteration, at least 1.
-     * @param invoked   true: the reader's thread streams for the source ({@link ReplicationSource#doWork()}) before
-     *                  each read, instead of the source's own thread.
+     * @param invoked   true: the reader's thread streams for the source ({@link ReplicationSource#doWork()}) when
+     *                  the replica has nothing to read, instead of the source's own thread.
      */
     ReplicatedVariant(final int batchSize, final boolean invoked) {
         if (batchSize < 1) {
@@ -78,8 +78,8 @@ final class ReplicatedVariant implements LatencyVariant {
     @Override
     public String description() {
         return "Spool queue replicated over loopback TCP (" + (invoked
-                ? "the reader's thread streams for the source, calling doWork before each read; the sink thread"
-                + " sleeps in select" : "source and sink threads sleep in select; the append wakes the source") + "),"
+                ? "the reader's thread streams for the source, calling doWork when the replica has nothing new; the"
+                + " sink thread sleeps in select" : "source and sink threads sleep in select; the append wakes the source") + "),"
                 + " read from the replica" + (batchSize == 1 ? "" : "; batches of " + batchSize + " appended back to"
                 + " back with the batch's due time, one sample per batch when its last message is read");
     }
@@ -132,10 +132,11 @@ final class ReplicatedVariant implements LatencyVariant {
 
     @Override
     public long receive() {
-        if (invoked) {
-            source.doWork();
-        }
         if (!tailer.read(startTimeReader)) {
+            if (invoked) {
+                // the reader's idle passes stream for the source: a pass costs a socket read
+                source.doWork();
+            }
             return NOTHING;
         }
         if (++readInBatch < batchSize) {

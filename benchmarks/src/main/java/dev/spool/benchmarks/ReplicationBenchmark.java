@@ -25,7 +25,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The replication path, one message at a time: append to a primary, then wait until the replica, over loopback
  * TCP in the same JVM, acknowledged it. With JMH's gc profiler, {@code gc.alloc.rate.norm} counts the bytes every
- * thread allocated per operation, so the source's and the sink's threads are in it: the goal is 0.
+ * thread allocated per operation, so the source's and the sink's threads are in it: the goal is 0. With
+ * {@code invoked}, JMH's thread streams for the source itself while it waits.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -56,6 +57,10 @@ public class ReplicationBenchmark {
         @Param({"40", "256"})
         public int payloadLength;
 
+        /** True: the waiting thread streams for the source ({@link ReplicationSource#doWork()}); false: its thread. */
+        @Param({"false", "true"})
+        public boolean invoked;
+
         private byte[] payload;
         private BenchmarkDirectory directory;
         private SpoolQueue primary;
@@ -77,7 +82,7 @@ public class ReplicationBenchmark {
             appender = primary.createAppender();
             sink = ReplicationSink.builder(directory.path().resolve("replica"))
                     .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
-            source = ReplicationSource.builder(primary, sink.address()).start();
+            source = ReplicationSource.builder(primary, sink.address()).invoked(invoked).start();
             ReplicatedVariant.awaitConnected(sink);
             waiter = source.commitWaiter(appender);
         }

@@ -166,12 +166,12 @@ final class StageVariant implements LatencyVariant {
 
     @Override
     public long receive() {
-        if (invoked) {
-            source.doWork();
-        }
         if (pendingIndex < 0) {
             final long index = indices.poll();
             if (index == SpscLongRing.EMPTY) {
+                if (invoked) {
+                    source.doWork();
+                }
                 return NOTHING;
             }
             pendingIndex = index;
@@ -181,6 +181,10 @@ final class StageVariant implements LatencyVariant {
                 || stage == CommitStage.ACKED_OR_SYNCED && !source.isConnected() && readerAppender.sync() >= pendingIndex) {
             pendingIndex = -1;
             return pendingStartNs;
+        }
+        if (invoked) {
+            // the waiting thread streams: it sends the write and reads the acknowledgement itself
+            source.doWork();
         }
         return NOTHING;
     }

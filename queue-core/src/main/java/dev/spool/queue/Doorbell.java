@@ -1,5 +1,8 @@
 package dev.spool.queue;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
@@ -19,6 +22,7 @@ import java.util.Objects;
  * {@link #close() Close} a doorbell that is no longer used: it is removed from the set that rings it.
  */
 public final class Doorbell implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Doorbell.class);
     private static final VarHandle ARMED;
 
     static {
@@ -58,7 +62,12 @@ public final class Doorbell implements AutoCloseable {
 
     private void ring() {
         if (armed && ARMED.compareAndSet(this, true, false)) {
-            wake.run();
+            try {
+                wake.run();
+            } catch (RuntimeException e) {
+                // the event it follows has happened (an append is written): its thread must not see this
+                LOG.warn("a doorbell's wake action failed; its sleeper wakes at the end of its bounded sleep", e);
+            }
         }
     }
 

@@ -41,6 +41,20 @@ class DoorbellTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldWriteTheAppendEvenWhenAWakeActionFails() {
+        expectWarning("wake action failed");
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).build();
+             ExcerptAppender appender = queue.createAppender();
+             Doorbell failing = queue.appendDoorbell(() -> {
+                 throw new IllegalStateException("wake failed");
+             })) {
+            failing.arm();
+            final long index = appender.append(MESSAGE);
+            assertEquals(index, queue.lastIndex(), "the append is written and returned its index");
+        }
+    }
+
+    @Test
     void shouldRingTheAckDoorbellWhenAnAckIsRecordedButNotOnAppend() {
         final AtomicInteger woken = new AtomicInteger();
         try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).build();

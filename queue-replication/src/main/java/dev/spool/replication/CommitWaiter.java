@@ -11,7 +11,8 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Waits until a write reaches its {@link CommitStage}. The replica's acknowledgements are read from the queue's
  * metadata, where the {@link ReplicationSource} records them, so nothing is exchanged between threads but that
- * one volatile long. By default the waiter parks, and the source unparks it when it records an acknowledgement
+ * one volatile long. By default the waiter spins and yields briefly, then parks, and the source unparks it when it
+ * records an acknowledgement
  * (through the queue's {@link SpoolQueue#ackDoorbell ack doorbell}); a park lasts at most {@value #MAX_PARK_NS} ns,
  * which bounds the wait for a source in another process. With a pause strategy it polls instead, e.g.
  * {@link PauseStrategy#busySpin()} for the lowest latency at the cost of a core. A waiter of an
@@ -23,6 +24,10 @@ import java.util.concurrent.locks.LockSupport;
 public final class CommitWaiter implements AutoCloseable {
     /** The longest park of a waiter that sleeps until the source unparks it. */
     static final long MAX_PARK_NS = 1_000_000;
+    /** Checks that spin before the waiter yields. */
+    static final int IDLE_SPINS = 100;
+    /** Checks that yield before the waiter parks. */
+    static final int IDLE_YIELDS = 20;
 
     private final SpoolQueue queue;
     private final ReplicationSource source;
@@ -30,16 +35,22 @@ public final class CommitWaiter implements AutoCloseable {
     private final PauseStrategy pause;
     private final Doorbell acked;
     private final long maxParkNs;
+    private final int idleSpins;
+    private final int idleChecks;
     private volatile Thread waiting;
     /** Parks so far: tests check the unparking path was taken. */
     long parks;
 
     /**
-     * @param pause     how to poll, or null to park until an acknowledgement unparks this waiter.
-     * @param maxParkNs the longest park, without a pause strategy.
+     * @param pause      how to poll, or null to spin, yield, then park until an acknowledgement unparks this waiter.
+     * @param maxParkNs  the longest park, without a pause strategy.
+     * @param idleSpins  checks that spin before the waiter yields, without a pause strategy.
+     * @param idleYields checks that yield before it parks, without a pause strategy.
      */
     CommitWaiter(final SpoolQueue queue, final ReplicationSource source, final ExcerptAppender appender,
-                 final PauseStrategy pause, final long maxParkNs) {
+                 final PauseStrategy pause, final long maxParkNs, final int idleSpins, final int idleYields) {
+        this.idleSpins = idleSpins;
+        this.idleChecks = idleSpins + idleYields;
         this.queue = queue;
         this.source = source;
         this.appender = appender;
@@ -95,6 +106,7 @@ public final class CommitWaiter implements AutoCloseable {
             waiting = Thread.currentThread();
         }
         boolean armed = false;
+        int idle = 0;
         while (true) {
             if (isCommitted(index, stage)) {
                 return true;
@@ -126,6 +138,13 @@ public final class CommitWaiter implements AutoCloseable {
                 }
             } else if (pause != null) {
                 pause.pause();
+            } else if (idle < idleChecks) {
+                // an ack due within microseconds is cheaper to wait for than to be woken by
+                if (idle++ < idleSpins) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
             } else if (!armed) {
                 // one more check with the doorbell armed: an ack recorded before it is seen, one after it unparks
                 acked.arm();

@@ -41,6 +41,7 @@ final class Connection implements AutoCloseable {
     private long sendAddress;
     private int sentOffset;
     private int sendEnd;
+    private boolean closed;
     private long lastReceivedNs;
     private long lastSentNs;
 
@@ -364,9 +365,13 @@ final class Connection implements AutoCloseable {
         }
     }
 
-    /** Closes the channel and frees the buffers. */
+    /** Closes the channel and frees the buffers; closing again does nothing. */
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         try {
             detach();
         } finally {

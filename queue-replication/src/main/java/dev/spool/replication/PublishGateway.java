@@ -66,6 +66,9 @@ public final class PublishGateway implements AutoCloseable {
     private long[] pendingIndices = new long[64];
     private int[] pendingStages = new int[64];
     private int pendingCount;
+    /** Clients with commits built since the last flush. */
+    private Connection[] toFlush = new Connection[8];
+    private int toFlushCount;
 
     private PublishGateway(final Builder builder) throws IOException {
         this.queue = builder.queue;
@@ -233,7 +236,7 @@ public final class PublishGateway implements AutoCloseable {
         }
     }
 
-    private void onPublish(final Connection client) throws FrameException {
+    private void onPublish(final Connection client) throws IOException {
         final ByteBuffer frame = client.received();
         final int at = client.frameOffset();
         final long correlation = frame.getLong(at + PUBLISH_CORRELATION_OFFSET);
@@ -244,9 +247,7 @@ public final class PublishGateway implements AutoCloseable {
                     + " payload bytes");
         }
         final long index = appender.append(client.receivedStore(), at + PUBLISH_PAYLOAD_OFFSET, length);
-        if (stage <= CommitStage.WRITTEN.ordinal()) {
-            sendCommit(client, correlation, index);
-        } else {
+        if (stage > CommitStage.WRITTEN.ordinal() || !sendCommit(client, correlation, index)) {
             addPending(client, correlation, index, stage);
         }
     }
@@ -287,15 +288,16 @@ public final class PublishGateway implements AutoCloseable {
         for (int i = 0; i < pendingCount; i++) {
             final long index = pendingIndices[i];
             final int stage = pendingStages[i];
-            final boolean done = stage == CommitStage.SYNCED.ordinal() ? synced >= index
+            final boolean done = stage <= CommitStage.WRITTEN.ordinal() ? true
+                    : stage == CommitStage.SYNCED.ordinal() ? synced >= index
                     : stage == CommitStage.ACKED.ordinal() ? acked >= index
                     : acked >= index || synced >= index;
             final Connection client = pendingClients[i];
-            if (done || !client.isAttached()) {
-                if (client.isAttached()) {
-                    sendCommit(client, pendingCorrelations[i], index);
-                    released++;
-                }
+            if (!client.isAttached()) {
+                continue;
+            }
+            if (done && send(client, pendingCorrelations[i], index)) {
+                released++;
             } else {
                 pendingClients[kept] = client;
                 pendingCorrelations[kept] = pendingCorrelations[i];
@@ -308,27 +310,67 @@ public final class PublishGateway implements AutoCloseable {
             pendingClients[i] = null;
         }
         pendingCount = kept;
-        if (released > 0) {
-            for (final SelectionKey key : selector.keys()) {
-                if (key.attachment() instanceof Connection client && client.isAttached()) {
-                    try {
-                        flush(client);
-                    } catch (IOException e) {
-                        LOG.info("publish gateway of {}: client {} gone: {}", queue.directory(), client.peer(), e.toString());
-                        drop(key, client);
-                    }
+        for (int i = 0; i < toFlushCount; i++) {
+            final Connection client = toFlush[i];
+            toFlush[i] = null;
+            if (client.isAttached()) {
+                try {
+                    flush(client);
+                } catch (IOException e) {
+                    gone(client, e);
                 }
             }
         }
+        toFlushCount = 0;
         return released;
     }
 
-    private static void sendCommit(final Connection client, final long correlation, final long index) {
+    /** Sends a released commit and remembers its client for the flush; a client gone is closed. */
+    private boolean send(final Connection client, final long correlation, final long index) {
+        try {
+            if (!sendCommit(client, correlation, index)) {
+                return false;
+            }
+        } catch (IOException e) {
+            gone(client, e);
+            return false;
+        }
+        int i = 0;
+        while (i < toFlushCount && toFlush[i] != client) {
+            i++;
+        }
+        if (i == toFlushCount) {
+            if (toFlushCount == toFlush.length) {
+                toFlush = java.util.Arrays.copyOf(toFlush, toFlushCount * 2);
+            }
+            toFlush[toFlushCount++] = client;
+        }
+        return true;
+    }
+
+    private void gone(final Connection client, final IOException e) {
+        LOG.info("publish gateway of {}: client {} gone: {}", queue.directory(), client.peer(), e.toString());
+        // closing the channel cancels its key
+        client.close();
+    }
+
+    /**
+     * Builds a COMMIT frame in the client's send buffer.
+     *
+     * @return false, and nothing is built, if the buffer has no room for it even after a flush: a burst of commits
+     * to a client that reads them slower than they are released; the commit stays pending.
+     */
+    private static boolean sendCommit(final Connection client, final long correlation, final long index)
+            throws IOException {
+        if (client.send().capacity() - client.sendEnd() < COMMIT_LENGTH && !client.flush()) {
+            return false;
+        }
         final ByteBuffer send = client.send();
         final int offset = client.beginFrame(TYPE_COMMIT);
         send.putLong(offset + COMMIT_CORRELATION_OFFSET, correlation);
         send.putLong(offset + COMMIT_INDEX_OFFSET, index);
         client.endFrame(offset, COMMIT_LENGTH);
+        return true;
     }
 
     /** Commits are small and clients read them: a client that stops reading is dropped, not waited for. */

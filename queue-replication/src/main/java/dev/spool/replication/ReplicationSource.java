@@ -38,9 +38,10 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * the source with {@link #failure()} set, and a sink of a later term fences this queue ({@link SpoolQueue#fence}).
  * <p>
  * Threads: one, {@value #THREAD_NAME}. It polls the queue and the socket while either has work; when neither has,
- * it sleeps in its selector, woken by the sink's next frame or by the next append through this {@link SpoolQueue}
- * instance (its {@link SpoolQueue#appendDoorbell append doorbell}), so an idle source uses no CPU and a message is
- * on the wire a thread wake-up after its append. Appends from other processes ring no doorbell: the source sleeps
+ * it spins and yields for a few dozen passes (tens of microseconds: while messages flow, the next one comes
+ * first), then sleeps in its selector, woken by the sink's next frame or by the next append through this
+ * {@link SpoolQueue} instance (its {@link SpoolQueue#appendDoorbell append doorbell}): an idle source uses no CPU,
+ * and only an append that finds it asleep pays for waking it. Appends from other processes ring no doorbell: the source sleeps
  * at most 1 ms at a time by default ({@link Builder#maxSleep}), which bounds their delay. A {@link Builder#pauseStrategy pause
  * strategy}, such as {@link PauseStrategy#busySpin()}, makes it poll instead, at the cost of a core.
  * <p>
@@ -58,6 +59,10 @@ public final class ReplicationSource implements AutoCloseable {
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofSeconds(1);
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
     private static final int RECEIVE_CAPACITY = 4096;
+    /** Empty passes that spin before the idle source yields: a pass costs a socket read, about a microsecond. */
+    static final int IDLE_SPINS = 20;
+    /** Empty passes that yield the CPU before the idle source sleeps. */
+    static final int IDLE_YIELDS = 20;
     /** Invoked mode: not streaming (connecting, backing off, closed); {@link #doWork()} does nothing. */
     private static final int DUTY_NONE = 0;
     /** Invoked mode: connected and past the handshake; the next {@link #doWork()} may stream. */
@@ -159,7 +164,8 @@ public final class ReplicationSource implements AutoCloseable {
      * @return a waiter for the commit stages of this source's queue, for the calling thread.
      */
     public CommitWaiter commitWaiter(final ExcerptAppender appender) {
-        return new CommitWaiter(queue, this, appender, null, CommitWaiter.MAX_PARK_NS);
+        return new CommitWaiter(queue, this, appender, null, CommitWaiter.MAX_PARK_NS, CommitWaiter.IDLE_SPINS,
+                CommitWaiter.IDLE_YIELDS);
     }
 
     /**
@@ -168,7 +174,7 @@ public final class ReplicationSource implements AutoCloseable {
      * @return a waiter for the commit stages of this source's queue, for the calling thread.
      */
     public CommitWaiter commitWaiter(final ExcerptAppender appender, final PauseStrategy pause) {
-        return new CommitWaiter(queue, this, appender, Objects.requireNonNull(pause, "pause"), 0);
+        return new CommitWaiter(queue, this, appender, Objects.requireNonNull(pause, "pause"), 0, 0, 0);
     }
 
     /**
@@ -467,6 +473,7 @@ public final class ReplicationSource implements AutoCloseable {
             pause.reset();
         }
         boolean armed = false;
+        int idlePasses = 0;
         while (running) {
             final boolean worked = streamOnce();
             if (pause != null) {
@@ -476,9 +483,17 @@ public final class ReplicationSource implements AutoCloseable {
                     pause.pause();
                 }
             } else if (worked) {
+                idlePasses = 0;
                 if (armed) {
                     appended.disarm();
                     armed = false;
+                }
+            } else if (idlePasses < IDLE_SPINS + IDLE_YIELDS) {
+                // while messages flow, the next one comes before a sleep and its wake-up would pay off
+                if (idlePasses++ < IDLE_SPINS) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
                 }
             } else if (!armed) {
                 // one more pass with the doorbell armed: an append visible before it is read by that pass, one

@@ -54,6 +54,36 @@ class PublishGatewayTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldReleaseABurstOfCommitsLargerThanTheClientsSendBuffer() {
+        // one sync releases every SYNCED publish read so far: thousands of 32-byte commits at once, more than the
+        // gateway's 64 KiB send buffer for the client holds
+        final int burst = 10_000;
+        final byte[] tiny = {7};
+        try (SpoolQueue primary = open(tempDir.resolve("primary"));
+             PublishGateway gateway = PublishGateway.builder(primary, null).start();
+             PublishClient client = PublishClient.connect(gateway.address(), 8192)) {
+            for (final CommitStage stage : new CommitStage[] {CommitStage.SYNCED, CommitStage.WRITTEN}) {
+                final long first = client.publish(tiny, 0, 1, stage);
+                for (int sequence = 1; sequence < burst; sequence++) {
+                    client.publish(tiny, 0, 1, stage);
+                }
+                for (long correlation = first; correlation < first + burst; correlation++) {
+                    assertTrue(client.awaitCommit(correlation, 30, TimeUnit.SECONDS) >= 0,
+                            stage + " commit " + (correlation - first) + " of the burst arrived");
+                }
+                assertNull(gateway.failure(), "the gateway still runs");
+            }
+            long appended = 0;
+            try (ExcerptTailer tailer = primary.createTailer()) {
+                while (tailer.read((bytes, offset, length, index) -> { })) {
+                    appended++;
+                }
+            }
+            assertEquals(2L * burst, appended, "every publish appended once");
+        }
+    }
+
+    @Test
     void shouldSyncForAckedOrSyncedWithoutAReplicaAndNeverAck() {
         try (SpoolQueue primary = open(tempDir.resolve("primary"));
              PublishGateway gateway = PublishGateway.builder(primary, null).start();

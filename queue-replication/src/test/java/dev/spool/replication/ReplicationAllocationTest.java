@@ -3,7 +3,8 @@ package dev.spool.replication;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.TimeUnit;
@@ -13,7 +14,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * Steady-state replication allocates nothing: neither the source's thread (tail, batch, socket write, ack read,
- * metadata update) nor the sink's (select, socket read, appendAt, ack write), nor a writer waiting for the ack.
+ * metadata update) nor the sink's (select, socket read, appendAt, ack write), nor a writer waiting for the ack,
+ * which, for an invoked source, streams itself.
  */
 class ReplicationAllocationTest extends SpoolTestBase {
     private static final int WARM_UP = 100_000;
@@ -26,13 +28,14 @@ class ReplicationAllocationTest extends SpoolTestBase {
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
-    @Test
-    void shouldAllocateNothingPerReplicatedMessageInSteadyState() throws InterruptedException {
+    @ParameterizedTest(name = "invoked source: {0}")
+    @ValueSource(booleans = {false, true})
+    void shouldAllocateNothingPerReplicatedMessageInSteadyState(final boolean invoked) throws InterruptedException {
         try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(64L << 20).build();
              ExcerptAppender appender = primary.createAppender();
              ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica"))
                      .queueSettings(b -> b.chunkLength(64L << 20)).start();
-             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).start();
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).invoked(invoked).start();
              CommitWaiter waiter = source.commitWaiter(appender)) {
             final byte[] message = new byte[40];
             replicate(appender, waiter, message, WARM_UP);

@@ -36,7 +36,7 @@ class WakeUpTest extends SpoolTestBase {
     void shouldWakeTheSleepingSourceOnAppendAndTheParkedWaiterOnAck() throws InterruptedException {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
              ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink);
-             CommitWaiter waiter = new CommitWaiter(primary, source, appender, null, LONG_SLEEP.toNanos())) {
+             CommitWaiter waiter = new CommitWaiter(primary, source, appender, null, LONG_SLEEP.toNanos(), 0, 0)) {
             await(source::isConnected, "the source is connected");
             for (int sequence = 0; sequence < MESSAGES; sequence++) {
                 await(() -> source.sleeping, "the source sleeps before message " + sequence);
