@@ -27,7 +27,7 @@ public final class CommitWaiter implements AutoCloseable {
     /** Checks that spin before the waiter yields. */
     static final int IDLE_SPINS = 100;
     /** Checks that yield before the waiter parks. */
-    static final int IDLE_YIELDS = 20;
+    static final int IDLE_YIELDS = 100;
 
     private final SpoolQueue queue;
     private final ReplicationSource source;

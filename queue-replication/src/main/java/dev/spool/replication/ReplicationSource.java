@@ -37,13 +37,14 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * queue, a sink ahead of the source or with a different excerpt at its last index, a failed authentication) stops
  * the source with {@link #failure()} set, and a sink of a later term fences this queue ({@link SpoolQueue#fence}).
  * <p>
- * Threads: one, {@value #THREAD_NAME}. It polls the queue and the socket while either has work; when neither has,
- * it spins and yields for a few dozen passes (tens of microseconds: while messages flow, the next one comes
- * first), then sleeps in its selector, woken by the sink's next frame or by the next append through this
- * {@link SpoolQueue} instance (its {@link SpoolQueue#appendDoorbell append doorbell}): an idle source uses no CPU,
- * and only an append that finds it asleep pays for waking it. Appends from other processes ring no doorbell: the source sleeps
- * at most 1 ms at a time by default ({@link Builder#maxSleep}), which bounds their delay. A {@link Builder#pauseStrategy pause
- * strategy}, such as {@link PauseStrategy#busySpin()}, makes it poll instead, at the cost of a core.
+ * Threads: one, {@value #THREAD_NAME}. It polls the queue and the socket while either has work; when neither
+ * has, it spins and then yields for {@value #IDLE_SPINS} passes each (a pass reads the socket: some 100-300 µs in
+ * all; while messages flow, the next one comes first), then sleeps in its selector, woken by the sink's next frame
+ * or by the next append through this {@link SpoolQueue} instance (its {@link SpoolQueue#appendDoorbell append
+ * doorbell}): an idle source uses no CPU, and only an append that finds it asleep pays for waking it. Appends from
+ * other processes ring no doorbell: the source sleeps at most 1 ms at a time by default ({@link Builder#maxSleep}),
+ * which bounds their delay. A {@link Builder#pauseStrategy pause strategy}, such as
+ * {@link PauseStrategy#busySpin()}, makes it poll instead, at the cost of a core.
  * <p>
  * Built {@link Builder#invoked() invoked}, it streams on the caller's threads instead, in
  * {@link #doWork()}: a thread that spins anyway (the one waiting for acknowledgements, an event loop) sends each
@@ -60,9 +61,9 @@ public final class ReplicationSource implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
     private static final int RECEIVE_CAPACITY = 4096;
     /** Empty passes that spin before the idle source yields: a pass costs a socket read, about a microsecond. */
-    static final int IDLE_SPINS = 20;
+    static final int IDLE_SPINS = 100;
     /** Empty passes that yield the CPU before the idle source sleeps. */
-    static final int IDLE_YIELDS = 20;
+    static final int IDLE_YIELDS = 100;
     /** Invoked mode: not streaming (connecting, backing off, closed); {@link #doWork()} does nothing. */
     private static final int DUTY_NONE = 0;
     /** Invoked mode: connected and past the handshake; the next {@link #doWork()} may stream. */
