@@ -35,8 +35,8 @@ public final class CommitWaiter implements AutoCloseable {
     private final PauseStrategy pause;
     private final Doorbell acked;
     private final long maxParkNs;
-    private final int idleSpins;
-    private final int idleChecks;
+    /** An ack due within microseconds is cheaper to wait for than to be woken by. */
+    private final IdleBackoff idle;
     private volatile Thread waiting;
     /** Parks so far: tests check the unparking path was taken. */
     long parks;
@@ -49,14 +49,14 @@ public final class CommitWaiter implements AutoCloseable {
      */
     CommitWaiter(final SpoolQueue queue, final ReplicationSource source, final ExcerptAppender appender,
                  final PauseStrategy pause, final long maxParkNs, final int idleSpins, final int idleYields) {
-        this.idleSpins = idleSpins;
-        this.idleChecks = idleSpins + idleYields;
+
         this.queue = queue;
         this.source = source;
         this.appender = appender;
         this.pause = pause;
         this.maxParkNs = maxParkNs;
         this.acked = pause == null ? queue.ackDoorbell(this::wake) : null;
+        this.idle = acked == null ? null : new IdleBackoff(acked, idleSpins, idleYields);
     }
 
     /**
@@ -104,9 +104,8 @@ public final class CommitWaiter implements AutoCloseable {
             pause.reset();
         } else {
             waiting = Thread.currentThread();
+            idle.reset();
         }
-        boolean armed = false;
-        int idle = 0;
         while (true) {
             if (isCommitted(index, stage)) {
                 return true;
@@ -138,22 +137,10 @@ public final class CommitWaiter implements AutoCloseable {
                 }
             } else if (pause != null) {
                 pause.pause();
-            } else if (idle < idleChecks) {
-                // an ack due within microseconds is cheaper to wait for than to be woken by
-                if (idle++ < idleSpins) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
-                }
-            } else if (!armed) {
-                // one more check with the doorbell armed: an ack recorded before it is seen, one after it unparks
-                acked.arm();
-                armed = true;
-            } else {
+            } else if (idle.idle()) {
                 parks++;
                 LockSupport.parkNanos(this, Math.min(left, maxParkNs));
-                acked.disarm();
-                armed = false;
+                idle.afterSleep();
             }
         }
     }

@@ -85,6 +85,8 @@ public final class ReplicationSource implements AutoCloseable {
     private final Connection connection;
     private final Selector selector;
     private final Doorbell appended;
+    /** While messages flow, the next one comes before a sleep would pay off; then an append wakes the thread. */
+    private final IdleBackoff idle;
     private final Thread thread;
     private final ExcerptHandler batcher = this::addToBatch;
     private final boolean invoked;
@@ -126,6 +128,7 @@ public final class ReplicationSource implements AutoCloseable {
         }
         this.selector = Selector.open();
         this.appended = queue.appendDoorbell(selector::wakeup);
+        this.idle = new IdleBackoff(appended, IDLE_SPINS, IDLE_YIELDS);
         this.connection = new Connection(RECEIVE_CAPACITY,
                 frameLimit + DATA_ENTRIES_OFFSET + ENTRY_HEADER_LENGTH + queue.maxMessageLength());
         this.thread = new Thread(this::run, THREAD_NAME);
@@ -473,8 +476,7 @@ public final class ReplicationSource implements AutoCloseable {
         if (pause != null) {
             pause.reset();
         }
-        boolean armed = false;
-        int idlePasses = 0;
+        idle.reset();
         while (running) {
             final boolean worked = streamOnce();
             if (pause != null) {
@@ -484,30 +486,13 @@ public final class ReplicationSource implements AutoCloseable {
                     pause.pause();
                 }
             } else if (worked) {
-                idlePasses = 0;
-                if (armed) {
-                    appended.disarm();
-                    armed = false;
-                }
-            } else if (idlePasses < IDLE_SPINS + IDLE_YIELDS) {
-                // while messages flow, the next one comes before a sleep and its wake-up would pay off
-                if (idlePasses++ < IDLE_SPINS) {
-                    Thread.onSpinWait();
-                } else {
-                    Thread.yield();
-                }
-            } else if (!armed) {
-                // one more pass with the doorbell armed: an append visible before it is read by that pass, one
-                // after it rings
-                appended.arm();
-                armed = true;
-            } else {
+                idle.reset();
+            } else if (idle.idle()) {
                 sleeping = true;
                 // the consumer form: the selected-key set would allocate a node per key
                 selector.select(Connection.IGNORE_KEY, maxSleepMs);
                 sleeping = false;
-                appended.disarm();
-                armed = false;
+                idle.afterSleep();
             }
         }
     }
