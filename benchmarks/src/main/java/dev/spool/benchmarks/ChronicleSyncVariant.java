@@ -15,7 +15,7 @@ import java.nio.file.Path;
  * {@link SyncVariant#byContent()}). Then, as in {@link SyncVariant}, the start time goes to the reader through an
  * in-memory ring. Chronicle Queue open source has no group commit; {@code group-commit} has no peer here.
  */
-final class ChronicleSyncVariant implements LatencyVariant {
+final class ChronicleSyncVariant extends SyncHandoffVariant {
     /** Name of {@link #async()}. */
     static final String ASYNC = "chronicle-" + SyncVariant.ASYNC;
     /** Name of {@link #everyMessage()}. */
@@ -23,21 +23,13 @@ final class ChronicleSyncVariant implements LatencyVariant {
     /** Name of {@link #byContent()}. */
     static final String CONTENT = "chronicle-" + SyncVariant.CONTENT;
 
-    private final String name;
-    private final String description;
     private final SyncMode mode;
-    private final boolean flagging;
     private ChronicleQueue queue;
     private ExcerptAppender appender;
-    private Bytes<?> message;
-    private SpscLongRing committed;
-    private final LargeOrders largeOrders = new LargeOrders();
 
     private ChronicleSyncVariant(final String name, final String description, final SyncMode mode, final boolean flagging) {
-        this.name = name;
-        this.description = description;
+        super(name, description, flagging);
         this.mode = mode;
-        this.flagging = flagging;
     }
 
     /** @return {@code chronicle-sync-async}: {@code sync()} in ASYNC mode after every message. */
@@ -60,59 +52,24 @@ final class ChronicleSyncVariant implements LatencyVariant {
     }
 
     @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String description() {
-        return description;
-    }
-
-    @Override
-    public void init(final Path directory, final int length) {
-        LargeOrders.checkRoom(name, length);
+    void openQueue(final Path directory) {
         queue = Payloads.chronicleQueue(directory)
                 .syncMode(mode)
                 .build();
         appender = queue.createAppender();
-        message = Payloads.directMessage(length);
-        message.writeByte(LargeOrders.FLAG_OFFSET, (byte) 0);
-        committed = new SpscLongRing(1 << 16);
     }
 
     @Override
-    public void openReader() {
-        // the reader polls the in-memory ring: nothing to open
-    }
-
-    @Override
-    public void send(final long startTimeNs) {
-        final Bytes<?> message = this.message;
-        message.writeLong(0, startTimeNs);
-        final boolean sync = !flagging || largeOrders.markNext(message);
+    void write(final Bytes<?> message, final boolean syncRequested) {
         appender.writeBytes(message);
-        if (sync) {
+        if (syncRequested) {
             appender.sync();
         }
-        committed.put(startTimeNs);
     }
 
     @Override
-    public long receive() {
-        // EMPTY is NOTHING
-        return committed.poll();
-    }
-
-    @Override
-    public void closeReader() {
-        // nothing to release
-    }
-
-    @Override
-    public void close() {
+    void closeQueue() {
         appender.close();
         queue.close();
-        message.releaseLast();
     }
 }

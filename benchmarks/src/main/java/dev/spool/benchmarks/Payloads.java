@@ -1,5 +1,6 @@
 package dev.spool.benchmarks;
 
+import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
@@ -41,6 +42,18 @@ final class Payloads {
             payload[i] = (byte) (1 + i % 255);
         }
         return payload;
+    }
+
+    /**
+     * Writes the start time into the message and appends it {@code batchSize} times back to back: one JLBH send of
+     * a batch variant, every message carrying the batch's due time.
+     */
+    static void appendBatch(final ExcerptAppender appender, final Bytes<?> message, final long startTimeNs,
+                            final int batchSize) {
+        message.writeLong(0, startTimeNs);
+        for (int i = 0; i < batchSize; i++) {
+            appender.append(message);
+        }
     }
 
     /** @return direct bytes holding the payload of {@code length}, for variants that append a {@code Bytes}. */

@@ -60,12 +60,7 @@ final class PublishVariant implements LatencyVariant {
 
     @Override
     public void send(final long startTimeNs) {
-        final Bytes<?> message = this.message;
-        final ExcerptAppender appender = this.appender;
-        message.writeLong(0, startTimeNs);
-        for (int i = 0; i < batchSize; i++) {
-            appender.append(message);
-        }
+        Payloads.appendBatch(appender, message, startTimeNs, batchSize);
         final long durationNs = System.nanoTime() - startTimeNs;
         durations.put(durationNs);
     }

@@ -1,13 +1,11 @@
 package dev.spool.benchmarks;
 
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.replication.ReplicationSink;
 import dev.spool.replication.ReplicationSource;
 import net.openhft.chronicle.bytes.Bytes;
-import net.openhft.chronicle.bytes.BytesStore;
 
 import java.nio.file.Path;
 import java.util.concurrent.locks.LockSupport;
@@ -122,12 +120,7 @@ final class ReplicatedVariant implements LatencyVariant {
 
     @Override
     public void send(final long startTimeNs) {
-        final Bytes<?> message = this.message;
-        final ExcerptAppender appender = this.appender;
-        message.writeLong(0, startTimeNs);
-        for (int i = 0; i < batchSize; i++) {
-            appender.append(message);
-        }
+        Payloads.appendBatch(appender, message, startTimeNs, batchSize);
     }
 
     @Override
@@ -143,7 +136,7 @@ final class ReplicatedVariant implements LatencyVariant {
             return NOTHING;
         }
         readInBatch = 0;
-        return startTimeReader.startTimeNs;
+        return startTimeReader.startTimeNs();
     }
 
     @Override
@@ -159,15 +152,5 @@ final class ReplicatedVariant implements LatencyVariant {
         appender.close();
         primary.close();
         message.releaseLast();
-    }
-
-    /** Keeps the start time of the excerpt just read: a field, so the read allocates nothing. */
-    private static final class StartTimeReader implements ExcerptHandler {
-        private long startTimeNs;
-
-        @Override
-        public void onExcerpt(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
-            startTimeNs = bytes.readLong(offset);
-        }
     }
 }

@@ -1,6 +1,5 @@
 package dev.spool.benchmarks;
 
-import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.ringbuffer.AsyncAppender;
@@ -8,7 +7,6 @@ import dev.spool.ringbuffer.AsyncQueue;
 import dev.spool.ringbuffer.AsyncTailer;
 import dev.spool.ringbuffer.Drainer;
 import net.openhft.chronicle.bytes.Bytes;
-import net.openhft.chronicle.bytes.BytesStore;
 
 import java.nio.file.Path;
 
@@ -82,10 +80,10 @@ final class RingVariant implements LatencyVariant {
     @Override
     public long receive() {
         if (readRing) {
-            return ringTailer.read(startTimeReader) ? startTimeReader.startTimeNs : NOTHING;
+            return ringTailer.read(startTimeReader) ? startTimeReader.startTimeNs() : NOTHING;
         }
         drainer.doWork();
-        return queueTailer.read(startTimeReader) ? startTimeReader.startTimeNs : NOTHING;
+        return queueTailer.read(startTimeReader) ? startTimeReader.startTimeNs() : NOTHING;
     }
 
     @Override
@@ -107,15 +105,5 @@ final class RingVariant implements LatencyVariant {
         async.close();
         message.releaseLast();
         RingPaths.delete(ringPath);
-    }
-
-    /** Keeps the start time of the excerpt just read: a field, so the read allocates nothing. */
-    private static final class StartTimeReader implements ExcerptHandler {
-        private long startTimeNs;
-
-        @Override
-        public void onExcerpt(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
-            startTimeNs = bytes.readLong(offset);
-        }
     }
 }

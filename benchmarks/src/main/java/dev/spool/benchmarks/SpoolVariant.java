@@ -1,12 +1,10 @@
 package dev.spool.benchmarks;
 
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.SpoolQueue;
 import net.openhft.chronicle.bytes.Bytes;
-import net.openhft.chronicle.bytes.BytesStore;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -87,7 +85,7 @@ final class SpoolVariant implements LatencyVariant {
 
     @Override
     public long receive() {
-        return tailer.read(startTimeReader) ? startTimeReader.startTimeNs : NOTHING;
+        return tailer.read(startTimeReader) ? startTimeReader.startTimeNs() : NOTHING;
     }
 
     @Override
@@ -103,15 +101,5 @@ final class SpoolVariant implements LatencyVariant {
         appender.close();
         queue.close();
         message.releaseLast();
-    }
-
-    /** Keeps the start time of the excerpt just read: a field, so the read allocates nothing. */
-    private static final class StartTimeReader implements ExcerptHandler {
-        private long startTimeNs;
-
-        @Override
-        public void onExcerpt(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
-            startTimeNs = bytes.readLong(offset);
-        }
     }
 }

@@ -21,7 +21,7 @@ import java.nio.file.Path;
  * on disk at the next flagged one). The files go to the benchmark directory, which must be a real disk: an msync
  * on tmpfs does nothing.
  */
-final class SyncVariant implements LatencyVariant {
+final class SyncVariant extends SyncHandoffVariant {
     /** Name of {@link #async()}. */
     static final String ASYNC = "sync-async";
     /** Name of {@link #everyMessage()}. */
@@ -29,21 +29,13 @@ final class SyncVariant implements LatencyVariant {
     /** Name of {@link #byContent()}. */
     static final String CONTENT = "sync-content";
 
-    private final String name;
-    private final String description;
     private final SyncPolicy policy;
-    private final boolean flagging;
     private SpoolQueue queue;
     private ExcerptAppender appender;
-    private Bytes<?> message;
-    private SpscLongRing committed;
-    private final LargeOrders largeOrders = new LargeOrders();
 
     private SyncVariant(final String name, final String description, final SyncPolicy policy, final boolean flagging) {
-        this.name = name;
-        this.description = description;
+        super(name, description, flagging);
         this.policy = policy;
-        this.flagging = flagging;
     }
 
     /** @return {@code sync-async}: {@code msync(MS_ASYNC)} after every message. */
@@ -66,58 +58,22 @@ final class SyncVariant implements LatencyVariant {
     }
 
     @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String description() {
-        return description;
-    }
-
-    @Override
-    public void init(final Path directory, final int length) {
-        LargeOrders.checkRoom(name, length);
+    void openQueue(final Path directory) {
         queue = Payloads.spoolQueue(directory)
                 .syncPolicy(policy)
                 .build();
         appender = queue.createAppender();
-        message = Payloads.directMessage(length);
-        message.writeByte(LargeOrders.FLAG_OFFSET, (byte) 0);
-        committed = new SpscLongRing(1 << 16);
     }
 
+    /** The queue's sync policy decides whether this append syncs: it reads the flag byte itself. */
     @Override
-    public void openReader() {
-        // the reader polls the in-memory ring: nothing to open
-    }
-
-    @Override
-    public void send(final long startTimeNs) {
-        final Bytes<?> message = this.message;
-        message.writeLong(0, startTimeNs);
-        if (flagging) {
-            largeOrders.markNext(message);
-        }
+    void write(final Bytes<?> message, final boolean syncRequested) {
         appender.append(message);
-        committed.put(startTimeNs);
     }
 
     @Override
-    public long receive() {
-        // EMPTY is NOTHING
-        return committed.poll();
-    }
-
-    @Override
-    public void closeReader() {
-        // nothing to release
-    }
-
-    @Override
-    public void close() {
+    void closeQueue() {
         appender.close();
         queue.close();
-        message.releaseLast();
     }
 }

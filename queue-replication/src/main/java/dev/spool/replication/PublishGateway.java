@@ -3,7 +3,6 @@ package dev.spool.replication;
 import dev.spool.queue.Doorbell;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.PauseStrategy;
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -121,14 +120,7 @@ public final class PublishGateway implements AutoCloseable {
     public void close() {
         running = false;
         selector.wakeup();
-        if (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SpoolException("interrupted while stopping the gateway of " + queue.directory(), e);
-            }
-        }
+        Threads.join(thread, "the gateway of " + queue.directory());
     }
 
     private PublishGateway startThread() {

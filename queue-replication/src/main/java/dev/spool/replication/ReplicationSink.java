@@ -3,7 +3,6 @@ package dev.spool.replication;
 import dev.spool.queue.QueueRole;
 import dev.spool.queue.ReplicaAppender;
 import dev.spool.queue.RollCycle;
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import org.slf4j.Logger;
@@ -175,14 +174,7 @@ public final class ReplicationSink implements AutoCloseable {
     private void stop() {
         running = false;
         selector.wakeup();
-        if (thread.isAlive() && Thread.currentThread() != thread) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SpoolException("interrupted while stopping the sink of " + directory, e);
-            }
-        }
+        Threads.join(thread, "the sink of " + directory);
     }
 
     private void closeQueue() {

@@ -6,7 +6,6 @@ import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.QueueRole;
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
@@ -230,14 +229,7 @@ public final class ReplicationSource implements AutoCloseable {
         running = false;
         LockSupport.unpark(thread);
         selector.wakeup();
-        if (thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SpoolException("interrupted while stopping the source of " + queue.directory(), e);
-            }
-        }
+        Threads.join(thread, "the source of " + queue.directory());
     }
 
     private ReplicationSource startThread() {
