@@ -15,9 +15,9 @@ import java.util.stream.Stream;
  * created under {@code -Dspool.bench.dir} (the launcher's {@code --dir}), else under {@code java.io.tmpdir}: the
  * file system decides what a page fault costs, so it is part of what a result means.
  */
-final class BenchmarkDirectory {
+public final class BenchmarkDirectory {
     /** System property naming the directory that benchmark directories are created in. */
-    static final String BASE_PROPERTY = "spool.bench.dir";
+    public static final String BASE_PROPERTY = "spool.bench.dir";
 
     private final Path path;
 
@@ -29,7 +29,7 @@ final class BenchmarkDirectory {
      * @param prefix start of the directory's name, naming the benchmark that owns it.
      * @return a new, empty directory.
      */
-    static BenchmarkDirectory create(final String prefix) {
+    public static BenchmarkDirectory create(final String prefix) {
         final Path base = base();
         try {
             Files.createDirectories(base);
@@ -40,12 +40,12 @@ final class BenchmarkDirectory {
     }
 
     /** @return where benchmark directories are created. */
-    static Path base() {
+    public static Path base() {
         return Paths.get(System.getProperty(BASE_PROPERTY, System.getProperty("java.io.tmpdir")));
     }
 
     /** @return the directory. */
-    Path path() {
+    public Path path() {
         return path;
     }
 
@@ -53,7 +53,7 @@ final class BenchmarkDirectory {
      * Deletes the directory and its files. Close what maps them first: Chronicle unmaps on a background thread,
      * so this waits for it, or gigabytes of deleted files would stay mapped, and on disk, until then.
      */
-    void delete() {
+    public void delete() {
         BackgroundResourceReleaser.releasePendingResources();
         try (Stream<Path> files = Files.walk(path)) {
             for (final Path file : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {

@@ -12,7 +12,7 @@ import java.util.Properties;
  * pom's {@code spool.jvm.*} properties: the flags are written in one place, and the launcher picks the ones for
  * the Java version it runs on, since a jar built on Java 17 may run on 25 and the other way round.
  */
-final class JvmFlags {
+public final class JvmFlags {
     /** Java's feature version from which the {@code flags.jdk23} flags are needed, and accepted. */
     static final int JDK23 = 23;
     private static final String RESOURCE = "jvm-flags.properties";
@@ -32,7 +32,7 @@ final class JvmFlags {
     }
 
     /** @return the flags of this build. */
-    static JvmFlags load() {
+    public static JvmFlags load() {
         final Properties properties = new Properties();
         try (InputStream in = JvmFlags.class.getResourceAsStream(RESOURCE)) {
             if (in == null) {
@@ -60,7 +60,7 @@ final class JvmFlags {
      * @param featureVersion the Java feature version of the JVM that will get the flags.
      * @return the flags Chronicle needs there, then the ones that quieten its start-up.
      */
-    List<String> forkFlags(final int featureVersion) {
+    public List<String> forkFlags(final int featureVersion) {
         final List<String> all = new ArrayList<>(flags);
         if (featureVersion >= JDK23) {
             all.addAll(jdk23Flags);

@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  * system, and how busy the machine was as the run started (these machines are shared). Written at the top of
  * every result file, and alone as JSON.
  */
-final class MachineFacts {
+public final class MachineFacts {
     private final Map<String, String> facts;
 
     private MachineFacts(final Map<String, String> facts) {
@@ -31,7 +31,7 @@ final class MachineFacts {
      * @param forkFlags      the flags each benchmark JVM gets.
      * @return the facts of this machine, now.
      */
-    static MachineFacts collect(final String[] args, final Path benchDirectory, final List<String> forkFlags) {
+    public static MachineFacts collect(final String[] args, final Path benchDirectory, final List<String> forkFlags) {
         final Map<String, String> facts = new LinkedHashMap<>();
         facts.put("date", OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS)
                 .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
@@ -93,7 +93,7 @@ final class MachineFacts {
     }
 
     /** @return one {@code # name: value} line per fact. */
-    String toText() {
+    public String toText() {
         final StringBuilder text = new StringBuilder();
         for (final Map.Entry<String, String> fact : facts.entrySet()) {
             text.append("# ").append(fact.getKey()).append(": ").append(fact.getValue()).append(System.lineSeparator());
@@ -102,7 +102,7 @@ final class MachineFacts {
     }
 
     /** @return the facts as one JSON object of strings. */
-    String toJson() {
+    public String toJson() {
         final StringBuilder json = new StringBuilder("{\n");
         String separator = "";
         for (final Map.Entry<String, String> fact : facts.entrySet()) {

@@ -1,5 +1,8 @@
 package dev.spool.benchmarks;
 
+import dev.spool.benchmarks.demo.Demo;
+import dev.spool.benchmarks.latency.JlbhLauncher;
+import dev.spool.benchmarks.jmh.JmhLauncher;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -15,7 +18,8 @@ import java.util.List;
  * {@code jlbh} runs the latency experiments (E0, E1) under JLBH, each variant in a JVM of its own.
  */
 public final class Main {
-    static final String USAGE = String.join(System.lineSeparator(),
+    /** The {@code --help} text of every command. */
+    public static final String USAGE = String.join(System.lineSeparator(),
             "Usage: java -jar benchmarks.jar <command> [options]",
             "",
             "Commands:",
@@ -113,8 +117,15 @@ public final class Main {
         return Math.max(latency, throughput);
     }
 
-    /** @return the process exit status: 0 done, 1 the run failed, 2 bad command line. */
-    static int run(final String[] args, final PrintStream out, final PrintStream err) {
+    /**
+     * Runs a command in this JVM.
+     *
+     * @param args the command and its options; see {@code --help}.
+     * @param out  where results and help go.
+     * @param err  where errors go.
+     * @return the process exit status: 0 done, 1 the run failed, 2 bad command line.
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err) {
         if (args.length == 0) {
             err.print(USAGE);
             return 2;

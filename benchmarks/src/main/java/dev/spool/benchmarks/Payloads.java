@@ -14,15 +14,15 @@ import java.nio.file.Path;
  * Payloads and read sets shared by the benchmarks, so that every queue writes the same bytes and every read
  * benchmark walks the same number of excerpts.
  */
-final class Payloads {
+public final class Payloads {
     /** Bytes of excerpt header in Spool's format, and in the floor's. */
-    static final int HEADER_LENGTH = Integer.BYTES;
+    public static final int HEADER_LENGTH = Integer.BYTES;
     /** Spool starts every excerpt on this boundary; the floor does the same so both touch as many pages. */
     static final int ALIGNMENT = 8;
     /** Mapping unit of every file the benchmarks write: large, so mapping a new chunk is rare. */
-    static final long CHUNK_LENGTH = 64L << 20;
+    public static final long CHUNK_LENGTH = 64L << 20;
     /** Bytes past a chunk that its mapping also covers: an excerpt that starts in a chunk ends in its mapping. */
-    static final long OVERLAP_LENGTH = 16L << 20;
+    public static final long OVERLAP_LENGTH = 16L << 20;
     /**
      * Bytes of excerpts the read benchmarks pre-fill and then read round and round: far more than the CPU's
      * caches, so reads come from memory, yet inside one chunk, so wrapping around never maps a chunk again.
@@ -36,7 +36,7 @@ final class Payloads {
      * @param length payload length in bytes.
      * @return a payload with no zero byte, so a read that sees zeros has read the wrong place.
      */
-    static byte[] create(final int length) {
+    public static byte[] create(final int length) {
         final byte[] payload = new byte[length];
         for (int i = 0; i < length; i++) {
             payload[i] = (byte) (1 + i % 255);
@@ -47,17 +47,25 @@ final class Payloads {
     /**
      * Writes the start time into the message and appends it {@code batchSize} times back to back: one JLBH send of
      * a batch variant, every message carrying the batch's due time.
+     *
+     * @param appender    the queue's appender.
+     * @param message     the message, its first eight bytes overwritten with the start time.
+     * @param startTimeNs the batch's due time, by {@code System.nanoTime()}.
+     * @param batchSize   messages to append.
      */
-    static void appendBatch(final ExcerptAppender appender, final Bytes<?> message, final long startTimeNs,
-                            final int batchSize) {
+    public static void appendBatch(final ExcerptAppender appender, final Bytes<?> message, final long startTimeNs,
+                                   final int batchSize) {
         message.writeLong(0, startTimeNs);
         for (int i = 0; i < batchSize; i++) {
             appender.append(message);
         }
     }
 
-    /** @return direct bytes holding the payload of {@code length}, for variants that append a {@code Bytes}. */
-    static Bytes<?> directMessage(final int length) {
+    /**
+     * @param length payload length in bytes.
+     * @return direct bytes holding the payload of {@code length}, for variants that append a {@code Bytes}.
+     */
+    public static Bytes<?> directMessage(final int length) {
         final Bytes<?> message = Bytes.allocateDirect(length);
         message.write(create(length));
         return message;
@@ -68,7 +76,7 @@ final class Payloads {
      * @return a Spool queue's builder with the settings every benchmark uses: daily cycles, {@link #CHUNK_LENGTH}
      * chunks.
      */
-    static SpoolQueueBuilder spoolQueue(final Path directory) {
+    public static SpoolQueueBuilder spoolQueue(final Path directory) {
         return SpoolQueue.builder(directory).rollCycle(RollCycle.DAILY).chunkLength(CHUNK_LENGTH);
     }
 
@@ -77,7 +85,7 @@ final class Payloads {
      * @return Chronicle Queue's builder with the same settings as {@link #spoolQueue(Path)}: binary, daily cycles,
      * {@link #CHUNK_LENGTH} blocks.
      */
-    static SingleChronicleQueueBuilder chronicleQueue(final Path directory) {
+    public static SingleChronicleQueueBuilder chronicleQueue(final Path directory) {
         return SingleChronicleQueueBuilder.binary(directory).rollCycle(RollCycles.FAST_DAILY).blockSize(CHUNK_LENGTH);
     }
 
@@ -85,7 +93,7 @@ final class Payloads {
      * @param length payload length in bytes.
      * @return bytes from one excerpt's header to the next one's.
      */
-    static int alignedLength(final int length) {
+    public static int alignedLength(final int length) {
         return (HEADER_LENGTH + length + ALIGNMENT - 1) & -ALIGNMENT;
     }
 
@@ -93,7 +101,7 @@ final class Payloads {
      * @param length payload length in bytes.
      * @return how many excerpts of that length the read benchmarks pre-fill.
      */
-    static int readSetCount(final int length) {
+    public static int readSetCount(final int length) {
         return (int) (READ_SET_LENGTH / alignedLength(length));
     }
 }

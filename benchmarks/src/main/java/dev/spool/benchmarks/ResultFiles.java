@@ -19,7 +19,7 @@ import java.time.format.DateTimeFormatter;
  * {@code .txt} (machine facts and the suite's text output), {@code .json} (the suite's own JSON) and
  * {@code -machine.json} (the facts alone, for tools).
  */
-final class ResultFiles {
+public final class ResultFiles {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'");
 
     private final Path directory;
@@ -43,7 +43,7 @@ final class ResultFiles {
      * @param label     what ran, e.g. {@code jmh-Spool-quick}.
      * @return the run's files.
      */
-    static ResultFiles create(final Path directory, final String label) {
+    public static ResultFiles create(final Path directory, final String label) {
         final String stamp = STAMP.format(ZonedDateTime.now(ZoneOffset.UTC));
         try {
             Files.createDirectories(directory);
@@ -66,7 +66,7 @@ final class ResultFiles {
      * @return {@code benchmarks/results} when the launcher runs from {@code benchmarks/target/} (the jar or the
      * classes), else {@code results} in the working directory.
      */
-    static Path defaultDirectory() {
+    public static Path defaultDirectory() {
         final CodeSource source = ResultFiles.class.getProtectionDomain().getCodeSource();
         if (source != null) {
             Path at;
@@ -85,15 +85,18 @@ final class ResultFiles {
         return Paths.get("results").toAbsolutePath();
     }
 
-    Path text() {
+    /** @return the text file: machine facts, then the suite's text output. */
+    public Path text() {
         return text;
     }
 
-    Path json() {
+    /** @return the suite's own JSON results. */
+    public Path json() {
         return json;
     }
 
-    Path facts() {
+    /** @return the machine facts alone, as JSON, for tools. */
+    public Path facts() {
         return facts;
     }
 
@@ -101,12 +104,12 @@ final class ResultFiles {
      * @param suffix what follows the run's name, e.g. {@code -spool.hgrm} or {@code .png}.
      * @return another file of the run, beside the text file.
      */
-    Path sibling(final String suffix) {
+    public Path sibling(final String suffix) {
         return directory.resolve(base + suffix);
     }
 
     /** @return a stream appending to the text file. */
-    PrintStream openText() {
+    public PrintStream openText() {
         try {
             return new PrintStream(Files.newOutputStream(text), true, StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -114,7 +117,12 @@ final class ResultFiles {
         }
     }
 
-    void writeFacts(final String factsJson) {
+    /**
+     * Writes the facts file.
+     *
+     * @param factsJson the machine facts as JSON.
+     */
+    public void writeFacts(final String factsJson) {
         try {
             Files.writeString(facts, factsJson);
         } catch (IOException e) {
@@ -123,7 +131,7 @@ final class ResultFiles {
     }
 
     /** Deletes the run's files: nothing ran. */
-    void delete() {
+    public void delete() {
         try {
             Files.deleteIfExists(text);
             Files.deleteIfExists(json);

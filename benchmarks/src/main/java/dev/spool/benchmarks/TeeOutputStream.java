@@ -4,11 +4,15 @@ import java.io.IOException;
 import java.io.OutputStream;
 
 /** Writes to two streams: the console and a result file. Closing it flushes both and closes neither. */
-final class TeeOutputStream extends OutputStream {
+public final class TeeOutputStream extends OutputStream {
     private final OutputStream first;
     private final OutputStream second;
 
-    TeeOutputStream(final OutputStream first, final OutputStream second) {
+    /**
+     * @param first  written to first, e.g. the console.
+     * @param second written to second, e.g. the result file.
+     */
+    public TeeOutputStream(final OutputStream first, final OutputStream second) {
         this.first = first;
         this.second = second;
     }

@@ -1,14 +1,14 @@
 /**
- * Spool's benchmark suites and their launcher, {@link dev.spool.benchmarks.Main}. The JMH suite measures nanoseconds
- * and bytes allocated per operation (experiment E4): {@link dev.spool.benchmarks.FloorBenchmark} is the floor, a bare
- * copy into a mapped file; {@link dev.spool.benchmarks.SpoolBenchmark} and
- * {@link dev.spool.benchmarks.ChronicleBenchmark} run the same appends, reads and index moves on Spool and on
- * Chronicle Queue open source, so one run gives both ratios, Spool / floor and Spool / Chronicle. Every benchmark
- * writes its queue in a fresh directory ({@code BenchmarkDirectory}) and deletes it afterwards.
+ * Spool's benchmark launcher, {@link dev.spool.benchmarks.Main} (the main class of {@code benchmarks.jar}: the
+ * {@code demo}, {@code jmh}, {@code jlbh} and {@code all} commands), and what the suites share: the JVM flags forked
+ * JVMs get ({@link dev.spool.benchmarks.JvmFlags}), the facts of the machine and the result files every run writes
+ * ({@link dev.spool.benchmarks.MachineFacts}, {@link dev.spool.benchmarks.ResultFiles}), a fresh directory per
+ * benchmark ({@link dev.spool.benchmarks.BenchmarkDirectory}), and the payloads, queue settings, ring paths and
+ * replica wait that the JMH benchmarks and the latency variants use alike ({@link dev.spool.benchmarks.Payloads},
+ * {@link dev.spool.benchmarks.RingPaths}, {@link dev.spool.benchmarks.Replicas}).
  * <p>
- * The JLBH suite measures end-to-end latency at a steady rate (experiments E0 and E1): {@code JlbhLauncher} plans
- * the experiments ({@code LatencyExperiment}) and starts one worker JVM, {@link dev.spool.benchmarks.JlbhMain}, per
- * variant ({@code LatencyVariant}: the in-memory floor, Spool, Chronicle Queue), then prints and files the
- * tables ({@code LatencyTables}), HdrHistogram distributions and a plot ({@code LatencyPlot}).
+ * The suites live below: {@code jmh} (throughput and allocation, experiment E4), {@code latency} (the JLBH harness
+ * and its reports) with its {@code latency.variants}, and {@code demo}. Nothing here is API: the types are public
+ * only so that those packages can use them.
  */
 package dev.spool.benchmarks;

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Points {@link BenchmarkDirectory} at a fresh temporary directory for each test and fails the test if a
  * benchmark or variant left a directory behind in it: what the benchmarks create, they must delete.
  */
-final class BenchmarkDirectoryCheck implements BeforeEachCallback, AfterEachCallback {
+public final class BenchmarkDirectoryCheck implements BeforeEachCallback, AfterEachCallback {
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(BenchmarkDirectoryCheck.class);
 
     @Override

@@ -1,0 +1,275 @@
+package dev.spool.benchmarks.demo;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.replication.CommitStage;
+import dev.spool.replication.CommitWaiter;
+import dev.spool.replication.ReplicationSink;
+import dev.spool.replication.ReplicationSource;
+import dev.spool.ringbuffer.AsyncAppender;
+import dev.spool.ringbuffer.AsyncQueue;
+import dev.spool.ringbuffer.AsyncQueueBuilder;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The main job on embedded defaults: a queue in a temporary directory, appended to at a steady rate while a second
+ * thread tails it live, timing each message from append to read; then appended to as fast as it goes and read back;
+ * then the same through the ring buffer on /dev/shm, drained by its own thread; then replicated to a second queue
+ * over loopback TCP, waiting for the replica's acknowledgements. Prints what it achieved and checks that every
+ * message came back in order, and that the replica holds the same excerpts at the same indices.
+ */
+public final class Demo {
+    private static final int MESSAGE_LENGTH = 32;
+    private static final int BURST = 5_000_000;
+    private static final int WARM_UP = 500_000;
+    private static final int PACED = 2_000_000 + WARM_UP;
+    private static final int RATE = 250_000;
+    private static final int RING_MESSAGES = 2_000_000;
+    private static final int REPLICATED = 200_000;
+    /** One message in this many is appended and then awaited until the replica acknowledges it. */
+    private static final int ACK_SAMPLE = 100;
+
+    private Demo() {
+    }
+
+    /**
+     * Runs the demo.
+     *
+     * @param args the options after {@code demo}: none.
+     * @param out  where the demo reports.
+     * @param err  where errors go.
+     * @return the exit status: 0 done and every check passed, 1 a check or the run failed, 2 options given.
+     */
+    public static int run(final String[] args, final PrintStream out, final PrintStream err) {
+        if (args.length > 0) {
+            err.println("demo takes no options");
+            return 2;
+        }
+        Path directory = null;
+        try {
+            directory = Files.createTempDirectory("spool-demo-");
+            out.println("Spool demo: queue in " + directory + ", " + MESSAGE_LENGTH + "-byte messages");
+            final boolean inOrder;
+            try (SpoolQueue queue = SpoolQueue.open(directory.resolve("plain"))) {
+                // the live phase first: a burst leaves hundreds of MB of dirty pages whose write-back stalls later page faults
+                inOrder = paced(queue, out);
+                burst(queue, out);
+            }
+            final boolean ringInOrder = ring(directory.resolve("async"), out);
+            final boolean replicaSame = replicated(directory.resolve("primary"), directory.resolve("replica"), out);
+            return inOrder && ringInOrder && replicaSame ? 0 : 1;
+        } catch (IOException | InterruptedException e) {
+            err.println("demo failed: " + e);
+            return 1;
+        } finally {
+            delete(directory);
+        }
+    }
+
+    private static void burst(final SpoolQueue queue, final PrintStream out) {
+        final byte[] message = new byte[MESSAGE_LENGTH];
+        final long[] sum = new long[1];
+        final ExcerptHandler reader = (bytes, offset, length, index) -> sum[0] += length;
+        try (ExcerptAppender appender = queue.createAppender(); ExcerptTailer tailer = queue.createTailer()) {
+            final long start = System.nanoTime();
+            for (int i = 0; i < BURST; i++) {
+                appender.append(message);
+            }
+            final long appended = System.nanoTime();
+            int read = 0;
+            while (tailer.read(reader)) {
+                read++;
+            }
+            final long done = System.nanoTime();
+            out.printf("burst: appended %,d in %,d ms (%.1f ns/message), read them back in %,d ms (%.1f ns/message)%n",
+                    BURST, (appended - start) / 1_000_000, (appended - start) / (double) BURST,
+                    (done - appended) / 1_000_000, (done - appended) / (double) read);
+        }
+    }
+
+    /** Appends at {@link #RATE} while a tailer thread reads live; latency is measured from the intended send time. */
+    private static boolean paced(final SpoolQueue queue, final PrintStream out) throws InterruptedException {
+        final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        final long[] state = new long[2];
+        final boolean[] inOrder = {true};
+        // positioned here, before the first paced append; then handed to the reader thread
+        final ExcerptTailer tailer = queue.createTailer().toEnd();
+        final Thread reader = new Thread(() -> {
+            final ExcerptHandler handler = (bytes, offset, length, index) -> {
+                final long sent = bytes.readLong(offset);
+                final long sequence = bytes.readLong(offset + Long.BYTES);
+                if (sequence >= WARM_UP) {
+                    latency.recordValue(Math.max(0, System.nanoTime() - sent));
+                }
+                inOrder[0] &= sequence == state[0];
+                state[0] = sequence + 1;
+            };
+            try (tailer) {
+                while (state[0] < PACED) {
+                    tailer.read(handler);
+                }
+            }
+        }, "demo-reader");
+        reader.start();
+        final byte[] message = new byte[MESSAGE_LENGTH];
+        final long interval = TimeUnit.SECONDS.toNanos(1) / RATE;
+        try (ExcerptAppender appender = queue.createAppender()) {
+            final long start = System.nanoTime();
+            for (int i = 0; i < PACED; i++) {
+                final long due = start + i * interval;
+                while (System.nanoTime() < due) {
+                    Thread.onSpinWait();
+                }
+                // the intended time, not the actual one: a stalled appender shows as latency (no coordinated omission)
+                writeLong(message, 0, due);
+                writeLong(message, 8, i);
+                appender.append(message);
+            }
+        }
+        reader.join();
+        out.printf("live: %,d messages at %,d msg/s after %,d of warm-up, appender and tailer spinning on 2 threads,%n"
+                + "  latency from the intended send time to the read (us):%n", PACED - WARM_UP, RATE, WARM_UP);
+        out.printf("  50%%: %.2f  90%%: %.2f  99%%: %.2f  99.9%%: %.2f  99.99%%: %.2f  worst: %.2f%n",
+                latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(90) / 1e3,
+                latency.getValueAtPercentile(99) / 1e3, latency.getValueAtPercentile(99.9) / 1e3,
+                latency.getValueAtPercentile(99.99) / 1e3, latency.getMaxValue() / 1e3);
+        out.println("  every message read once, in order: " + inOrder[0]);
+        out.println("queue: " + queue.cycles().length + " cycle file(s), last index 0x" + Long.toHexString(queue.lastIndex()));
+        return inOrder[0];
+    }
+
+    /**
+     * Appends through an async queue (a ring on /dev/shm, drained into the queue by its own thread) as fast as it
+     * goes, closes it (which drains the rest) and reads the queue back.
+     */
+    private static boolean ring(final Path directory, final PrintStream out) throws IOException {
+        final Path ringDirectory = Files.isDirectory(AsyncQueueBuilder.DEFAULT_RING_DIRECTORY)
+                ? AsyncQueueBuilder.DEFAULT_RING_DIRECTORY : directory.getParent();
+        final Path ringFile = ringDirectory.resolve(directory.getParent().getFileName() + ".ring");
+        final byte[] message = new byte[MESSAGE_LENGTH];
+        final long start;
+        final long appended;
+        final String stats;
+        try (AsyncQueue async = AsyncQueue.builder(directory).ringPath(ringFile).build()) {
+            async.startDrainer();
+            try (AsyncAppender appender = async.createAppender()) {
+                start = System.nanoTime();
+                for (int i = 0; i < RING_MESSAGES; i++) {
+                    writeLong(message, 0, i);
+                    appender.append(message);
+                }
+                appended = System.nanoTime();
+            }
+            stats = async.stats().toString();
+        } finally {
+            Files.deleteIfExists(ringFile);
+            Files.deleteIfExists(ringFile.resolveSibling(ringFile.getFileName() + ".lock"));
+        }
+        final long drained = System.nanoTime();
+        final long[] next = {0};
+        final boolean[] inOrder = {true};
+        try (SpoolQueue queue = SpoolQueue.open(directory); ExcerptTailer tailer = queue.createTailer()) {
+            final ExcerptHandler handler = (bytes, offset, length, index) -> {
+                inOrder[0] &= bytes.readLong(offset) == next[0];
+                next[0]++;
+            };
+            while (tailer.read(handler)) {
+                // reads until the end
+            }
+        }
+        inOrder[0] &= next[0] == RING_MESSAGES;
+        out.printf("ring: %,d appends into %s in %,d ms (%.1f ns/message), drained into the queue by %,d ms after the%n"
+                        + "  last append; %s%n  every message in the queue once, in order: %b%n", RING_MESSAGES, ringFile,
+                (appended - start) / 1_000_000, (appended - start) / (double) RING_MESSAGES,
+                (drained - appended) / 1_000_000, stats, inOrder[0]);
+        return inOrder[0];
+    }
+
+    /**
+     * Replicates a queue to a second one over loopback TCP; one message in {@link #ACK_SAMPLE} is awaited until the
+     * replica acknowledges it, timing append to ack; then both queues are read back and compared.
+     */
+    private static boolean replicated(final Path primaryDirectory, final Path replicaDirectory, final PrintStream out)
+            throws InterruptedException {
+        final Histogram ack = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        final byte[] message = new byte[MESSAGE_LENGTH];
+        final long start = System.nanoTime();
+        long lastIndex = -1;
+        try (ReplicationSink sink = ReplicationSink.builder(replicaDirectory).port(0).start();
+             SpoolQueue primary = SpoolQueue.open(primaryDirectory);
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).start();
+             ExcerptAppender appender = primary.createAppender();
+             CommitWaiter commits = source.commitWaiter(appender)) {
+            for (int i = 0; i < REPLICATED; i++) {
+                writeLong(message, 0, i);
+                final long appendedAt = System.nanoTime();
+                lastIndex = appender.append(message);
+                if (i % ACK_SAMPLE == 0) {
+                    if (!commits.await(lastIndex, CommitStage.ACKED, 10, TimeUnit.SECONDS)) {
+                        out.println("replication: no ack for index 0x" + Long.toHexString(lastIndex) + " within 10 s");
+                        return false;
+                    }
+                    ack.recordValue(System.nanoTime() - appendedAt);
+                }
+            }
+            if (!commits.await(lastIndex, CommitStage.ACKED, 10, TimeUnit.SECONDS)) {
+                out.println("replication: no ack for the last index 0x" + Long.toHexString(lastIndex) + " within 10 s");
+                return false;
+            }
+        }
+        final long done = System.nanoTime();
+        final long primarySum = checksum(primaryDirectory);
+        final long replicaSum = checksum(replicaDirectory);
+        out.printf("replication: %,d messages to a replica over loopback, acknowledged up to index 0x%s in %,d ms;%n"
+                        + "  append to the replica's ack of 1 in %d (us): 50%%: %.1f  99%%: %.1f  worst: %.1f%n"
+                        + "  replica holds the same excerpts at the same indices: %b%n", REPLICATED,
+                Long.toHexString(lastIndex), (done - start) / 1_000_000, ACK_SAMPLE, ack.getValueAtPercentile(50) / 1e3,
+                ack.getValueAtPercentile(99) / 1e3, ack.getMaxValue() / 1e3, primarySum == replicaSum);
+        return primarySum == replicaSum;
+    }
+
+    /** @return a checksum of every excerpt's index and bytes, in order. */
+    private static long checksum(final Path directory) {
+        final long[] sum = {0};
+        try (SpoolQueue queue = SpoolQueue.open(directory); ExcerptTailer tailer = queue.createTailer()) {
+            final ExcerptHandler handler = (bytes, offset, length, index) -> {
+                long hash = sum[0] * 31 + index;
+                for (int i = 0; i + Long.BYTES <= length; i += Long.BYTES) {
+                    hash = hash * 31 + bytes.readLong(offset + i);
+                }
+                sum[0] = hash * 31 + length;
+            };
+            while (tailer.read(handler)) {
+                // reads until the end
+            }
+        }
+        return sum[0];
+    }
+
+    private static void writeLong(final byte[] target, final int at, final long value) {
+        for (int i = 0; i < Long.BYTES; i++) {
+            target[at + i] = (byte) (value >>> (8 * i));
+        }
+    }
+
+    private static void delete(final Path directory) {
+        if (directory == null) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(directory)) {
+            files.sorted(Comparator.reverseOrder()).forEach(file -> file.toFile().delete());
+        } catch (IOException e) {
+            System.err.println("could not delete " + directory + ": " + e);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.spool.benchmarks.jmh;
+
+import dev.spool.benchmarks.BenchmarkDirectory;
+import dev.spool.benchmarks.Payloads;
+import dev.spool.benchmarks.Replicas;
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.replication.CommitStage;
+import dev.spool.replication.CommitWaiter;
+import dev.spool.replication.ReplicationSink;
+import dev.spool.replication.ReplicationSource;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The replication path, one message at a time: append to a primary, then wait until the replica, over loopback
+ * TCP in the same JVM, acknowledged it. With JMH's gc profiler, {@code gc.alloc.rate.norm} counts the bytes every
+ * thread allocated per operation, so the source's and the sink's threads are in it: the goal is 0. With
+ * {@code invoked}, JMH's thread streams for the source itself while it waits.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class ReplicationBenchmark {
+    /** JMH instantiates the benchmark. */
+    public ReplicationBenchmark() {
+    }
+
+    /**
+     * Append, then {@link CommitWaiter#await} the {@link CommitStage#ACKED} stage: a round trip to the replica.
+     *
+     * @param state the primary, its replica and the source and sink between them.
+     * @return the index acknowledged.
+     * @throws InterruptedException never: nothing interrupts JMH's thread.
+     */
+    @Benchmark
+    public long appendAndAwaitAck(final ReplicatedState state) throws InterruptedException {
+        return state.appendAndAwaitAck();
+    }
+
+    /** A primary queue replicated to a sink in the same JVM. */
+    @State(Scope.Thread)
+    public static class ReplicatedState {
+        /** Payload length in bytes. */
+        @Param({"40", "256"})
+        public int payloadLength;
+
+        /** True: the waiting thread streams for the source ({@link ReplicationSource#doWork()}); false: its thread. */
+        @Param({"false", "true"})
+        public boolean invoked;
+
+        private byte[] payload;
+        private BenchmarkDirectory directory;
+        private SpoolQueue primary;
+        private ExcerptAppender appender;
+        private ReplicationSink sink;
+        private ReplicationSource source;
+        private CommitWaiter waiter;
+
+        /** JMH instantiates the state. */
+        public ReplicatedState() {
+        }
+
+        /** Creates the primary, the sink and the source, and waits until they are connected. */
+        @Setup(Level.Iteration)
+        public void start() {
+            payload = Payloads.create(payloadLength);
+            directory = BenchmarkDirectory.create("spool-replication-");
+            primary = Payloads.spoolQueue(directory.path().resolve("primary")).build();
+            appender = primary.createAppender();
+            sink = ReplicationSink.builder(directory.path().resolve("replica"))
+                    .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
+            source = ReplicationSource.builder(primary, sink.address()).invoked(invoked).start();
+            Replicas.awaitConnected(sink);
+            waiter = source.commitWaiter(appender);
+        }
+
+        /** Stops replication, closes and deletes both queues. */
+        @TearDown(Level.Iteration)
+        public void stop() {
+            waiter.close();
+            source.close();
+            sink.close();
+            appender.close();
+            primary.close();
+            directory.delete();
+        }
+
+        long appendAndAwaitAck() throws InterruptedException {
+            final long index = appender.append(payload);
+            if (!waiter.await(index, CommitStage.ACKED, 10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("index " + index + " was not acknowledged within 10 s");
+            }
+            return index;
+        }
+    }
+}
