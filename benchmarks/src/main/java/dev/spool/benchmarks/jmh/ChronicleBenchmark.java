@@ -1,7 +1,7 @@
 package dev.spool.benchmarks.jmh;
 
-import dev.spool.benchmarks.BenchmarkDirectory;
-import dev.spool.benchmarks.Payloads;
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.Payloads;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;

@@ -1,7 +1,7 @@
 package dev.spool.benchmarks.jmh;
 
-import dev.spool.benchmarks.BenchmarkDirectory;
-import dev.spool.benchmarks.Payloads;
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.Payloads;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.Jvm;

@@ -1,11 +1,11 @@
 package dev.spool.benchmarks.jmh;
 
-import dev.spool.benchmarks.BenchmarkDirectory;
-import dev.spool.benchmarks.JvmFlags;
-import dev.spool.benchmarks.MachineFacts;
-import dev.spool.benchmarks.Main;
-import dev.spool.benchmarks.ResultFiles;
-import dev.spool.benchmarks.TeeOutputStream;
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.JvmFlags;
+import dev.spool.benchmarks.support.MachineFacts;
+import dev.spool.benchmarks.support.ResultFiles;
+import dev.spool.benchmarks.support.TeeOutputStream;
+import dev.spool.benchmarks.support.Usage;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.results.format.ResultFormatType;
@@ -56,11 +56,11 @@ public final class JmhLauncher {
             jmhOptions = new CommandLineOptions(arguments.jmhArgs.toArray(new String[0]));
         } catch (IllegalArgumentException | CommandLineOptionException e) {
             err.println(e.getMessage());
-            err.print(Main.USAGE);
+            err.print(Usage.TEXT);
             return 2;
         }
         if (arguments.help) {
-            out.print(Main.USAGE);
+            out.print(Usage.TEXT);
             return 0;
         }
         try {

@@ -1,6 +1,6 @@
 package dev.spool.benchmarks.jmh;
 
-import dev.spool.benchmarks.latency.LatencyTables;
+import dev.spool.benchmarks.support.VariantNames;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
 import org.knowm.xchart.CategoryChartBuilder;
@@ -27,25 +27,25 @@ import java.util.Map;
 final class JmhPlot {
     /** {@code Class.method} to the operation it measures and the implementation it runs on. */
     static final Map<String, String[]> OPERATIONS = Map.ofEntries(
-            Map.entry("FloorBenchmark.append", new String[]{"append", LatencyTables.FLOOR}),
-            Map.entry("SpoolBenchmark.append", new String[]{"append", LatencyTables.SPOOL}),
-            Map.entry("ChronicleBenchmark.writeBytes", new String[]{"append", LatencyTables.CHRONICLE}),
-            Map.entry("SpoolBenchmark.claimCommit", new String[]{"claim/commit", LatencyTables.SPOOL}),
-            Map.entry("ChronicleBenchmark.writingDocument", new String[]{"claim/commit", LatencyTables.CHRONICLE}),
-            Map.entry("FloorBenchmark.read", new String[]{"read", LatencyTables.FLOOR}),
-            Map.entry("SpoolBenchmark.read", new String[]{"read", LatencyTables.SPOOL}),
-            Map.entry("ChronicleBenchmark.readingDocument", new String[]{"read", LatencyTables.CHRONICLE}),
-            Map.entry("SpoolBenchmark.readBytes", new String[]{"read into Bytes", LatencyTables.SPOOL}),
-            Map.entry("ChronicleBenchmark.readBytes", new String[]{"read into Bytes", LatencyTables.CHRONICLE}),
-            Map.entry("SpoolBenchmark.moveToIndex", new String[]{"moveToIndex", LatencyTables.SPOOL}),
-            Map.entry("ChronicleBenchmark.moveToIndex", new String[]{"moveToIndex", LatencyTables.CHRONICLE}),
-            Map.entry("RingBenchmark.claimCommit", new String[]{"ring claim/commit", LatencyTables.SPOOL}),
-            Map.entry("RingBenchmark.drain", new String[]{"ring drain, a record", LatencyTables.SPOOL}),
-            Map.entry("ReplicationBenchmark.appendAndAwaitAck", new String[]{"append, replica's ack", LatencyTables.SPOOL}));
+            Map.entry("FloorBenchmark.append", new String[]{"append", VariantNames.FLOOR}),
+            Map.entry("SpoolBenchmark.append", new String[]{"append", VariantNames.SPOOL}),
+            Map.entry("ChronicleBenchmark.writeBytes", new String[]{"append", VariantNames.CHRONICLE}),
+            Map.entry("SpoolBenchmark.claimCommit", new String[]{"claim/commit", VariantNames.SPOOL}),
+            Map.entry("ChronicleBenchmark.writingDocument", new String[]{"claim/commit", VariantNames.CHRONICLE}),
+            Map.entry("FloorBenchmark.read", new String[]{"read", VariantNames.FLOOR}),
+            Map.entry("SpoolBenchmark.read", new String[]{"read", VariantNames.SPOOL}),
+            Map.entry("ChronicleBenchmark.readingDocument", new String[]{"read", VariantNames.CHRONICLE}),
+            Map.entry("SpoolBenchmark.readBytes", new String[]{"read into Bytes", VariantNames.SPOOL}),
+            Map.entry("ChronicleBenchmark.readBytes", new String[]{"read into Bytes", VariantNames.CHRONICLE}),
+            Map.entry("SpoolBenchmark.moveToIndex", new String[]{"moveToIndex", VariantNames.SPOOL}),
+            Map.entry("ChronicleBenchmark.moveToIndex", new String[]{"moveToIndex", VariantNames.CHRONICLE}),
+            Map.entry("RingBenchmark.claimCommit", new String[]{"ring claim/commit", VariantNames.SPOOL}),
+            Map.entry("RingBenchmark.drain", new String[]{"ring drain, a record", VariantNames.SPOOL}),
+            Map.entry("ReplicationBenchmark.appendAndAwaitAck", new String[]{"append, replica's ack", VariantNames.SPOOL}));
     /** The order of the groups of bars, then by payload length. */
     private static final List<String> ORDER = List.of("append", "claim/commit", "read", "read into Bytes", "moveToIndex",
             "ring claim/commit", "ring drain, a record", "append, replica's ack");
-    private static final List<String> SERIES = List.of(LatencyTables.FLOOR, LatencyTables.SPOOL, LatencyTables.CHRONICLE);
+    private static final List<String> SERIES = List.of(VariantNames.FLOOR, VariantNames.SPOOL, VariantNames.CHRONICLE);
     private static final int WIDTH = 1200;
     private static final int HEIGHT = 600;
 

@@ -1,8 +1,8 @@
 package dev.spool.benchmarks.jmh;
 
-import dev.spool.benchmarks.BenchmarkDirectory;
-import dev.spool.benchmarks.Payloads;
-import dev.spool.benchmarks.Replicas;
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.Payloads;
+import dev.spool.benchmarks.support.Replicas;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.replication.CommitStage;

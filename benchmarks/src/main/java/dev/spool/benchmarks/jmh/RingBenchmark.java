@@ -1,8 +1,8 @@
 package dev.spool.benchmarks.jmh;
 
-import dev.spool.benchmarks.BenchmarkDirectory;
-import dev.spool.benchmarks.Payloads;
-import dev.spool.benchmarks.RingPaths;
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.Payloads;
+import dev.spool.benchmarks.support.RingPaths;
 import dev.spool.ringbuffer.AsyncAppender;
 import dev.spool.ringbuffer.AsyncQueue;
 import dev.spool.ringbuffer.Drainer;

@@ -1,7 +1,7 @@
 package dev.spool.benchmarks.jmh;
 
-import dev.spool.benchmarks.BenchmarkDirectory;
-import dev.spool.benchmarks.Payloads;
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.Payloads;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;

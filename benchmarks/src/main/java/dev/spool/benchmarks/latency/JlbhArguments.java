@@ -1,6 +1,7 @@
 package dev.spool.benchmarks.latency;
 
 import dev.spool.benchmarks.latency.variants.LatencyVariants;
+import dev.spool.benchmarks.support.VariantNames;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -220,7 +221,7 @@ final class JlbhArguments {
         for (final LatencyExperiment base : chosen) {
             final List<String> running = variants(base);
             // the floor is there to divide by: alone it runs only if it is all that was asked for
-            if (running.isEmpty() || running.equals(List.of(LatencyTables.FLOOR)) && !variants.equals(running)) {
+            if (running.isEmpty() || running.equals(List.of(VariantNames.FLOOR)) && !variants.equals(running)) {
                 continue;
             }
             final LatencyExperiment experiment = base.with(length != null ? length : base.length(),

@@ -1,12 +1,12 @@
 package dev.spool.benchmarks.latency;
 
-import dev.spool.benchmarks.BenchmarkDirectory;
-import dev.spool.benchmarks.JvmFlags;
 import dev.spool.benchmarks.latency.variants.LatencyVariant;
 import dev.spool.benchmarks.latency.variants.LatencyVariants;
-import dev.spool.benchmarks.MachineFacts;
-import dev.spool.benchmarks.ResultFiles;
-import dev.spool.benchmarks.TeeOutputStream;
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.JvmFlags;
+import dev.spool.benchmarks.support.MachineFacts;
+import dev.spool.benchmarks.support.ResultFiles;
+import dev.spool.benchmarks.support.TeeOutputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,7 +1,7 @@
 package dev.spool.benchmarks.latency;
 
-import dev.spool.benchmarks.BenchmarkDirectory;
 import dev.spool.benchmarks.latency.variants.LatencyVariant;
+import dev.spool.benchmarks.support.BenchmarkDirectory;
 import net.openhft.chronicle.jlbh.JLBH;
 import net.openhft.chronicle.jlbh.JLBHOptions;
 import net.openhft.chronicle.jlbh.JLBHTask;

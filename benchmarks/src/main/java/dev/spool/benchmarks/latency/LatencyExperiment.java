@@ -1,6 +1,7 @@
 package dev.spool.benchmarks.latency;
 
 import dev.spool.benchmarks.latency.variants.LatencyVariants;
+import dev.spool.benchmarks.support.VariantNames;
 import java.util.List;
 
 /**
@@ -23,8 +24,8 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
      * The variants of E1: the floor first, so that its numbers are not taken on a page cache that a queue just
      * filled with dirty pages; each variant's files are deleted before the next one starts.
      */
-    static final List<String> E1_VARIANTS = List.of(LatencyTables.FLOOR, LatencyTables.SPOOL, "spool-pretouch",
-            "ring", "ring-read", LatencyTables.CHRONICLE);
+    static final List<String> E1_VARIANTS = List.of(VariantNames.FLOOR, VariantNames.SPOOL, "spool-pretouch",
+            "ring", "ring-read", VariantNames.CHRONICLE);
 
     /**
      * The variants of E2: the raw TCP round trip of the same length first, then replication end to end in batches
@@ -36,7 +37,7 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
             "spool-replicated", "spool-replicated-b2", "spool-replicated-b5", "spool-replicated-b10",
             "spool-replicated-b20", "spool-replicated-invoked",
             "spool-publish", "spool-publish-b2", "spool-publish-b5", "spool-publish-b10", "spool-publish-b20",
-            LatencyTables.SPOOL);
+            VariantNames.SPOOL);
 
     /**
      * The variants of E3: the raw TCP round trip, then each durability stage, then the acknowledged stages again
@@ -51,7 +52,7 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
      * The variants of E3b, the local half of E3: the floor, Spool with three sync policies and with group commit, then
      * Chronicle Queue's equivalents (it has none of group commit).
      */
-    static final List<String> E3B_VARIANTS = List.of(LatencyTables.FLOOR, "sync-async", "sync-every",
+    static final List<String> E3B_VARIANTS = List.of(VariantNames.FLOOR, "sync-async", "sync-every",
             "sync-content", "group-commit", "chronicle-sync-async", "chronicle-sync-every", "chronicle-sync-content");
 
     /** Every experiment the code supports, in running order. */

@@ -1,5 +1,7 @@
 package dev.spool.benchmarks.latency;
 
+import dev.spool.benchmarks.support.VariantNames;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -9,17 +11,11 @@ import java.util.Locale;
  * microseconds) and the ratios between variants per percentile.
  */
 public final class LatencyTables {
-    /** The variant every other is divided by first: E0, the in-memory handoff. */
-    public static final String FLOOR = "floor";
-    /** The plain Spool queue. */
-    public static final String SPOOL = "spool";
-    /** The peer queue every Spool variant is divided by: Chronicle Queue open source. */
-    public static final String CHRONICLE = "chronicle";
     /**
      * Chronicle's variant of the same scenario as Spool's variant {@code X} is named {@code chronicle-X}; a Spool
-     * variant without one is divided by plain {@link #CHRONICLE}.
+     * variant without one is divided by plain {@link VariantNames#CHRONICLE}.
      */
-    static final String CHRONICLE_PREFIX = CHRONICLE + "-";
+    static final String CHRONICLE_PREFIX = VariantNames.CHRONICLE + "-";
     /**
      * Pairs of variants whose ratio is a claim of an article to check: E3's, that syncing when the content asks for
      * it (ten times a second) brings the tail to a tenth or less of syncing every message.
@@ -113,11 +109,11 @@ public final class LatencyTables {
             }
         }
         for (final VariantResult result : results) {
-            if (result == floor || result.variant().startsWith(CHRONICLE)) {
+            if (result == floor || result.variant().startsWith(VariantNames.CHRONICLE)) {
                 continue;
             }
             final VariantResult peer = find(results, CHRONICLE_PREFIX + result.variant());
-            final VariantResult chronicle = peer != null ? peer : find(results, CHRONICLE);
+            final VariantResult chronicle = peer != null ? peer : find(results, VariantNames.CHRONICLE);
             if (chronicle != null) {
                 pairs.add(new VariantResult[]{result, chronicle});
             }
@@ -187,7 +183,7 @@ public final class LatencyTables {
     /** @return the E0 floor, or the floor of another kind an experiment runs instead (named {@code floor-...}). */
     private static VariantResult findFloor(final List<VariantResult> results) {
         for (final VariantResult result : results) {
-            if (result.variant().equals(FLOOR) || result.variant().startsWith(FLOOR + "-")) {
+            if (result.variant().equals(VariantNames.FLOOR) || result.variant().startsWith(VariantNames.FLOOR + "-")) {
                 return result;
             }
         }

@@ -1,8 +1,8 @@
 package dev.spool.benchmarks.jmh;
 
-import dev.spool.benchmarks.BenchmarkDirectory;
-import dev.spool.benchmarks.BenchmarkDirectoryCheck;
-import dev.spool.benchmarks.Payloads;
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.BenchmarkDirectoryCheck;
+import dev.spool.benchmarks.support.Payloads;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,5 @@
 package dev.spool.benchmarks.jmh;
 
-import dev.spool.benchmarks.Main;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openjdk.jmh.profile.GCProfiler;
@@ -14,6 +13,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -59,28 +59,12 @@ class JmhLauncherTest {
     }
 
     @Test
-    void shouldPrintUsageOnHelpAndRefuseUnknownCommands() {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
-        final PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8);
-        assertEquals(0, Main.run(new String[]{"--help"}, outStream, errStream));
-        assertEquals(0, Main.run(new String[]{"jmh", "--help"}, outStream, errStream));
-        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("Usage:"));
-        assertEquals(2, Main.run(new String[]{"jlbh2"}, outStream, errStream));
-        assertEquals(2, Main.run(new String[]{"jmh", "--dir"}, outStream, errStream));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--dir needs a value"));
-        assertEquals(2, Main.run(new String[]{"all", "--rate", "5"}, outStream, errStream));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown option '--rate' for all"));
-        assertEquals(2, Main.run(new String[]{"all", "--results"}, outStream, errStream));
-    }
-
-    @Test
     void shouldWriteTextJsonFactsAndAPlotOfEachRun(@TempDir final Path results) throws Exception {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int status = Main.run(new String[]{"jmh", "(Floor|Spool)Benchmark.read$", "-p", "payloadLength=32",
-                        "--quick", "--results", results.toString()},
+        final String[] commandLine = {"jmh", "(Floor|Spool)Benchmark.read$", "-p", "payloadLength=32", "--quick",
+                "--results", results.toString()};
+        final int status = JmhLauncher.run(Arrays.copyOfRange(commandLine, 1, commandLine.length), commandLine,
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(0, status, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
         try (Stream<Path> files = Files.list(results)) {

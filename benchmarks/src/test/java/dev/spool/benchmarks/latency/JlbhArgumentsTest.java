@@ -1,5 +1,6 @@
 package dev.spool.benchmarks.latency;
 
+import dev.spool.benchmarks.support.VariantNames;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -17,7 +18,7 @@ class JlbhArgumentsTest {
         final List<JlbhArguments.Plan> plans = arguments.plans();
         for (final JlbhArguments.Plan plan : plans) {
             assertEquals(plan.experiment().variants(), plan.variants());
-            assertTrue(plan.variants().get(0).startsWith(LatencyTables.FLOOR), "the floor runs first");
+            assertTrue(plan.variants().get(0).startsWith(VariantNames.FLOOR), "the floor runs first");
         }
         assertEquals(List.of("E1-32B-50K", "E1-32B-250K", "E1-140B-100K", "E2-40B-166667", "E2-40B-1M", "E2-40B-1666667",
                 "E3-256B-200K", "E3-1024B-50K", "E3-1024B-200K", "E3b-1024B-50K"),

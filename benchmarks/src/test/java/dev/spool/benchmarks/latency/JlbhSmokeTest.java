@@ -1,7 +1,7 @@
 package dev.spool.benchmarks.latency;
 
 import dev.spool.benchmarks.latency.variants.LatencyVariants;
-import dev.spool.benchmarks.Main;
+import dev.spool.benchmarks.support.VariantNames;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -67,8 +68,9 @@ class JlbhSmokeTest {
     private static void jlbh(final Path results, final Path queues, final String experiments, final String variants) {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int status = Main.run(new String[]{"jlbh", experiments, "--smoke", "--variant", variants,
-                        "--results", results.toString(), "--dir", queues.toString()},
+        final String[] commandLine = {"jlbh", experiments, "--smoke", "--variant", variants,
+                "--results", results.toString(), "--dir", queues.toString()};
+        final int status = JlbhLauncher.run(Arrays.copyOfRange(commandLine, 1, commandLine.length), commandLine,
                 new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
         assertEquals(0, status, out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8));
     }
@@ -84,12 +86,12 @@ class JlbhSmokeTest {
                     LatencyVariants.create(variant).spinningThreads())), variant + "\n" + text);
             assertTrue(text.contains("SUMMARY (" + variant + ": end to end, microseconds)"), variant + "\n" + text);
             assertTrue(Files.size(only(results, base + "-" + variant + ".hgrm")) > 0, variant);
-            if (!variant.startsWith(LatencyTables.FLOOR)) {
+            if (!variant.startsWith(VariantNames.FLOOR)) {
                 assertTrue(text.contains(variant + "/floor"), variant + "\n" + text);
             }
         }
         final byte[] png = Files.readAllBytes(only(results, base + ".png"));
-        assertArrayEquals(PNG_SIGNATURE, java.util.Arrays.copyOf(png, PNG_SIGNATURE.length));
+        assertArrayEquals(PNG_SIGNATURE, Arrays.copyOf(png, PNG_SIGNATURE.length));
         try (Stream<Path> left = Files.list(queues)) {
             assertEquals(List.of(), left.toList(), "queue directories left behind");
         }

@@ -1,6 +1,6 @@
 package dev.spool.benchmarks.latency.variants;
 
-import dev.spool.benchmarks.Payloads;
+import dev.spool.benchmarks.support.Payloads;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.queue.ChronicleQueue;

@@ -1,6 +1,7 @@
 package dev.spool.benchmarks.latency.variants;
 
-import dev.spool.benchmarks.Payloads;
+import dev.spool.benchmarks.support.Payloads;
+import dev.spool.benchmarks.support.VariantNames;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ChronicleQueue;
 import net.openhft.chronicle.queue.ExcerptAppender;
@@ -23,7 +24,7 @@ final class ChronicleVariant implements LatencyVariant {
 
     @Override
     public String name() {
-        return "chronicle";
+        return VariantNames.CHRONICLE;
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.spool.benchmarks.latency.variants;
 
+import dev.spool.benchmarks.support.VariantNames;
+
 import java.nio.file.Path;
 
 /**
@@ -19,7 +21,7 @@ final class FloorVariant implements LatencyVariant {
 
     @Override
     public String name() {
-        return "floor";
+        return VariantNames.FLOOR;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.spool.benchmarks.latency.variants;
 
-import dev.spool.benchmarks.Payloads;
+import dev.spool.benchmarks.support.Payloads;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import net.openhft.chronicle.bytes.Bytes;

@@ -1,7 +1,7 @@
 package dev.spool.benchmarks.latency.variants;
 
-import dev.spool.benchmarks.Payloads;
-import dev.spool.benchmarks.Replicas;
+import dev.spool.benchmarks.support.Payloads;
+import dev.spool.benchmarks.support.Replicas;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;

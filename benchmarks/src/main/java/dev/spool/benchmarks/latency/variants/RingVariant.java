@@ -1,7 +1,7 @@
 package dev.spool.benchmarks.latency.variants;
 
-import dev.spool.benchmarks.Payloads;
-import dev.spool.benchmarks.RingPaths;
+import dev.spool.benchmarks.support.Payloads;
+import dev.spool.benchmarks.support.RingPaths;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.ringbuffer.AsyncAppender;

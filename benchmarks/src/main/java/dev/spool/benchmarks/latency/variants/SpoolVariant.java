@@ -1,6 +1,7 @@
 package dev.spool.benchmarks.latency.variants;
 
-import dev.spool.benchmarks.Payloads;
+import dev.spool.benchmarks.support.Payloads;
+import dev.spool.benchmarks.support.VariantNames;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.Pretoucher;
@@ -50,7 +51,7 @@ final class SpoolVariant implements LatencyVariant {
 
     @Override
     public String name() {
-        return pretouch ? PRETOUCH : "spool";
+        return pretouch ? PRETOUCH : VariantNames.SPOOL;
     }
 
     @Override

@@ -1,8 +1,8 @@
 package dev.spool.benchmarks.latency.variants;
 
-import dev.spool.benchmarks.BenchmarkDirectory;
-import dev.spool.benchmarks.BenchmarkDirectoryCheck;
-import dev.spool.benchmarks.latency.LatencyTables;
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.BenchmarkDirectoryCheck;
+import dev.spool.benchmarks.support.VariantNames;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -33,7 +33,7 @@ class LatencyVariantTest {
      * asserted. Chronicle Queue's {@code writeBytes} was seen allocating 1-10 KB per 250,000 messages here, in
      * bursts (index and block bookkeeping), not per message.
      */
-    private static final java.util.Set<String> PEERS = java.util.Set.of(LatencyTables.CHRONICLE,
+    private static final java.util.Set<String> PEERS = java.util.Set.of(VariantNames.CHRONICLE,
             ChronicleSyncVariant.ASYNC, ChronicleSyncVariant.EVERY, ChronicleSyncVariant.CONTENT);
     /** Variants whose every send waits for an msync to the disk. */
     private static final java.util.Set<String> SYNCING_EVERY_MESSAGE = java.util.Set.of(SyncVariant.EVERY,

@@ -1,4 +1,4 @@
-package dev.spool.benchmarks;
+package dev.spool.benchmarks.support;
 
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
 
