@@ -275,27 +275,6 @@ final class CycleFile implements ReferenceOwner {
         MEMORY.writeOrderedLong(headerAddress + rootEntryPosition(block), blockPosition);
     }
 
-    /**
-     * Root entries fill in order, so the allocated ones are a prefix: binary search for its end.
-     *
-     * @return the last block with a root entry, or -1 if none.
-     */
-    int lastBlock() {
-        int low = 0;
-        int high = ROOT_ENTRIES - 1;
-        int last = -1;
-        while (low <= high) {
-            final int mid = (low + high) >>> 1;
-            if (rootEntry(mid) != 0) {
-                last = mid;
-                low = mid + 1;
-            } else {
-                high = mid - 1;
-            }
-        }
-        return last;
-    }
-
     void close() {
         headerStore.release(this);
         mappedFile.releaseLast();

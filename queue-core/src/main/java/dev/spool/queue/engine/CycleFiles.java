@@ -154,6 +154,38 @@ final class CycleFiles {
         return cycles.length == 0 ? -1 : cycles[0];
     }
 
+    /** @return the file of the last cycle before {@code cycle} that has one, acquired; or null. */
+    CycleFile acquirePrevious(final long cycle) {
+        final long previous = previous(cycle);
+        return previous < 0 ? null : acquire(previous);
+    }
+
+    /**
+     * Not the last file: one past the highest cycle was created ahead of its roll (or by a writer that died before
+     * recording it) and nothing is written there until a writer starts it; the end is in the highest cycle.
+     *
+     * @param highest the highest cycle recorded, or -1.
+     * @return the file of the highest cycle, or of the last before it that has one, acquired; or null.
+     */
+    CycleFile acquireLast(final long highest) {
+        return highest < 0 ? null : acquirePrevious(highest + 1);
+    }
+
+    /**
+     * @param listed a listed cycle, or -1.
+     * @return the file of {@code listed}, or of the first cycle after it that still has one, acquired; or null.
+     * Retention in another process may delete a listed file before it is opened: the cycle after it is next then.
+     */
+    CycleFile acquireFrom(final long listed) {
+        for (long next = listed; next >= 0; next = next(next)) {
+            final CycleFile file = acquire(next);
+            if (file != null) {
+                return file;
+            }
+        }
+        return null;
+    }
+
     long last() {
         final long[] cycles = cycles();
         return cycles.length == 0 ? -1 : cycles[cycles.length - 1];

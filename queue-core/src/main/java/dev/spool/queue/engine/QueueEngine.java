@@ -19,8 +19,6 @@ import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.QueueRole;
 
 import net.openhft.chronicle.bytes.BytesStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,11 +32,11 @@ import java.util.concurrent.TimeUnit;
  * {@link Store} and tracks them, so that {@link #close()} closes them. Thread-safe.
  */
 public final class QueueEngine {
-    private static final Logger LOG = LoggerFactory.getLogger(QueueEngine.class);
     private static final ExcerptHandler NO_OP = (bytes, offset, length, index) -> { };
 
     private final Store store;
     private final MetadataFile metadata;
+    private final Roles roles;
     private final SyncPolicy syncPolicy;
     private final SyncTrigger.Factory syncTriggers;
     private final SpoolQueueBuilder.PauseStrategyFactory pauseStrategy;
@@ -48,6 +46,7 @@ public final class QueueEngine {
     private QueueEngine(final Store store, final Config config) {
         this.store = store;
         this.metadata = store.metadata();
+        this.roles = new Roles(store);
         this.syncPolicy = config.syncPolicy();
         this.syncTriggers = config.syncTriggers();
         this.pauseStrategy = config.pauseStrategy();
@@ -214,7 +213,13 @@ public final class QueueEngine {
             final long indexOffset = MetadataDescriptor.namedTailerPosition(entry) + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET;
             final StoreTailer tailer = new StoreTailer(store, name, indexOffset, pauseStrategy.create());
             store.opened(tailer);
-            tailer.resume(metadata.readVolatileLong(indexOffset));
+            // resumes after the last index read under the name, or at the start
+            final long lastRead = metadata.readVolatileLong(indexOffset);
+            if (lastRead < 0 || !tailer.moveToIndex(lastRead)) {
+                tailer.toStart();
+            } else {
+                tailer.read(NO_OP);
+            }
             return tailer;
         }
     }
@@ -370,7 +375,7 @@ public final class QueueEngine {
 
     /** @return who may append to this queue, as persisted now. */
     public QueueRole role() {
-        return QueueRole.of(metadata.role());
+        return roles.role();
     }
 
     /** @return the number of promotions in this queue's history. */
@@ -416,20 +421,7 @@ public final class QueueEngine {
      * @throws IllegalStateException unless the queue is a replica.
      */
     public long promote() {
-        final WriteLock lock = store.writeLock();
-        lock.lock();
-        try {
-            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA) {
-                throw new IllegalStateException("queue " + store.directory() + " is a " + role() + " queue of term "
-                        + term() + ": only a replica can be promoted");
-            }
-            final long term = metadata.term() + 1;
-            metadata.promote(term);
-            LOG.info("queue {} promoted to primary of term {} at last index {}", store.directory(), term, lastIndex());
-            return term;
-        } finally {
-            lock.unlock();
-        }
+        return roles.promote(this::lastIndex);
     }
 
     /**
@@ -438,17 +430,7 @@ public final class QueueEngine {
      * @param byTerm the later term; must exceed {@link #term()}.
      */
     public void fence(final long byTerm) {
-        final WriteLock lock = store.writeLock();
-        lock.lock();
-        try {
-            if (byTerm <= metadata.term()) {
-                throw new IllegalArgumentException("queue " + store.directory() + " has term " + metadata.term()
-                        + ": term " + byTerm + " cannot fence it");
-            }
-            metadata.fence(byTerm);
-        } finally {
-            lock.unlock();
-        }
+        roles.fence(byTerm);
     }
 
     /**
@@ -458,17 +440,7 @@ public final class QueueEngine {
      * @throws IllegalStateException unless the queue is a replica and {@code term} is at least its own.
      */
     public void adoptTerm(final long term) {
-        final WriteLock lock = store.writeLock();
-        lock.lock();
-        try {
-            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA || term < metadata.term()) {
-                throw new IllegalStateException("queue " + store.directory() + " is a " + role() + " queue of term "
-                        + metadata.term() + ": it cannot take term " + term);
-            }
-            metadata.term(term);
-        } finally {
-            lock.unlock();
-        }
+        roles.adoptTerm(term);
     }
 
     /** Closes every appender, tailer and pretoucher of this instance and unmaps the files. */

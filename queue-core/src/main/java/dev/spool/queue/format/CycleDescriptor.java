@@ -115,6 +115,15 @@ public final class CycleDescriptor {
     }
 
     /**
+     * @param blockPosition the position of an index block's excerpt header.
+     * @param slot          an entry's slot in the block: the entry modulo the entries per block.
+     * @return the position of that entry.
+     */
+    public static long indexEntryPosition(final long blockPosition, final int slot) {
+        return blockPosition + BLOCK_ENTRIES_OFFSET + (long) slot * Long.BYTES;
+    }
+
+    /**
      * @param block an index block number.
      * @return the position of its root entry.
      */

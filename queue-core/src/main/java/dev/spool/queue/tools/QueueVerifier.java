@@ -10,7 +10,6 @@ import java.io.PrintStream;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,7 +43,7 @@ final class QueueVerifier {
 
     private final QueueFiles queue;
     private final PrintStream out;
-    private int damage;
+    private final Findings findings;
     private long excerpts;
     /** Settings checked against the metadata file; 0 (or null) when the metadata's own value is bad. */
     private RollCycle rollCycle;
@@ -59,6 +58,7 @@ final class QueueVerifier {
     QueueVerifier(final QueueFiles queue, final PrintStream out) {
         this.queue = queue;
         this.out = out;
+        this.findings = new Findings(out);
     }
 
     /** @return true if no damage was found; warnings do not count. */
@@ -94,6 +94,7 @@ final class QueueVerifier {
             out.println("cannot check cycle files: the roll cycle, which names them, is unknown");
         }
         verifyNamedTailers(cycles);
+        final int damage = findings.damageCount();
         if (damage == 0) {
             out.println("OK: " + cycles.size() + " cycles, " + excerpts + " excerpts");
             return true;
@@ -271,7 +272,7 @@ final class QueueVerifier {
                 verifyHints(file, hintPosition, hintSequence, tail, dataBeforeHint);
             }
             if (spacing > 0 && entries > 0) {
-                new IndexCheck(path, file, root, spacing, entries, indexed, blocks, dataCount, complete, tail, hintPosition).run();
+                new IndexCheck(findings, path, file, root, spacing, entries, indexed, blocks, dataCount, complete, tail, hintPosition).run();
             }
             return new CycleSummary(name, dataCount, kind == ExcerptScanner.Kind.END_OF_CYCLE, tail);
         }
@@ -346,172 +347,6 @@ final class QueueVerifier {
         }
     }
 
-    /**
-     * The root index and its blocks: root entries are a prefix in ascending position order, each at an index-block
-     * excerpt; entry {@code e} holds the position of the data excerpt of sequence {@code e * spacing}, or 0 if not
-     * yet written, and only trailing entries may be 0.
-     */
-    private final class IndexCheck {
-        private final Path path;
-        private final ReadOnlyFile file;
-        /** Read before the walk, so every block it names was there for the walk to find. */
-        private final ByteBuffer root;
-        private final int spacing;
-        private final int entries;
-        private final LongList indexed;
-        private final LongList blocks;
-        private final long dataCount;
-        private final boolean complete;
-        /** Where the walk stopped: without {@link #complete}, nothing from here on was seen. */
-        private final long tail;
-        /** The writer's position hint, read before the walk. */
-        private final long hintPosition;
-        /** The first entry of an indexed sequence found empty, and where it is; -1 if none. */
-        private long firstMissing = -1;
-        private long firstMissingPosition;
-        private long lastMissing;
-        private boolean orderReported;
-        /** The first entry set past the walk's tail, and what is wrong with it; null if none. */
-        private long pastTailPosition;
-        private String pastTailWhat;
-
-        IndexCheck(final Path path, final ReadOnlyFile file, final ByteBuffer root, final int spacing, final int entries,
-                   final LongList indexed, final LongList blocks, final long dataCount, final boolean complete,
-                   final long tail, final long hintPosition) {
-            this.path = path;
-            this.file = file;
-            this.root = root;
-            this.spacing = spacing;
-            this.entries = entries;
-            this.indexed = indexed;
-            this.blocks = blocks;
-            this.dataCount = dataCount;
-            this.complete = complete;
-            this.tail = tail;
-            this.hintPosition = hintPosition;
-        }
-
-        void run() {
-            final int blockLength = HEADER_LENGTH + CycleDescriptor.blockPayloadLength(entries);
-            final boolean[] referenced = new boolean[blocks.size()];
-            int firstEmpty = -1;
-            long previous = 0;
-            // a damaged root entry orphans its block: only without one does an orphan mean a writer died
-            boolean rootDamaged = false;
-            int allocated = 0;
-            for (int block = 0; block < CycleDescriptor.ROOT_ENTRIES; block++) {
-                final long value = root.getLong(block * Long.BYTES);
-                final long at = CycleDescriptor.rootEntryPosition(block);
-                if (value == 0) {
-                    if (firstEmpty < 0) {
-                        firstEmpty = block;
-                    }
-                    continue;
-                }
-                if (firstEmpty >= 0) {
-                    damage(path, at, "root entry " + block + " = " + value + " follows the empty root entry " + firstEmpty
-                            + ": blocks are allocated in order");
-                    rootDamaged = true;
-                    continue;
-                }
-                allocated = block + 1;
-                if (value < CycleDescriptor.DATA_OFFSET || (value & (ALIGNMENT - 1)) != 0 || !file.contains(value, blockLength)) {
-                    damage(path, at, "root entry " + block + " = " + value + " is not an aligned position of a whole block in the"
-                            + " data area [" + CycleDescriptor.DATA_OFFSET + ", " + file.length() + ")");
-                    rootDamaged = true;
-                    continue;
-                }
-                final int found = Arrays.binarySearch(blocks.array(), 0, blocks.size(), value);
-                if (found >= 0) {
-                    referenced[found] = true;
-                } else if (complete || value < tail) {
-                    damage(path, at, "root entry " + block + " = " + value + ", but no index-block excerpt starts there");
-                    rootDamaged = true;
-                    continue;
-                }
-                if (value <= previous) {
-                    damage(path, at, "root entry " + block + " = " + value + " is not after the previous block at " + previous
-                            + ": blocks are allocated in order");
-                    rootDamaged = true;
-                }
-                previous = value;
-                final long firstSequence = (long) block * entries * spacing;
-                if (complete && firstSequence >= dataCount) {
-                    damage(path, at, "root entry " + block + " = " + value + ": an index block from sequence " + firstSequence
-                            + ", but the cycle holds only " + dataCount + " data excerpts");
-                }
-                checkEntries(block, value);
-            }
-            // entries of indexed sequences whose blocks were never allocated are missing too
-            for (long entry = (long) allocated * entries; entry < indexed.size(); entry++) {
-                missing(entry, CycleDescriptor.rootEntryPosition((int) (entry / entries)));
-            }
-            if (pastTailWhat != null && file.readLongNow(CycleDescriptor.WRITE_POSITION_OFFSET) == hintPosition) {
-                // the writer's hint has not moved since before the walk: no writer added that entry meanwhile
-                damage(path, pastTailPosition, pastTailWhat);
-            }
-            if (firstMissing >= 0 && !orderReported) {
-                warning(path, firstMissingPosition, "index entries " + firstMissing + " to " + lastMissing + " (sequences "
-                        + firstMissing * spacing + " to " + lastMissing * spacing + ") are not written: a writer died between"
-                        + " publishing and indexing, or is writing now; the next append writes them");
-            }
-            for (int i = 0; i < blocks.size() && !rootDamaged; i++) {
-                if (!referenced[i]) {
-                    warning(path, blocks.get(i), "index block not in the root index: a writer died between writing it and its"
-                            + " root entry; a new block replaces it");
-                }
-            }
-        }
-
-        private void checkEntries(final int block, final long blockPosition) {
-            final long entriesPosition = blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET;
-            final ByteBuffer values = file.read(entriesPosition, entries * Long.BYTES);
-            for (int slot = 0; slot < entries; slot++) {
-                final long entry = (long) block * entries + slot;
-                final long value = values.getLong(slot * Long.BYTES);
-                final long at = entriesPosition + (long) slot * Long.BYTES;
-                if (entry < indexed.size()) {
-                    if (value == 0) {
-                        missing(entry, at);
-                        continue;
-                    }
-                    if (firstMissing >= 0 && !orderReported) {
-                        if (file.readLongNow(firstMissingPosition) == 0) {
-                            orderReported = true;
-                            damage(path, firstMissingPosition, "index entry " + firstMissing + " (sequence "
-                                    + firstMissing * spacing + ") is empty but entry " + entry + " is set: entries are written in order");
-                        } else {
-                            // written while this block was being copied: a live writer, not a gap
-                            firstMissing = -1;
-                        }
-                    }
-                    if (value != indexed.get((int) entry)) {
-                        damage(path, at, "index entry " + entry + " (sequence " + entry * spacing + ") = " + value
-                                + ", but that sequence is at position=" + indexed.get((int) entry));
-                    }
-                } else if (value != 0 && complete) {
-                    final String what = "index entry " + entry + " (sequence " + entry * spacing + ") = " + value
-                            + ", but the cycle holds only " + dataCount + " data excerpts";
-                    if (value < tail) {
-                        damage(path, at, what);
-                    } else if (pastTailWhat == null) {
-                        // maybe a live writer's, written after the walk: judged once the walk is known to be current
-                        pastTailPosition = at;
-                        pastTailWhat = what;
-                    }
-                }
-            }
-        }
-
-        private void missing(final long entry, final long at) {
-            if (firstMissing < 0) {
-                firstMissing = entry;
-                firstMissingPosition = at;
-            }
-            lastMissing = entry;
-        }
-    }
-
     private void verifyCycleRange(final List<QueueFiles.CycleFileName> names, final List<CycleSummary> cycles) {
         final Path path = queue.metadataPath();
         // read again after the walks: a live writer records a new cycle before it appends there
@@ -562,36 +397,10 @@ final class QueueVerifier {
     }
 
     private void damage(final Path file, final long position, final String what) {
-        damage++;
-        out.println("DAMAGE " + file + " position=" + position + ": " + what);
+        findings.damage(file, position, what);
     }
 
     private void warning(final Path file, final long position, final String what) {
-        out.println("WARNING " + file + " position=" + position + ": " + what);
-    }
-
-    /** A growable list of longs, in the order added. */
-    private static final class LongList {
-        private long[] values = new long[64];
-        private int size;
-
-        void add(final long value) {
-            if (size == values.length) {
-                values = Arrays.copyOf(values, size * 2);
-            }
-            values[size++] = value;
-        }
-
-        long get(final int i) {
-            return values[i];
-        }
-
-        int size() {
-            return size;
-        }
-
-        long[] array() {
-            return values;
-        }
+        findings.warning(file, position, what);
     }
 }
