@@ -5,7 +5,6 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.format.CycleDescriptor;
-import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.QueueRole;
 
@@ -72,15 +71,18 @@ final class StoreOpener {
                     + SpoolQueueBuilder.MIN_CHUNK_LENGTH);
         }
         final int spacing = config.indexSpacing() == null ? SpoolQueueBuilder.DEFAULT_INDEX_SPACING : config.indexSpacing();
-        if (!MetadataFile.isPowerOfTwo(spacing) || spacing > 4096) {
-            throw new IllegalArgumentException("indexSpacing=" + spacing + " must be a power of two from 1 to 4096");
+        if (!MetadataFile.isPowerOfTwo(spacing) || spacing > MetadataDescriptor.MAX_INDEX_SPACING) {
+            throw new IllegalArgumentException("indexSpacing=" + spacing + " must be a power of two from 1 to "
+                    + MetadataDescriptor.MAX_INDEX_SPACING);
         }
         final int entries = config.indexBlockEntries() == null ? SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES
                 : config.indexBlockEntries();
-        if (!MetadataFile.isPowerOfTwo(entries) || entries < 8 || entries > 65536) {
-            throw new IllegalArgumentException("indexBlockEntries=" + entries + " must be a power of two from 8 to 65536");
+        if (!MetadataFile.isPowerOfTwo(entries) || entries < MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES
+                || entries > MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES) {
+            throw new IllegalArgumentException("indexBlockEntries=" + entries + " must be a power of two from "
+                    + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to " + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
         }
-        final long maxLimit = Math.min(CycleDescriptor.overlapLength(chunk) - 64, ExcerptDescriptor.MAX_LENGTH);
+        final long maxLimit = CycleDescriptor.maxPayloadLength(chunk);
         if (CycleDescriptor.blockPayloadLength(entries) > maxLimit) {
             throw new IllegalArgumentException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
                     + chunk + " can hold");

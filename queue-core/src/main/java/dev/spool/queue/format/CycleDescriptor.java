@@ -74,13 +74,17 @@ public final class CycleDescriptor {
     /** Offset of the root entries field. */
     public static final int ROOT_ENTRIES_OFFSET = INDEX_BLOCK_ENTRIES_OFFSET + Integer.BYTES;
 
+    /** Length in bytes of a cache line. */
+    public static final int CACHE_LINE_LENGTH = 64;
+    /** Length in bytes of a page: the header is one. */
+    public static final int PAGE_LENGTH = 4096;
     /** The writer's hints start on their own cache line. */
-    public static final int WRITE_POSITION_OFFSET = 64;
+    public static final int WRITE_POSITION_OFFSET = align(ROOT_ENTRIES_OFFSET + Integer.BYTES, CACHE_LINE_LENGTH);
     /** Offset of the write sequence field. */
     public static final int WRITE_SEQUENCE_OFFSET = WRITE_POSITION_OFFSET + Long.BYTES;
 
     /** The header occupies one page. */
-    public static final int HEADER_LENGTH = 4096;
+    public static final int HEADER_LENGTH = align(WRITE_SEQUENCE_OFFSET + Long.BYTES, PAGE_LENGTH);
     /** Offset of the root field. */
     public static final int ROOT_OFFSET = HEADER_LENGTH;
     /** Index blocks one root can address. */
@@ -98,6 +102,11 @@ public final class CycleDescriptor {
     private CycleDescriptor() {
     }
 
+    /** @return {@code offset} rounded up to a multiple of {@code alignment}, a power of two. */
+    private static int align(final int offset, final int alignment) {
+        return (offset + alignment - 1) & -alignment;
+    }
+
     /**
      * @param blockEntries entries per index block.
      * @return the metadata payload length of an index block.
@@ -112,6 +121,15 @@ public final class CycleDescriptor {
      */
     public static long overlapLength(final long chunkLength) {
         return chunkLength / 4;
+    }
+
+    /**
+     * @param chunkLength the queue's mapping chunk.
+     * @return the longest payload a queue with that chunk accepts: its excerpt fits in the overlap with a cache line
+     * to spare (for its header, its alignment and the next header), and its length in a header.
+     */
+    public static long maxPayloadLength(final long chunkLength) {
+        return Math.min(overlapLength(chunkLength) - CACHE_LINE_LENGTH, ExcerptDescriptor.MAX_LENGTH);
     }
 
     /**

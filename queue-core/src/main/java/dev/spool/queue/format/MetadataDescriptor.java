@@ -1,6 +1,5 @@
 package dev.spool.queue.format;
 
-
 /**
  * Layout of a queue's metadata file, {@value #FILE_NAME}: identity and settings, the write lock, the cycle range,
  * the process slots behind the lock's liveness check, and the named tailers' positions.
@@ -98,29 +97,42 @@ public final class MetadataDescriptor {
     /** Offset of the chunk length field. */
     public static final int CHUNK_LENGTH_OFFSET = MAX_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
 
-    /** Length in bytes of the cache line. */
+    /** The largest index spacing: a power of two from 1 to this. */
+    public static final int MAX_INDEX_SPACING = 4096;
+    /** The fewest entries per index block: a power of two from this to {@link #MAX_INDEX_BLOCK_ENTRIES}. */
+    public static final int MIN_INDEX_BLOCK_ENTRIES = 8;
+    /** The most entries per index block. */
+    public static final int MAX_INDEX_BLOCK_ENTRIES = 1 << 16;
+
+    /** Length in bytes of a cache line: fields that different threads write start on their own. */
     public static final int CACHE_LINE_LENGTH = 64;
+    /** The process slots start on a boundary of this many bytes: the fields before them have room to grow. */
+    public static final int PROCESS_SLOTS_ALIGNMENT = 1024;
+    /** The named tailers start on a page: the process slots before them have room to grow. */
+    public static final int NAMED_TAILERS_ALIGNMENT = 4096;
     /** Contended by every writer: alone on its cache line. */
-    public static final int WRITE_LOCK_OFFSET = CACHE_LINE_LENGTH;
+    public static final int WRITE_LOCK_OFFSET = align(CHUNK_LENGTH_OFFSET + Long.BYTES, CACHE_LINE_LENGTH);
     /**
      * Non-zero once the queue is fenced: every writer reads it right after taking the lock, so an appender that was
      * open before the fence stops too. On the lock's line, which the writer holds already, so it costs nothing.
      */
     public static final int WRITE_FENCE_OFFSET = WRITE_LOCK_OFFSET + Long.BYTES;
     /** Offset of the highest cycle field. */
-    public static final int HIGHEST_CYCLE_OFFSET = WRITE_LOCK_OFFSET + CACHE_LINE_LENGTH;
+    public static final int HIGHEST_CYCLE_OFFSET = align(WRITE_FENCE_OFFSET + Long.BYTES, CACHE_LINE_LENGTH);
     /** Offset of the lowest cycle field. */
     public static final int LOWEST_CYCLE_OFFSET = HIGHEST_CYCLE_OFFSET + Long.BYTES;
     /** Offset of the last synced index field. */
-    public static final int LAST_SYNCED_INDEX_OFFSET = HIGHEST_CYCLE_OFFSET + CACHE_LINE_LENGTH;
+    public static final int LAST_SYNCED_INDEX_OFFSET = align(LOWEST_CYCLE_OFFSET + Long.BYTES, CACHE_LINE_LENGTH);
     /** Offset of the last acked index field. */
-    public static final int LAST_ACKED_INDEX_OFFSET = LAST_SYNCED_INDEX_OFFSET + CACHE_LINE_LENGTH;
+    public static final int LAST_ACKED_INDEX_OFFSET = align(LAST_SYNCED_INDEX_OFFSET + Long.BYTES, CACHE_LINE_LENGTH);
     /** Offset of the term field. */
     public static final int TERM_OFFSET = LAST_ACKED_INDEX_OFFSET + Long.BYTES;
-    /** Offset of the role field. */
+    /** Offset of the role field, an int. */
     public static final int ROLE_OFFSET = TERM_OFFSET + Long.BYTES;
+    /** Length in bytes of the role field with the reserved int after it. */
+    public static final int ROLE_LENGTH = Long.BYTES;
     /** Offset of the fenced by term field. */
-    public static final int FENCED_BY_TERM_OFFSET = ROLE_OFFSET + Long.BYTES;
+    public static final int FENCED_BY_TERM_OFFSET = ROLE_OFFSET + ROLE_LENGTH;
 
     /** {@link #ROLE_OFFSET} value of a queue local appenders write to. */
     public static final int ROLE_PRIMARY = 0;
@@ -129,8 +141,8 @@ public final class MetadataDescriptor {
     /** {@link #ROLE_OFFSET} value of a former primary that a later term took over from. */
     public static final int ROLE_FENCED = 2;
 
-    /** Offset of the process slots field. */
-    public static final int PROCESS_SLOTS_OFFSET = 1024;
+    /** Offset of the process slots. */
+    public static final int PROCESS_SLOTS_OFFSET = align(FENCED_BY_TERM_OFFSET + Long.BYTES, PROCESS_SLOTS_ALIGNMENT);
     /** Number of process slot entries. */
     public static final int PROCESS_SLOT_COUNT = 256;
     /** Offset of the process slot session field. */
@@ -140,14 +152,17 @@ public final class MetadataDescriptor {
     /** Length in bytes of the process slot. */
     public static final int PROCESS_SLOT_LENGTH = PROCESS_SLOT_PID_OFFSET + Long.BYTES;
 
-    /** Offset of the named tailers field. */
-    public static final int NAMED_TAILERS_OFFSET = 8192;
+    /** Offset of the named tailers. */
+    public static final int NAMED_TAILERS_OFFSET = align(PROCESS_SLOTS_OFFSET + PROCESS_SLOT_COUNT * PROCESS_SLOT_LENGTH,
+            NAMED_TAILERS_ALIGNMENT);
     /** Number of named tailer entries. */
     public static final int NAMED_TAILER_COUNT = 512;
-    /** Offset of the named tailer name length field. */
+    /** Offset of the named tailer's name length, an int, from its entry. */
     public static final int NAMED_TAILER_NAME_LENGTH_OFFSET = 0;
-    /** Offset of the named tailer index field. */
-    public static final int NAMED_TAILER_INDEX_OFFSET = NAMED_TAILER_NAME_LENGTH_OFFSET + Long.BYTES;
+    /** Length in bytes of the name length with the reserved int after it. */
+    public static final int NAMED_TAILER_NAME_LENGTH_LENGTH = Long.BYTES;
+    /** Offset of the named tailer's last read index, from its entry. */
+    public static final int NAMED_TAILER_INDEX_OFFSET = NAMED_TAILER_NAME_LENGTH_OFFSET + NAMED_TAILER_NAME_LENGTH_LENGTH;
     /** Offset of the named tailer name field. */
     public static final int NAMED_TAILER_NAME_OFFSET = NAMED_TAILER_INDEX_OFFSET + Long.BYTES;
     /** Longest tailer name, in UTF-8 bytes. */
@@ -155,8 +170,8 @@ public final class MetadataDescriptor {
     /** Length in bytes of the named tailer. */
     public static final int NAMED_TAILER_LENGTH = NAMED_TAILER_NAME_OFFSET + NAMED_TAILER_MAX_NAME_LENGTH;
 
-    /** Length of the whole file. */
-    public static final int FILE_LENGTH = 65536;
+    /** Length of the whole file: 64 KiB, room to grow after the named tailers. */
+    public static final int FILE_LENGTH = 1 << 16;
 
     /** Bits of the write-lock word that hold the owner's process slot. */
     public static final int LOCK_SLOT_BITS = 8;
@@ -173,6 +188,11 @@ public final class MetadataDescriptor {
     }
 
     private MetadataDescriptor() {
+    }
+
+    /** @return {@code offset} rounded up to a multiple of {@code alignment}, a power of two. */
+    private static int align(final int offset, final int alignment) {
+        return (offset + alignment - 1) & -alignment;
     }
 
     /**

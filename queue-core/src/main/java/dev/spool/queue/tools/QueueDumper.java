@@ -154,8 +154,9 @@ final class QueueDumper {
                     file.readLong(CycleDescriptor.WRITE_SEQUENCE_OFFSET));
             final Map<Long, Integer> blocks = dumpRoot(file);
             final int maxLength = queue.maxMessageLength() > 0 ? queue.maxMessageLength() : ExcerptDescriptor.MAX_LENGTH;
-            final boolean entriesOk = QueueFiles.isPowerOfTwo(entries) && entries <= (1 << 16);
-            final ExcerptScanner scanner = new ExcerptScanner(file, maxLength, entriesOk ? entries : 1 << 16);
+            final int maxEntries = MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES;
+            final boolean entriesOk = QueueFiles.isPowerOfTwo(entries) && entries <= maxEntries;
+            final ExcerptScanner scanner = new ExcerptScanner(file, maxLength, entriesOk ? entries : maxEntries);
             final long cycleBase = rollCycle.toIndex(name.cycle(), 0);
             boolean started = fromSequence == 0;
             ExcerptScanner.Kind kind;

@@ -64,9 +64,10 @@ final class QueueStats {
                     continue;
                 }
                 final int entries = file.readInt(CycleDescriptor.INDEX_BLOCK_ENTRIES_OFFSET);
+                final int maxEntries = MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES;
                 final ExcerptScanner scanner = new ExcerptScanner(file,
                         queue.maxMessageLength() > 0 ? queue.maxMessageLength() : ExcerptDescriptor.MAX_LENGTH,
-                        QueueFiles.isPowerOfTwo(entries) && entries <= (1 << 16) ? entries : 1 << 16);
+                        QueueFiles.isPowerOfTwo(entries) && entries <= maxEntries ? entries : maxEntries);
                 long payload = 0;
                 ExcerptScanner.Kind kind;
                 for (kind = scanner.next(); !kind.isEnd(); kind = scanner.next()) {

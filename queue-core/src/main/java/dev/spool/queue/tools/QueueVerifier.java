@@ -37,9 +37,6 @@ import static dev.spool.queue.format.ExcerptDescriptor.describe;
  * <what>}; a queue without damage ends with {@code OK: <n> cycles, <m> excerpts}.
  */
 final class QueueVerifier {
-    private static final int MAX_INDEX_SPACING = 4096;
-    private static final int MIN_INDEX_BLOCK_ENTRIES = 8;
-    private static final int MAX_INDEX_BLOCK_ENTRIES = 65536;
 
     private final QueueFiles queue;
     private final PrintStream out;
@@ -131,21 +128,21 @@ final class QueueVerifier {
                     + SpoolQueueBuilder.MIN_CHUNK_LENGTH);
         }
         final int spacing = queue.indexSpacing();
-        if (isPowerOfTwoUpTo(spacing, 1, MAX_INDEX_SPACING)) {
+        if (isPowerOfTwoUpTo(spacing, 1, MetadataDescriptor.MAX_INDEX_SPACING)) {
             indexSpacing = spacing;
         } else {
             damage(path, MetadataDescriptor.INDEX_SPACING_OFFSET, "index spacing=" + spacing + " is not a power of two from 1 to "
-                    + MAX_INDEX_SPACING);
+                    + MetadataDescriptor.MAX_INDEX_SPACING);
         }
         final int entries = queue.indexBlockEntries();
-        if (isPowerOfTwoUpTo(entries, MIN_INDEX_BLOCK_ENTRIES, MAX_INDEX_BLOCK_ENTRIES)) {
+        if (isPowerOfTwoUpTo(entries, MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES, MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES)) {
             indexBlockEntries = entries;
         } else {
             damage(path, MetadataDescriptor.INDEX_BLOCK_ENTRIES_OFFSET, "index block entries=" + entries
-                    + " is not a power of two from " + MIN_INDEX_BLOCK_ENTRIES + " to " + MAX_INDEX_BLOCK_ENTRIES);
+                    + " is not a power of two from " + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to " + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
         }
         // the same bound the builder enforces: an excerpt must fit in the overlap past its chunk
-        final long lengthLimit = chunkOk ? Math.min(CycleDescriptor.overlapLength(chunkLength) - 64, ExcerptDescriptor.MAX_LENGTH)
+        final long lengthLimit = chunkOk ? CycleDescriptor.maxPayloadLength(chunkLength)
                 : ExcerptDescriptor.MAX_LENGTH;
         final int maxLength = queue.maxMessageLength();
         if (maxLength >= 1 && maxLength <= lengthLimit) {
@@ -216,9 +213,9 @@ final class QueueVerifier {
                         + rollCycle.id() + " (" + rollCycle + ")");
             }
             final int spacing = cycleSetting(file, CycleDescriptor.INDEX_SPACING_OFFSET, "index spacing", indexSpacing, 1,
-                    MAX_INDEX_SPACING);
+                    MetadataDescriptor.MAX_INDEX_SPACING);
             final int entries = cycleSetting(file, CycleDescriptor.INDEX_BLOCK_ENTRIES_OFFSET, "index block entries",
-                    indexBlockEntries, MIN_INDEX_BLOCK_ENTRIES, MAX_INDEX_BLOCK_ENTRIES);
+                    indexBlockEntries, MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES, MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
             final int rootEntries = file.readInt(CycleDescriptor.ROOT_ENTRIES_OFFSET);
             if (rootEntries != CycleDescriptor.ROOT_ENTRIES) {
                 damage(path, CycleDescriptor.ROOT_ENTRIES_OFFSET, "root entries=" + rootEntries + ", expected "
@@ -233,7 +230,7 @@ final class QueueVerifier {
             final LongList indexed = new LongList();
             final LongList blocks = new LongList();
             final ExcerptScanner scanner = new ExcerptScanner(file, maxMessageLength,
-                    entries > 0 ? entries : indexBlockEntries > 0 ? indexBlockEntries : MAX_INDEX_BLOCK_ENTRIES);
+                    entries > 0 ? entries : indexBlockEntries > 0 ? indexBlockEntries : MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
             long dataBeforeHint = -1;
             ExcerptScanner.Kind kind;
             for (kind = scanner.next(); ; kind = scanner.next()) {
