@@ -1,0 +1,394 @@
+package dev.spool.queue.engine;
+
+import dev.spool.queue.Direction;
+import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SyncMarkerHandler;
+import dev.spool.queue.format.CycleDescriptor;
+
+import net.openhft.chronicle.bytes.Bytes;
+
+import java.util.concurrent.TimeUnit;
+
+import static dev.spool.queue.format.ExcerptDescriptor.*;
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+/**
+ * Reads a queue's cycle files. Forward reads follow the headers; backward reads and {@link #moveToIndex(long)}
+ * find positions through the sparse index, with the tailer's {@link ExcerptLocator}.
+ */
+final class StoreTailer implements ExcerptTailer {
+    private final Store store;
+    private final MetadataFile metadata;
+    private final CycleFiles cycleFiles;
+    private final RollCycle rollCycle;
+    private final String name;
+    private final long namedIndexOffset;
+    private final PauseStrategy pause;
+    private final MappedCursor cursor = new MappedCursor("tailer");
+    private final ExcerptLocator locator;
+
+    private Direction direction = Direction.FORWARD;
+    private SyncMarkerHandler syncMarkerHandler;
+    private CycleFile file;
+    private long cycle = -1;
+    private long cycleBase;
+    /** Forward: the header of the next excerpt to look at. */
+    private long position;
+    /** The sequence of the next excerpt to read, in either direction. */
+    private long sequence;
+    private boolean closed;
+
+    StoreTailer(final Store store, final String name, final long namedIndexOffset, final PauseStrategy pause) {
+        this.store = store;
+        this.metadata = store.metadata();
+        this.cycleFiles = store.cycleFiles();
+        this.rollCycle = store.rollCycle();
+        this.name = name;
+        this.namedIndexOffset = namedIndexOffset;
+        this.pause = pause;
+        this.locator = new ExcerptLocator(metadata, cursor, store.maxMessageLength());
+    }
+
+    @Override
+    public boolean read(final ExcerptHandler handler) {
+        if (direction == Direction.BACKWARD) {
+            final long at = peekBackward();
+            if (at < 0) {
+                return false;
+            }
+            final long index = cycleBase | sequence;
+            // map the excerpt's chunk before taking the store
+            final int length = length(MEMORY.readVolatileInt(cursor.address(at)));
+            handler.onExcerpt(cursor.store(), at + HEADER_LENGTH, length, index);
+            retreat(index);
+            return true;
+        }
+        final int header = peek();
+        if (header == 0) {
+            return false;
+        }
+        final int length = length(header);
+        final long index = cycleBase | sequence;
+        handler.onExcerpt(cursor.store(), position + HEADER_LENGTH, length, index);
+        advance(length, index);
+        return true;
+    }
+
+    @Override
+    public long read(final Bytes<?> into) {
+        if (direction == Direction.BACKWARD) {
+            final long at = peekBackward();
+            if (at < 0) {
+                return -1;
+            }
+            final long index = cycleBase | sequence;
+            final int length = length(MEMORY.readVolatileInt(cursor.address(at)));
+            into.write(cursor.store(), at + HEADER_LENGTH, length);
+            retreat(index);
+            return index;
+        }
+        final int header = peek();
+        if (header == 0) {
+            return -1;
+        }
+        final int length = length(header);
+        final long index = cycleBase | sequence;
+        into.write(cursor.store(), position + HEADER_LENGTH, length);
+        advance(length, index);
+        return index;
+    }
+
+    private void advance(final int length, final long index) {
+        position += alignedLength(length);
+        sequence++;
+        recordRead(index);
+    }
+
+    /** A named tailer persists the last index it read: a tailer of its name resumes after it. */
+    private void recordRead(final long index) {
+        if (namedIndexOffset >= 0) {
+            metadata.writeOrderedLong(namedIndexOffset, index);
+        }
+    }
+
+    /**
+     * Moves forward over metadata, ends of cycle and missing cycles to the next data excerpt.
+     *
+     * @return its header, with {@link #position} at it, or 0 if there is none yet.
+     */
+    private int peek() {
+        checkOpen();
+        while (true) {
+            if (file == null) {
+                if (!nextCycle()) {
+                    return 0;
+                }
+                continue;
+            }
+            int header = MEMORY.readVolatileInt(cursor.address(position));
+            if (isData(header)) {
+                locator.checkData(header, position, sequence);
+                return header;
+            }
+            if (header == 0 || isInProgress(header)) {
+                if (!locator.endsExcerpts(position, sequence)) {
+                    continue;
+                }
+                // a writer only starts a later cycle after ending this one, so a later cycle means no more data here
+                if (cycle >= metadata.highestCycle()) {
+                    return 0;
+                }
+                header = MEMORY.readVolatileInt(cursor.address(position));
+                if (header == 0 || isInProgress(header)) {
+                    if (!nextCycle()) {
+                        return 0;
+                    }
+                    continue;
+                }
+            }
+            if (isEndOfCycle(header)) {
+                locator.checkEnd(position, sequence);
+                if (cycle >= metadata.highestCycle() || !nextCycle()) {
+                    return 0;
+                }
+            } else if (isMetadata(header) && length(header) <= locator.metadataLimit()) {
+                if (syncMarkerHandler != null && length(header) == SYNC_MARKER_LENGTH) {
+                    deliverSyncMarker();
+                }
+                position += alignedLength(length(header));
+            } else if (!isData(header)) {
+                throw locator.corrupt(header, position);
+            }
+        }
+    }
+
+    /** Moves to the first excerpt of the next cycle that has a file. */
+    private boolean nextCycle() {
+        if (metadata.highestCycle() < 0 || (file != null && cycle >= metadata.highestCycle())) {
+            return false;
+        }
+        final long listed = file == null && cycle < 0 ? cycleFiles.first() : cycleFiles.next(cycle);
+        final CycleFile nextFile = cycleFiles.acquireFrom(listed);
+        if (nextFile == null) {
+            return false;
+        }
+        attach(nextFile);
+        position = CycleDescriptor.DATA_OFFSET;
+        sequence = 0;
+        return true;
+    }
+
+    private void retreat(final long index) {
+        sequence--;
+        recordRead(index);
+    }
+
+    /** @return the position of the excerpt a backward read returns next, moving to earlier cycles; or -1. */
+    private long peekBackward() {
+        checkOpen();
+        if (file == null) {
+            return -1;
+        }
+        while (sequence < 0) {
+            final CycleFile previousFile = cycleFiles.acquirePrevious(cycle);
+            if (previousFile == null) {
+                return -1;
+            }
+            attach(previousFile);
+            toEndOfFile();
+            sequence--;
+        }
+        return locator.positionOf(sequence);
+    }
+
+    /** Walks to the tail of the current file: {@link #sequence} becomes the count of excerpts in it. */
+    private void toEndOfFile() {
+        locator.toEnd();
+        position = locator.position();
+        sequence = locator.sequence();
+    }
+
+    @Override
+    public boolean await(final long timeout, final TimeUnit unit) throws InterruptedException {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        pause.reset();
+        while (!hasNext()) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while awaiting an excerpt of " + store.directory());
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            pause.pause();
+        }
+        return true;
+    }
+
+    private boolean hasNext() {
+        return direction == Direction.FORWARD ? peek() != 0 : peekBackward() >= 0;
+    }
+
+    @Override
+    public long index() {
+        return file == null ? -1 : cycleBase | sequence;
+    }
+
+    @Override
+    public boolean moveToIndex(final long index) {
+        checkOpen();
+        if (index < 0) {
+            return false;
+        }
+        final long targetCycle = rollCycle.toCycle(index);
+        final long target = rollCycle.toSequence(index);
+        final CycleFile previousFile = file;
+        final long previousCycle = cycle;
+        final long previousPosition = position;
+        final long previousSequence = sequence;
+        if (targetCycle != cycle || file == null) {
+            final CycleFile targetFile = cycleFiles.acquire(targetCycle);
+            if (targetFile == null) {
+                return false;
+            }
+            if (previousFile != null) {
+                cycleFiles.acquire(previousFile.cycle());
+            }
+            attach(targetFile);
+        }
+        final long at = locator.positionOf(target);
+        if (at >= 0) {
+            position = at;
+            sequence = target;
+            if (previousFile != null && previousFile != file) {
+                cycleFiles.release(previousFile);
+            }
+            return true;
+        }
+        if (previousFile != file) {
+            if (previousFile == null) {
+                detach();
+            } else {
+                // the extra reference taken above becomes the tailer's again
+                attach(previousFile);
+            }
+        }
+        cycle = previousCycle;
+        position = previousPosition;
+        sequence = previousSequence;
+        return false;
+    }
+
+    @Override
+    public ExcerptTailer toStart() {
+        checkOpen();
+        detach();
+        cycle = -1;
+        // the first file that exists: retention may delete the first one listed before it is opened
+        final CycleFile firstFile = cycleFiles.acquireFrom(cycleFiles.first());
+        if (firstFile != null) {
+            attach(firstFile);
+            position = CycleDescriptor.DATA_OFFSET;
+            sequence = direction == Direction.BACKWARD ? -1 : 0;
+        }
+        return this;
+    }
+
+    @Override
+    public ExcerptTailer toEnd() {
+        checkOpen();
+        detach();
+        cycle = -1;
+        final CycleFile lastFile = cycleFiles.acquireLast(metadata.highestCycle());
+        if (lastFile != null) {
+            attach(lastFile);
+            toEndOfFile();
+            if (direction == Direction.BACKWARD) {
+                sequence--;
+            }
+        }
+        return this;
+    }
+
+    @Override
+    public ExcerptTailer direction(final Direction direction) {
+        if (this.direction != direction && file != null) {
+            // the tailer sits between two excerpts: forward reads the one after, backward the one before
+            if (direction == Direction.BACKWARD) {
+                sequence--;
+            } else {
+                final long next = sequence + 1;
+                final long at = locator.positionOf(next);
+                if (at >= 0) {
+                    position = at;
+                    sequence = next;
+                } else {
+                    toEndOfFile();
+                }
+            }
+        }
+        this.direction = direction;
+        return this;
+    }
+
+    @Override
+    public Direction direction() {
+        return direction;
+    }
+
+    @Override
+    public ExcerptTailer syncMarkers(final SyncMarkerHandler handler) {
+        this.syncMarkerHandler = handler;
+        return this;
+    }
+
+    private void deliverSyncMarker() {
+        final long address = cursor.address(position);
+        if (MEMORY.readInt(address + HEADER_LENGTH + METADATA_TYPE_OFFSET) == TYPE_SYNC_MARKER) {
+            syncMarkerHandler.onSyncMarker(MEMORY.readLong(address + SYNC_MARKER_INDEX_OFFSET),
+                    MEMORY.readLong(address + SYNC_MARKER_TIME_OFFSET));
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        detach();
+        store.closed(this);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("tailer of " + store.directory() + " is closed");
+        }
+    }
+
+    private void attach(final CycleFile next) {
+        detach();
+        file = next;
+        cycle = next.cycle();
+        cycleBase = rollCycle.toIndex(cycle, 0);
+        cursor.attach(next);
+        locator.attach(next);
+    }
+
+    private void detach() {
+        cursor.detach();
+        locator.detach();
+        if (file != null) {
+            final CycleFile released = file;
+            file = null;
+            cycleFiles.release(released);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.spool.queue.format;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * The offsets are computed from lengths and alignments; these are the positions files on disk have always had.
+ * A failure here is a format change, not a refactoring.
+ */
+class DescriptorLayoutTest {
+    @Test
+    void shouldKeepTheMetadataFileLayout() {
+        final int[][] expected = {
+                {MetadataDescriptor.MAGIC_OFFSET, 0},
+                {MetadataDescriptor.VERSION_OFFSET, 4},
+                {MetadataDescriptor.ROLL_CYCLE_OFFSET, 8},
+                {MetadataDescriptor.INDEX_SPACING_OFFSET, 12},
+                {MetadataDescriptor.EPOCH_OFFSET, 16},
+                {MetadataDescriptor.QUEUE_ID_OFFSET, 24},
+                {MetadataDescriptor.CREATED_OFFSET, 40},
+                {MetadataDescriptor.INDEX_BLOCK_ENTRIES_OFFSET, 48},
+                {MetadataDescriptor.MAX_MESSAGE_LENGTH_OFFSET, 52},
+                {MetadataDescriptor.CHUNK_LENGTH_OFFSET, 56},
+                {MetadataDescriptor.WRITE_LOCK_OFFSET, 64},
+                {MetadataDescriptor.WRITE_FENCE_OFFSET, 72},
+                {MetadataDescriptor.HIGHEST_CYCLE_OFFSET, 128},
+                {MetadataDescriptor.LOWEST_CYCLE_OFFSET, 136},
+                {MetadataDescriptor.LAST_SYNCED_INDEX_OFFSET, 192},
+                {MetadataDescriptor.LAST_ACKED_INDEX_OFFSET, 256},
+                {MetadataDescriptor.TERM_OFFSET, 264},
+                {MetadataDescriptor.ROLE_OFFSET, 272},
+                {MetadataDescriptor.FENCED_BY_TERM_OFFSET, 280},
+                {MetadataDescriptor.PROCESS_SLOTS_OFFSET, 1024},
+                {MetadataDescriptor.PROCESS_SLOT_SESSION_OFFSET, 0},
+                {MetadataDescriptor.PROCESS_SLOT_PID_OFFSET, 8},
+                {MetadataDescriptor.PROCESS_SLOT_LENGTH, 16},
+                {MetadataDescriptor.NAMED_TAILERS_OFFSET, 8192},
+                {MetadataDescriptor.NAMED_TAILER_NAME_LENGTH_OFFSET, 0},
+                {MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET, 8},
+                {MetadataDescriptor.NAMED_TAILER_NAME_OFFSET, 16},
+                {MetadataDescriptor.NAMED_TAILER_LENGTH, 64},
+                {MetadataDescriptor.FILE_LENGTH, 65536},
+        };
+        assertLayout(expected);
+        assertEquals(0x4D4C5053, MetadataDescriptor.MAGIC);
+        assertEquals(1, MetadataDescriptor.VERSION);
+    }
+
+    @Test
+    void shouldKeepTheCycleFileLayout() {
+        final int[][] expected = {
+                {CycleDescriptor.MAGIC_OFFSET, 0},
+                {CycleDescriptor.VERSION_OFFSET, 4},
+                {CycleDescriptor.CYCLE_OFFSET, 8},
+                {CycleDescriptor.ROLL_CYCLE_OFFSET, 16},
+                {CycleDescriptor.INDEX_SPACING_OFFSET, 20},
+                {CycleDescriptor.INDEX_BLOCK_ENTRIES_OFFSET, 24},
+                {CycleDescriptor.ROOT_ENTRIES_OFFSET, 28},
+                {CycleDescriptor.WRITE_POSITION_OFFSET, 64},
+                {CycleDescriptor.WRITE_SEQUENCE_OFFSET, 72},
+                {CycleDescriptor.HEADER_LENGTH, 4096},
+                {CycleDescriptor.ROOT_OFFSET, 4096},
+                {CycleDescriptor.ROOT_LENGTH, 262144},
+                {CycleDescriptor.DATA_OFFSET, 266240},
+                {CycleDescriptor.BLOCK_TYPE_OFFSET, 4},
+                {CycleDescriptor.BLOCK_ENTRIES_OFFSET, 8},
+        };
+        assertLayout(expected);
+        assertEquals(0x434C5053, CycleDescriptor.MAGIC);
+        assertEquals(1, CycleDescriptor.VERSION);
+        assertEquals(4096 + 8 * 3, CycleDescriptor.rootEntryPosition(3));
+        assertEquals(1000 + 8 + 8 * 5, CycleDescriptor.indexEntryPosition(1000, 5));
+    }
+
+    @Test
+    void shouldKeepTheExcerptLayout() {
+        final int[][] expected = {
+                {ExcerptDescriptor.HEADER_LENGTH, 4},
+                {ExcerptDescriptor.METADATA_TYPE_OFFSET, 0},
+                {ExcerptDescriptor.SYNC_MARKER_INDEX_OFFSET, 8},
+                {ExcerptDescriptor.SYNC_MARKER_TIME_OFFSET, 16},
+                {ExcerptDescriptor.SYNC_MARKER_LENGTH, 20},
+        };
+        assertLayout(expected);
+    }
+
+    private static void assertLayout(final int[][] expected) {
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i][1], expected[i][0], "layout constant #" + i);
+        }
+    }
+}
