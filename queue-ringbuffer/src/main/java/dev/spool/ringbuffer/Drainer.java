@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import static dev.spool.ringbuffer.RecordDescriptor.*;
-import static dev.spool.ringbuffer.RingBufferDescriptor.*;
 
 /**
  * Copies a ring's records into its queue, in ring order, a batch at a time. One drainer per ring across every
@@ -37,6 +36,9 @@ public final class Drainer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Drainer.class);
 
     private final RingBuffer ring;
+    private final RingConsumer consumer;
+    private final DrainState state;
+    private final IndexJournal journal;
     private final SpoolQueue queue;
     private final ExcerptAppender appender;
     private final MappedBytesStore store;
@@ -77,6 +79,9 @@ public final class Drainer implements AutoCloseable {
     private Drainer(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
                     final PauseStrategy pause) {
         this.ring = ring;
+        this.consumer = ring.consumer();
+        this.state = ring.drainState();
+        this.journal = ring.journal();
         this.queue = queue;
         this.store = ring.store();
         this.batchLimit = batchLimit;
@@ -87,12 +92,12 @@ public final class Drainer implements AutoCloseable {
         try {
             created = queue.createAppender();
             this.appender = created;
-            this.drainedRecords = ring.readVolatileLong(DRAINED_RECORDS_OFFSET);
-            this.drainedBatches = ring.readVolatileLong(DRAINED_BATCHES_OFFSET);
+            this.drainedRecords = state.readVolatileDrainedRecords();
+            this.drainedBatches = state.readVolatileDrainedBatches();
             this.lastIndex = queue.lastIndex();
-            rule.reset(lastIndex, ring.readVolatileLong(LAST_DRAINED_TIME_OFFSET));
+            rule.reset(lastIndex, state.readVolatileLastDrainedTime());
             recover();
-            publishDrained(ring.headPosition());
+            state.writeVolatileSnapshot(ring.headPosition(), lastIndex, rule.lastTime());
         } catch (RuntimeException e) {
             if (created != null) {
                 created.close();
@@ -124,7 +129,7 @@ public final class Drainer implements AutoCloseable {
         while (position < tail && count < batchLimit) {
             long word = ring.headerWordAt(position);
             if (length(word) <= 0) {
-                if (!ring.resolveBlocked(position, tail)) {
+                if (!consumer.resolveBlocked(position, tail)) {
                     break;
                 }
                 word = ring.headerWordAt(position);
@@ -138,11 +143,7 @@ public final class Drainer implements AutoCloseable {
         if (position == head) {
             return 0;
         }
-        ring.writeOrderedLong(INTENT_LAST_INDEX_OFFSET, lastIndex);
-        ring.writeOrderedLong(INTENT_COUNT_OFFSET, count);
-        ring.writeOrderedLong(INTENT_END_OFFSET, position);
-        // full fence: the intent is in shared memory before the first excerpt reaches the queue
-        ring.writeVolatileLong(INTENT_START_OFFSET, head);
+        state.writeVolatileIntent(head, position, lastIndex, count);
         append(head, position);
         finish(head, position, count);
         return count;
@@ -155,7 +156,7 @@ public final class Drainer implements AutoCloseable {
             final long word = ring.headerWordAt(position);
             final int length = length(word);
             if (type(word) == TYPE_DATA) {
-                final long expected = rule.next(store.readLong(ring.timestampOffset(position)));
+                final long expected = rule.next(ring.claimTime(position));
                 if (clock != null) {
                     clock.set(rule.lastTime());
                 }
@@ -165,7 +166,7 @@ public final class Drainer implements AutoCloseable {
                             + " to the record at position " + position + " of ring " + ring.path() + ", not the "
                             + Long.toHexString(expected) + " its claim time gives: another writer or a clock moved the queue");
                 }
-                ring.journal(position, index);
+                journal.writeOrdered(position, index);
                 lastIndex = index;
             }
             position += align(length);
@@ -175,41 +176,27 @@ public final class Drainer implements AutoCloseable {
     private void finish(final long from, final long to, final int count) {
         drainedRecords += count;
         drainedBatches++;
-        ring.writeOrderedLong(DRAINED_RECORDS_OFFSET, drainedRecords);
-        ring.writeOrderedLong(DRAINED_BATCHES_OFFSET, drainedBatches);
-        publishDrained(to);
-        ring.release(from, to);
-    }
-
-    /**
-     * Publishes the drained snapshot as a seqlock, ending with a full fence: a ring reader that then finds the
-     * position past a record knows the record may be overwritten from here on.
-     */
-    private void publishDrained(final long position) {
-        // odd even if a dead drainer left it odd, and different from what a reader may have read
-        final long changing = (ring.readVolatileLong(DRAINED_SEQUENCE_OFFSET) + 1) | 1;
-        ring.writeVolatileLong(DRAINED_SEQUENCE_OFFSET, changing);
-        ring.writeOrderedLong(LAST_DRAINED_INDEX_OFFSET, lastIndex);
-        ring.writeOrderedLong(LAST_DRAINED_TIME_OFFSET, rule.lastTime());
-        ring.writeOrderedLong(DRAINED_POSITION_OFFSET, position);
-        ring.writeVolatileLong(DRAINED_SEQUENCE_OFFSET, changing + 1);
+        state.writeOrderedCounts(drainedRecords, drainedBatches);
+        // before the release: a ring reader that finds the drained position past a record stops trusting its bytes
+        state.writeVolatileSnapshot(to, lastIndex, rule.lastTime());
+        consumer.release(from, to);
     }
 
     /** Finishes the batch a dead drainer left, if its intent starts at the head. */
     private void recover() {
         final long head = ring.headPosition();
-        final long start = ring.readVolatileLong(INTENT_START_OFFSET);
-        final long end = ring.readVolatileLong(INTENT_END_OFFSET);
+        final long start = state.readVolatileIntentStart();
+        final long end = state.readVolatileIntentEnd();
         if (start != head || end <= head) {
             return;
         }
-        final long lastBefore = ring.readVolatileLong(INTENT_LAST_INDEX_OFFSET);
-        final int count = (int) ring.readVolatileLong(INTENT_COUNT_OFFSET);
+        final long lastBefore = state.readVolatileIntentLastIndex();
+        final int count = (int) state.readVolatileIntentCount();
         final long[] present = excerptsAfter(lastBefore, count);
         final int already = (int) present[count];
         // the records already in the queue: their journal entries (the dead drainer may not have written them) and
         // the times that decided their cycles, then the rule continues from the index the queue really gave the last
-        rule.reset(lastBefore, ring.readVolatileLong(LAST_DRAINED_TIME_OFFSET));
+        rule.reset(lastBefore, state.readVolatileLastDrainedTime());
         int data = 0;
         long resume = start;
         while (resume < end && data < already) {
@@ -221,8 +208,8 @@ public final class Drainer implements AutoCloseable {
                 break;
             }
             if (type(word) == TYPE_DATA) {
-                rule.next(store.readLong(ring.timestampOffset(resume)));
-                ring.journal(resume, present[data++]);
+                rule.next(ring.claimTime(resume));
+                journal.writeOrdered(resume, present[data++]);
             }
             resume += align(length(word));
         }
@@ -231,7 +218,7 @@ public final class Drainer implements AutoCloseable {
         }
         lastIndex = already > 0 ? present[already - 1] : lastBefore;
         append(resume, end);
-        ring.writeOrderedLong(RECOVERED_RECORDS_OFFSET, ring.readVolatileLong(RECOVERED_RECORDS_OFFSET) + already);
+        state.addOrderedRecoveredRecords(already);
         finish(start, end, count);
         LOG.info("finished the batch [{}, {}) of ring {} that a dead drainer left: {} of its {} records were in queue {}"
                 + " already, {} appended now", start, end, ring.path(), already, count, queue.directory(), count - already);

@@ -228,10 +228,7 @@ class AsyncQueueTest extends SpoolTestBase {
                     ring.commit(position);
                 }
                 // what a drainer killed after copying 4 of the batch's 10 records leaves behind
-                ring.writeOrderedLong(RingBufferDescriptor.INTENT_LAST_INDEX_OFFSET, -1);
-                ring.writeOrderedLong(RingBufferDescriptor.INTENT_COUNT_OFFSET, 10);
-                ring.writeOrderedLong(RingBufferDescriptor.INTENT_END_OFFSET, ring.tailPosition());
-                ring.writeVolatileLong(RingBufferDescriptor.INTENT_START_OFFSET, 0);
+                ring.drainState().writeVolatileIntent(0, ring.tailPosition(), -1, 10);
                 try (dev.spool.queue.ExcerptAppender appender = queue.createAppender()) {
                     for (int i = 0; i < 4; i++) {
                         appender.append(message(4, i));
