@@ -1,10 +1,11 @@
 package dev.spool.replication;
 
-import dev.spool.queue.QueueRole;
-import dev.spool.queue.ReplicaAppender;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.QueueRole;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,7 +62,7 @@ public final class ReplicationSink implements AutoCloseable {
     private volatile Throwable failure;
 
     private SpoolQueue queue;
-    private ReplicaAppender appender;
+    private IndexedAppender appender;
     private final Connection connection = new Connection(HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY);
     private State state;
     private byte[] sourceNonce;
@@ -84,9 +85,9 @@ public final class ReplicationSink implements AutoCloseable {
         try {
             if (SpoolQueue.exists(directory)) {
                 queue = queueBuilder.build();
-                if (queue.role() != QueueRole.REPLICA) {
-                    throw new IllegalStateException("queue " + directory + " is a " + queue.role() + " queue of term "
-                            + queue.term() + ": a sink writes only to a replica");
+                if (QueueInternals.of(queue).role() != QueueRole.REPLICA) {
+                    throw new IllegalStateException("queue " + directory + " is a " + QueueInternals.of(queue).role() + " queue of term "
+                            + QueueInternals.of(queue).term() + ": a sink writes only to a replica");
                 }
                 lastIndex = queue.lastIndex();
             }
@@ -144,7 +145,7 @@ public final class ReplicationSink implements AutoCloseable {
     }
 
     /**
-     * Stops the sink and makes its replica the primary of the next term (see {@link SpoolQueue#promote()}); the old
+     * Stops the sink and makes its replica the primary of the next term (see {@link QueueInternals#promote()}); the old
      * source is fenced as soon as it meets that term. Who decides to promote is outside Spool: call this from the
      * failover hook of your choice once the old source is known to be gone.
      *
@@ -158,7 +159,7 @@ public final class ReplicationSink implements AutoCloseable {
                 throw new IllegalStateException("sink of " + directory + " has no replica to promote: no source ever"
                         + " completed a handshake with it");
             }
-            return queue.promote();
+            return QueueInternals.of(queue).promote();
         } finally {
             closeQueue();
         }
@@ -239,7 +240,7 @@ public final class ReplicationSink implements AutoCloseable {
         if (connection.isAttached() && state == State.STREAMING) {
             LOG.info("replication sink of {}: refusing a connection from {}: the source at {} is streaming", directory,
                     channel.getRemoteAddress(), connection.peer());
-            refuseBusy(channel, queue == null ? 0 : queue.term());
+            refuseBusy(channel, queue == null ? 0 : QueueInternals.of(queue).term());
             return;
         }
         if (connection.isAttached()) {
@@ -360,7 +361,7 @@ public final class ReplicationSink implements AutoCloseable {
         }
         final long last = queue == null ? -1 : queue.lastIndex();
         final long checksum = queue == null ? -1 : Handshake.checksumAt(queue, last);
-        final long term = queue == null ? 0 : queue.term();
+        final long term = queue == null ? 0 : QueueInternals.of(queue).term();
         sinkNonce = Handshake.nonce();
         final ByteBuffer send = connection.send();
         final int offset = connection.beginFrame(TYPE_WELCOME);
@@ -423,16 +424,16 @@ public final class ReplicationSink implements AutoCloseable {
             if (queue == null) {
                 queue = queueBuilder.build();
             }
-            if (sourceTerm < queue.term()) {
-                refuse(ERROR_FENCED, "the source's term " + sourceTerm + " is older than the replica's " + queue.term()
+            if (sourceTerm < QueueInternals.of(queue).term()) {
+                refuse(ERROR_FENCED, "the source's term " + sourceTerm + " is older than the replica's " + QueueInternals.of(queue).term()
                         + ": a later primary exists, the source is fenced");
                 return;
             }
-            if (sourceTerm > queue.term()) {
-                queue.adoptTerm(sourceTerm);
+            if (sourceTerm > QueueInternals.of(queue).term()) {
+                QueueInternals.of(queue).adoptTerm(sourceTerm);
             }
             if (appender == null) {
-                appender = queue.createReplicaAppender();
+                appender = QueueInternals.of(queue).createIndexedAppender();
             }
         } catch (RuntimeException e) {
             LOG.error("replication sink of {}: cannot open the replica", directory, e);
@@ -544,7 +545,7 @@ public final class ReplicationSink implements AutoCloseable {
 
     private void sendErrorAndDisconnect(final int code, final String message) {
         try {
-            connection.sendError(code, queue == null ? 0 : queue.term(), message);
+            connection.sendError(code, queue == null ? 0 : QueueInternals.of(queue).term(), message);
             connection.flush();
         } catch (IOException e) {
             LOG.info("replication sink of {}: could not tell {} why: {}", directory, connection.peer(), e.toString());

@@ -1,12 +1,13 @@
 package dev.spool.replication;
 
-import dev.spool.queue.Doorbell;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
-import dev.spool.queue.QueueRole;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.QueueRole;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,18 +29,18 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 /**
  * The sending end of replication: tails a primary queue and ships its excerpts to a {@link ReplicationSink}, in DATA
  * frames of whatever is available up to the frame limit, and records the sink's acknowledgements in the queue's
- * metadata ({@link SpoolQueue#lastAckedIndex()}), where {@link CommitWaiter} and other processes see them.
+ * metadata ({@link QueueInternals#lastAckedIndex()}), where {@link CommitWaiter} and other processes see them.
  * <p>
  * It connects to the sink, and after a handshake (protocol version, queue identity, roll cycle, term, the sink's
  * last index and the checksum of its last excerpt, an optional shared-secret challenge) resumes after the sink's
  * last index: no gap, no duplicate. A lost connection is retried with exponential backoff; a mismatch (another
  * queue, a sink ahead of the source or with a different excerpt at its last index, a failed authentication) stops
- * the source with {@link #failure()} set, and a sink of a later term fences this queue ({@link SpoolQueue#fence}).
+ * the source with {@link #failure()} set, and a sink of a later term fences this queue ({@link QueueInternals#fence}).
  * <p>
  * Threads: one, {@value #THREAD_NAME}. It polls the queue and the socket while either has work; when neither
  * has, it spins and then yields for {@value #IDLE_SPINS} passes each (a pass reads the socket: some 100-300 µs in
  * all; while messages flow, the next one comes first), then sleeps in its selector, woken by the sink's next frame
- * or by the next append through this {@link SpoolQueue} instance (its {@link SpoolQueue#appendDoorbell append
+ * or by the next append through this {@link SpoolQueue} instance (its {@link QueueInternals#appendDoorbell append
  * doorbell}): an idle source uses no CPU, and only an append that finds it asleep pays for waking it. Appends from
  * other processes ring no doorbell: the source sleeps at most 1 ms at a time by default ({@link Builder#maxSleep}),
  * which bounds their delay. A {@link Builder#pauseStrategy pause strategy}, such as
@@ -73,6 +74,7 @@ public final class ReplicationSource implements AutoCloseable {
     private static final int DUTY_LOST = 3;
 
     private final SpoolQueue queue;
+    private final QueueInternals internals;
     private final InetSocketAddress sink;
     private final int frameLimit;
     private final long heartbeatNs;
@@ -111,6 +113,7 @@ public final class ReplicationSource implements AutoCloseable {
 
     private ReplicationSource(final Builder builder) throws IOException {
         this.queue = builder.queue;
+        this.internals = QueueInternals.of(this.queue);
         this.sink = builder.sink;
         this.frameLimit = builder.frameLimit;
         this.heartbeatNs = builder.heartbeatInterval.toNanos();
@@ -121,12 +124,12 @@ public final class ReplicationSource implements AutoCloseable {
         this.invoked = builder.invoked;
         // it wakes for its heartbeats too
         this.maxSleepMs = Math.max(1, Math.min(builder.maxSleep.toMillis(), heartbeatNs / 2_000_000));
-        if (queue.role() != QueueRole.PRIMARY) {
-            throw new IllegalStateException("queue " + queue.directory() + " is a " + queue.role() + " queue of term "
-                    + queue.term() + ": only a primary is replicated");
+        if (internals.role() != QueueRole.PRIMARY) {
+            throw new IllegalStateException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
+                    + internals.term() + ": only a primary is replicated");
         }
         this.selector = Selector.open();
-        this.appended = queue.appendDoorbell(selector::wakeup);
+        this.appended = internals.appendDoorbell(selector::wakeup);
         this.idle = new IdleBackoff(appended, IDLE_SPINS, IDLE_YIELDS);
         this.connection = new Connection(RECEIVE_CAPACITY,
                 frameLimit + DATA_ENTRIES_OFFSET + ENTRY_HEADER_LENGTH + queue.maxMessageLength());
@@ -308,7 +311,7 @@ public final class ReplicationSource implements AutoCloseable {
 
     private void handshake() throws IOException {
         final byte[] sourceNonce = Handshake.nonce();
-        final long term = queue.term();
+        final long term = internals.term();
         final ByteBuffer send = connection.send();
         int offset = connection.beginFrame(TYPE_HELLO);
         send.putInt(offset + HELLO_MAGIC_OFFSET, MAGIC);
@@ -391,19 +394,19 @@ public final class ReplicationSource implements AutoCloseable {
 
     /** Fences this queue: the sink has seen a later primary. What was never acknowledged is reported, not merged. */
     private void fence(final long sinkTerm) throws IOException {
-        queue.fence(sinkTerm);
-        final long lastAcked = queue.lastAckedIndex();
+        internals.fence(sinkTerm);
+        final long lastAcked = internals.lastAckedIndex();
         final long last = queue.lastIndex();
         final String divergence = last > lastAcked
                 ? "indices after " + lastAcked + " up to " + last + " were written here and never acknowledged by a replica;"
                 + " the new primary may not have them, and they are not replicated"
                 : "every index it wrote was acknowledged (up to " + lastAcked + ")";
-        refuse(ERROR_FENCED, "queue " + queue.directory() + " of term " + queue.term() + " is fenced: the sink at " + sink
+        refuse(ERROR_FENCED, "queue " + queue.directory() + " of term " + internals.term() + " is fenced: the sink at " + sink
                 + " has term " + sinkTerm + ", so a later primary exists; " + divergence);
     }
 
     private void refuse(final int code, final String message) throws ReplicationException {
-        connection.sendError(code, queue.term(), message);
+        connection.sendError(code, internals.term(), message);
         try {
             connection.flush();
         } catch (IOException e) {
@@ -538,7 +541,7 @@ public final class ReplicationSource implements AutoCloseable {
                 }
                 if (index > acked) {
                     acked = index;
-                    queue.recordAcked(index);
+                    internals.recordAcked(index);
                 }
                 break;
             case TYPE_HEARTBEAT:

@@ -3,6 +3,7 @@ package dev.spool.replication;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.internal.QueueInternals;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -61,7 +62,7 @@ class InvokedSourceTest extends SpoolTestBase {
                 invokeUntil(source, () -> !source.isConnected(), "the source hands the lost connection back");
                 try (ReplicationSink restarted = sink(port)) {
                     invokeUntil(source, () -> restarted.lastIndex() == primary.lastIndex()
-                            && primary.lastAckedIndex() == primary.lastIndex(), "the restarted sink caught up");
+                            && QueueInternals.of(primary).lastAckedIndex() == primary.lastIndex(), "the restarted sink caught up");
                 }
             }
             try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
@@ -95,7 +96,7 @@ class InvokedSourceTest extends SpoolTestBase {
                         TimeUnit.SECONDS);
                 assertTrue(index >= 0, "message " + sequence + " committed at " + stage);
                 if (stage == CommitStage.ACKED) {
-                    assertTrue(sink.lastIndex() >= index && primary.lastAckedIndex() >= index,
+                    assertTrue(sink.lastIndex() >= index && QueueInternals.of(primary).lastAckedIndex() >= index,
                             "the gateway streamed message " + sequence + " to the replica before its commit");
                 }
             }

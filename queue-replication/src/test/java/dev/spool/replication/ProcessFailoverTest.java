@@ -1,9 +1,10 @@
 package dev.spool.replication;
 
-import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.ChildJvm;
-import dev.spool.queue.QueueRole;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.QueueRole;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -53,8 +54,8 @@ class ProcessFailoverTest extends SpoolTestBase {
             assertEquals(0, sinkB.awaitExit(60, TimeUnit.SECONDS));
         }
         try (SpoolQueue promoted = open(b)) {
-            assertEquals(QueueRole.PRIMARY, promoted.role());
-            assertEquals(1, promoted.term());
+            assertEquals(QueueRole.PRIMARY, QueueInternals.of(promoted).role());
+            assertEquals(1, QueueInternals.of(promoted).term());
             assertTrue(promoted.lastIndex() >= lastAcked, "every index acknowledged to the client is on the promoted replica");
         }
         try (ChildJvm sinkC = startSink(c, portC, stderr);
@@ -73,11 +74,11 @@ class ProcessFailoverTest extends SpoolTestBase {
             }
         }
         try (SpoolQueue old = open(a); SpoolQueue promoted = open(b); SpoolQueue replica = open(c)) {
-            assertEquals(QueueRole.FENCED, old.role());
+            assertEquals(QueueRole.FENCED, QueueInternals.of(old).role());
             assertThrows(IllegalStateException.class, old::createAppender);
             assertEquals(promoted.lastIndex(), replica.lastIndex());
             assertIdentical(promoted, replica);
-            assertEquals(1, replica.term());
+            assertEquals(1, QueueInternals.of(replica).term());
         }
     }
 
