@@ -1,10 +1,12 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +19,9 @@ import static dev.spool.ringbuffer.RecordDescriptor.*;
 /**
  * Copies a ring's records into its queue, in ring order, a batch at a time. One drainer per ring across every
  * process: it holds the ring's drainer lock (a byte-range lock the kernel drops if the process dies), and it must
- * be the queue's only writer, which is what makes a record's queue index predictable.
+ * be the queue's only writer. It appends each record at the index its claim time gives ({@code CycleRule}), the
+ * index a ring reader gives the record before it is drained; if the queue's next index is another (someone else
+ * appended), the append fails and names both.
  * <p>
  * Run it either on the caller's thread or event loop, calling {@link #doWork()} in the caller's duty cycle, or on
  * the drainer's own daemon thread {@value #THREAD_NAME} ({@link AsyncQueue#startDrainer()}), which waits with its
@@ -40,12 +44,10 @@ public final class Drainer implements AutoCloseable {
     private final DrainState state;
     private final IndexJournal journal;
     private final SpoolQueue queue;
-    private final ExcerptAppender appender;
+    private final IndexedAppender appender;
     private final MappedBytesStore store;
     private final int batchLimit;
     private final PauseStrategy pause;
-    /** The clock of the queue, when the async queue opened it: records then go to the cycle of their claim time. */
-    private final DrainClock clock;
     private final CycleRule rule;
     private long lastIndex;
     private long drainedRecords;
@@ -59,9 +61,9 @@ public final class Drainer implements AutoCloseable {
      * @return a drainer holding the ring's drainer lock, after finishing what a dead predecessor left.
      * @throws SpoolException if a live process, this one included, holds the lock.
      */
-    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
+    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit,
                         final PauseStrategy pause) {
-        final Drainer drainer = tryOpen(ring, queue, clock, batchLimit, pause);
+        final Drainer drainer = tryOpen(ring, queue, batchLimit, pause);
         if (drainer == null) {
             throw new SpoolException("ring " + ring.path() + " already has a drainer in a live process (lock file "
                     + ring.locks().path() + ")");
@@ -70,13 +72,13 @@ public final class Drainer implements AutoCloseable {
     }
 
     /** @return a drainer as {@link #open} makes it, or null if a live process holds the ring's drainer lock. */
-    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
+    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit,
                            final PauseStrategy pause) {
-        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, clock, batchLimit, pause) : null;
+        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, batchLimit, pause) : null;
     }
 
     /** Takes over the drainer lock the caller holds. */
-    private Drainer(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
+    private Drainer(final RingBuffer ring, final SpoolQueue queue, final int batchLimit,
                     final PauseStrategy pause) {
         this.ring = ring;
         this.consumer = ring.consumer();
@@ -86,11 +88,10 @@ public final class Drainer implements AutoCloseable {
         this.store = ring.store();
         this.batchLimit = batchLimit;
         this.pause = pause;
-        this.clock = clock;
         this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
-        ExcerptAppender created = null;
+        IndexedAppender created = null;
         try {
-            created = queue.createAppender();
+            created = QueueInternals.of(queue).createIndexedAppender();
             this.appender = created;
             this.drainedRecords = state.readVolatileDrainedRecords();
             this.drainedBatches = state.readVolatileDrainedBatches();
@@ -156,20 +157,25 @@ public final class Drainer implements AutoCloseable {
             final long word = ring.headerWordAt(position);
             final int length = length(word);
             if (type(word) == TYPE_DATA) {
-                final long expected = rule.next(ring.claimTime(position));
-                if (clock != null) {
-                    clock.set(rule.lastTime());
-                }
-                final long index = appender.append(store, ring.payloadOffset(position), length - RecordDescriptor.HEADER_LENGTH);
-                if (clock != null && index != expected) {
-                    throw new SpoolException("queue " + queue.directory() + " gave index " + Long.toHexString(index)
-                            + " to the record at position " + position + " of ring " + ring.path() + ", not the "
-                            + Long.toHexString(expected) + " its claim time gives: another writer or a clock moved the queue");
-                }
+                final long index = rule.next(ring.claimTime(position));
+                appendAt(index, position, length - RecordDescriptor.HEADER_LENGTH);
                 journal.writeOrdered(position, index);
                 lastIndex = index;
             }
             position += align(length);
+        }
+    }
+
+    /** Appends the payload of the record at {@code position} at {@code index}, naming the ring if that fails. */
+    private void appendAt(final long index, final long position, final int payloadLength) {
+        try {
+            appender.appendAt(index, store, ring.payloadOffset(position), payloadLength);
+        } catch (CorruptQueueException e) {
+            // names the queue file and position already, and callers may catch it by type
+            throw e;
+        } catch (SpoolException e) {
+            throw new SpoolException("cannot drain the record at position " + position + " of ring " + ring.path()
+                    + " to index " + Long.toHexString(index) + ", the one its claim time gives: " + e.getMessage(), e);
         }
     }
 
