@@ -61,8 +61,7 @@ public final class Drainer implements AutoCloseable {
      * @return a drainer holding the ring's drainer lock, after finishing what a dead predecessor left.
      * @throws SpoolException if a live process, this one included, holds the lock.
      */
-    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit,
-                        final PauseStrategy pause) {
+    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
         final Drainer drainer = tryOpen(ring, queue, batchLimit, pause);
         if (drainer == null) {
             throw new SpoolException("ring " + ring.path() + " already has a drainer in a live process (lock file "
@@ -72,14 +71,12 @@ public final class Drainer implements AutoCloseable {
     }
 
     /** @return a drainer as {@link #open} makes it, or null if a live process holds the ring's drainer lock. */
-    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit,
-                           final PauseStrategy pause) {
+    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
         return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, batchLimit, pause) : null;
     }
 
     /** Takes over the drainer lock the caller holds. */
-    private Drainer(final RingBuffer ring, final SpoolQueue queue, final int batchLimit,
-                    final PauseStrategy pause) {
+    private Drainer(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
         this.ring = ring;
         this.consumer = ring.consumer();
         this.state = ring.drainState();
