@@ -185,11 +185,11 @@ public final class AsyncAppender implements AutoCloseable {
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
         indexPause.reset();
         while (true) {
-            final long index = ring.journalIndex(position);
+            final long index = ring.journal().readVolatileIndex(position);
             if (index >= 0) {
                 return index;
             }
-            if (index == -2) {
+            if (index == IndexJournal.OVERWRITTEN) {
                 throw new SpoolException("ring " + ring.path() + " no longer knows the queue index of position " + position
                         + ": the record was drained and its journal entry reused; ask sooner, or read the queue");
             }

@@ -40,8 +40,8 @@ public final class AsyncQueue implements AutoCloseable {
     private static final Duration FOREVER = Duration.ofNanos(Long.MAX_VALUE / 4);
 
     private final SpoolQueue queue;
-    /** Set when this instance opened the queue, which it then also closes. */
-    private final DrainClock clock;
+    /** True when this instance opened the queue, which it then also closes. */
+    private final boolean ownsQueue;
     private final RingBuffer ring;
     private final BackPressure backPressure;
     private final int drainBatch;
@@ -51,9 +51,9 @@ public final class AsyncQueue implements AutoCloseable {
     private Drainer drainer;
     private boolean closed;
 
-    AsyncQueue(final SpoolQueue queue, final DrainClock clock, final AsyncQueueBuilder builder) {
+    AsyncQueue(final SpoolQueue queue, final boolean ownsQueue, final AsyncQueueBuilder builder) {
         this.queue = queue;
-        this.clock = clock;
+        this.ownsQueue = ownsQueue;
         this.builder = builder;
         this.ring = RingBuffer.open(builder.ringPath(queue), builder.ringCapacity(), builder.claimTimeout(),
                 builder.blockedClaimTimeout());
@@ -80,7 +80,7 @@ public final class AsyncQueue implements AutoCloseable {
     }
 
     /**
-     * @param queueBuilder the settings of the queue to open; its time provider is replaced by the drain clock.
+     * @param queueBuilder the settings of the queue to open.
      * @return a builder for an async queue in front of it, with async reads ({@link #createTailer()}).
      */
     public static AsyncQueueBuilder builder(final SpoolQueueBuilder queueBuilder) {
@@ -102,13 +102,14 @@ public final class AsyncQueue implements AutoCloseable {
      * committed records still in the ring, each with the queue index it will have.
      *
      * @return a new tailer, for one thread at a time.
-     * @throws IllegalStateException if this async queue was built on an open {@link SpoolQueue}, whose clock it does
-     *                               not control: the ring's records then have no index until drained.
+     * @throws IllegalStateException if this async queue was built on an open {@link SpoolQueue}: its caller may
+     *                               append to that queue too, and the indices a ring reader gives records hold only
+     *                               while the drainer is the queue's only writer.
      */
     public AsyncTailer createTailer() {
         synchronized (users) {
             checkOpen();
-            if (clock == null) {
+            if (!ownsQueue) {
                 throw new IllegalStateException("async reads of ring " + ring.path() + " need the async queue to open queue "
                         + queue.directory() + " itself: build it with AsyncQueue.builder(Path) or builder(SpoolQueueBuilder)");
             }
@@ -131,7 +132,7 @@ public final class AsyncQueue implements AutoCloseable {
             if (drainer != null && !drainer.isClosed()) {
                 throw new IllegalStateException("this async queue already has a drainer for " + ring.path());
             }
-            drainer = Drainer.open(ring, queue, clock, drainBatch, builder.drainerPause().create());
+            drainer = Drainer.open(ring, queue, drainBatch, builder.drainerPause().create());
             return drainer;
         }
     }
@@ -208,7 +209,7 @@ public final class AsyncQueue implements AutoCloseable {
                 drainer.close();
             }
             ring.close();
-            if (clock != null) {
+            if (ownsQueue) {
                 queue.close();
             }
         }
@@ -229,7 +230,7 @@ public final class AsyncQueue implements AutoCloseable {
         while (!ring.isEmpty() && System.nanoTime() - deadline < 0) {
             if (draining == null || draining.isClosed()) {
                 // a drainer of another process drains the ring until it dies: then this one takes over
-                draining = Drainer.tryOpen(ring, queue, clock, drainBatch, pause);
+                draining = Drainer.tryOpen(ring, queue, drainBatch, pause);
                 if (draining == null) {
                     pause.pause();
                     continue;

@@ -109,20 +109,19 @@ public final class AsyncQueueBuilder {
     }
 
     /**
-     * Opens the ring, and the queue if this builder was given its directory or its builder: the queue then gets the
-     * drain clock as its {@link SpoolQueueBuilder#timeProvider time provider}, which puts each record in the cycle
-     * of its claim time and lets {@link AsyncQueue#createTailer()} read the ring with queue indices.
+     * Opens the ring, and the queue if this builder was given its directory or its builder: the async queue then
+     * owns the queue, closes it, and offers {@link AsyncQueue#createTailer()}. Either way the drainer puts each record
+     * in the cycle of its claim time, never earlier than the record before.
      *
      * @return the async queue.
      */
     public AsyncQueue build() {
         if (queue != null) {
-            return new AsyncQueue(queue, null, this);
+            return new AsyncQueue(queue, false, this);
         }
-        final DrainClock clock = new DrainClock();
-        final SpoolQueue target = queueBuilder.timeProvider(clock).build();
+        final SpoolQueue target = queueBuilder.build();
         try {
-            return new AsyncQueue(target, clock, this);
+            return new AsyncQueue(target, true, this);
         } catch (RuntimeException e) {
             target.close();
             throw e;

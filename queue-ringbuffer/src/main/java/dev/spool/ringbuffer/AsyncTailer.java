@@ -10,7 +10,6 @@ import net.openhft.chronicle.bytes.MappedBytesStore;
 import java.lang.invoke.VarHandle;
 
 import static dev.spool.ringbuffer.RecordDescriptor.*;
-import static dev.spool.ringbuffer.RingBufferDescriptor.*;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
@@ -28,6 +27,8 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 public final class AsyncTailer implements AutoCloseable {
     private final AsyncQueue owner;
     private final RingBuffer ring;
+    /** This tailer's own view of the drain state: it keeps the snapshot it read. */
+    private final DrainState drained;
     private final ExcerptTailer tailer;
     private final MappedBytesStore store;
     private final BytesStore<?, Void> copy;
@@ -43,6 +44,7 @@ public final class AsyncTailer implements AutoCloseable {
     AsyncTailer(final AsyncQueue owner, final RingBuffer ring, final SpoolQueue queue, final int maxLength) {
         this.owner = owner;
         this.ring = ring;
+        this.drained = new DrainState(ring.address());
         this.store = ring.store();
         this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
         this.copy = BytesStore.nativeStoreWithFixedCapacity(Math.max(Long.BYTES, maxLength));
@@ -81,19 +83,12 @@ public final class AsyncTailer implements AutoCloseable {
 
     /** Moves into the ring if the drained snapshot ends exactly where this tailer is. */
     private boolean enterRing() {
-        final long sequence = ring.readVolatileLong(DRAINED_SEQUENCE_OFFSET);
-        if ((sequence & 1) != 0) {
-            return false;
-        }
-        final long drainedIndex = ring.readVolatileLong(LAST_DRAINED_INDEX_OFFSET);
-        final long drainedTime = ring.readVolatileLong(LAST_DRAINED_TIME_OFFSET);
-        final long drainedPosition = ring.readVolatileLong(DRAINED_POSITION_OFFSET);
-        if (ring.readVolatileLong(DRAINED_SEQUENCE_OFFSET) != sequence || drainedIndex != lastIndex) {
+        if (!drained.readVolatileSnapshot() || drained.snapshotIndex() != lastIndex) {
             // a snapshot in the making, or the queue holds excerpts this tailer has not seen yet
             return false;
         }
-        rule.reset(drainedIndex, drainedTime);
-        ringPosition = drainedPosition;
+        rule.reset(drained.snapshotIndex(), drained.snapshotTime());
+        ringPosition = drained.snapshotPosition();
         inRing = true;
         return true;
     }
@@ -107,7 +102,7 @@ public final class AsyncTailer implements AutoCloseable {
                 return 0;
             }
             final long word = ring.headerWordAt(position);
-            if (ring.readVolatileLong(DRAINED_POSITION_OFFSET) > position) {
+            if (drained.readVolatileDrainedPosition() > position) {
                 return -1;
             }
             final int length = length(word);
@@ -120,11 +115,11 @@ public final class AsyncTailer implements AutoCloseable {
                 continue;
             }
             final int payloadLength = length - RecordDescriptor.HEADER_LENGTH;
-            final long claimTime = store.readLong(ring.timestampOffset(position));
+            final long claimTime = ring.claimTime(position);
             MEMORY.copyMemory(store.addressForRead(ring.payloadOffset(position)), copyAddress, (long) payloadLength);
             // the copy's loads complete before the check below: a record released meanwhile is not trusted
             VarHandle.acquireFence();
-            if (ring.readVolatileLong(DRAINED_POSITION_OFFSET) > position) {
+            if (drained.readVolatileDrainedPosition() > position) {
                 return -1;
             }
             final long index = rule.next(claimTime);

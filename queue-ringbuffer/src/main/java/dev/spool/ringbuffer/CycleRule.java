@@ -6,7 +6,7 @@ import dev.spool.queue.RollCycle;
  * The rule that gives a record its queue index from the one before it, shared by the drainer and the ring readers
  * so that they agree: the record's time is its claim time, clamped to be no earlier than the time of the record
  * before; its cycle is that time's; its index is the previous index plus one in the same cycle, or sequence 0 of
- * a later cycle. The queue follows the rule because the drainer appends with the queue's clock set to that time.
+ * a later cycle. The queue follows the rule because the drainer appends each record at the index the rule gives.
  * Allocation-free; one instance per thread.
  */
 final class CycleRule {

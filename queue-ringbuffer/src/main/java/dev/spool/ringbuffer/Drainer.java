@@ -1,10 +1,12 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,12 +15,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import static dev.spool.ringbuffer.RecordDescriptor.*;
-import static dev.spool.ringbuffer.RingBufferDescriptor.*;
 
 /**
  * Copies a ring's records into its queue, in ring order, a batch at a time. One drainer per ring across every
  * process: it holds the ring's drainer lock (a byte-range lock the kernel drops if the process dies), and it must
- * be the queue's only writer, which is what makes a record's queue index predictable.
+ * be the queue's only writer. It appends each record at the index its claim time gives ({@code CycleRule}), the
+ * index a ring reader gives the record before it is drained; if the queue's next index is another (someone else
+ * appended), the append fails and names both.
  * <p>
  * Run it either on the caller's thread or event loop, calling {@link #doWork()} in the caller's duty cycle, or on
  * the drainer's own daemon thread {@value #THREAD_NAME} ({@link AsyncQueue#startDrainer()}), which waits with its
@@ -37,13 +40,14 @@ public final class Drainer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Drainer.class);
 
     private final RingBuffer ring;
+    private final RingConsumer consumer;
+    private final DrainState state;
+    private final IndexJournal journal;
     private final SpoolQueue queue;
-    private final ExcerptAppender appender;
+    private final IndexedAppender appender;
     private final MappedBytesStore store;
     private final int batchLimit;
     private final PauseStrategy pause;
-    /** The clock of the queue, when the async queue opened it: records then go to the cycle of their claim time. */
-    private final DrainClock clock;
     private final CycleRule rule;
     private long lastIndex;
     private long drainedRecords;
@@ -57,9 +61,8 @@ public final class Drainer implements AutoCloseable {
      * @return a drainer holding the ring's drainer lock, after finishing what a dead predecessor left.
      * @throws SpoolException if a live process, this one included, holds the lock.
      */
-    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
-                        final PauseStrategy pause) {
-        final Drainer drainer = tryOpen(ring, queue, clock, batchLimit, pause);
+    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
+        final Drainer drainer = tryOpen(ring, queue, batchLimit, pause);
         if (drainer == null) {
             throw new SpoolException("ring " + ring.path() + " already has a drainer in a live process (lock file "
                     + ring.locks().path() + ")");
@@ -68,31 +71,31 @@ public final class Drainer implements AutoCloseable {
     }
 
     /** @return a drainer as {@link #open} makes it, or null if a live process holds the ring's drainer lock. */
-    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
-                           final PauseStrategy pause) {
-        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, clock, batchLimit, pause) : null;
+    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
+        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, batchLimit, pause) : null;
     }
 
     /** Takes over the drainer lock the caller holds. */
-    private Drainer(final RingBuffer ring, final SpoolQueue queue, final DrainClock clock, final int batchLimit,
-                    final PauseStrategy pause) {
+    private Drainer(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
         this.ring = ring;
+        this.consumer = ring.consumer();
+        this.state = ring.drainState();
+        this.journal = ring.journal();
         this.queue = queue;
         this.store = ring.store();
         this.batchLimit = batchLimit;
         this.pause = pause;
-        this.clock = clock;
         this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
-        ExcerptAppender created = null;
+        IndexedAppender created = null;
         try {
-            created = queue.createAppender();
+            created = QueueInternals.of(queue).createIndexedAppender();
             this.appender = created;
-            this.drainedRecords = ring.readVolatileLong(DRAINED_RECORDS_OFFSET);
-            this.drainedBatches = ring.readVolatileLong(DRAINED_BATCHES_OFFSET);
+            this.drainedRecords = state.readVolatileDrainedRecords();
+            this.drainedBatches = state.readVolatileDrainedBatches();
             this.lastIndex = queue.lastIndex();
-            rule.reset(lastIndex, ring.readVolatileLong(LAST_DRAINED_TIME_OFFSET));
+            rule.reset(lastIndex, state.readVolatileLastDrainedTime());
             recover();
-            publishDrained(ring.headPosition());
+            state.writeVolatileSnapshot(ring.headPosition(), lastIndex, rule.lastTime());
         } catch (RuntimeException e) {
             if (created != null) {
                 created.close();
@@ -124,7 +127,7 @@ public final class Drainer implements AutoCloseable {
         while (position < tail && count < batchLimit) {
             long word = ring.headerWordAt(position);
             if (length(word) <= 0) {
-                if (!ring.resolveBlocked(position, tail)) {
+                if (!consumer.resolveBlocked(position, tail)) {
                     break;
                 }
                 word = ring.headerWordAt(position);
@@ -138,11 +141,7 @@ public final class Drainer implements AutoCloseable {
         if (position == head) {
             return 0;
         }
-        ring.writeOrderedLong(INTENT_LAST_INDEX_OFFSET, lastIndex);
-        ring.writeOrderedLong(INTENT_COUNT_OFFSET, count);
-        ring.writeOrderedLong(INTENT_END_OFFSET, position);
-        // full fence: the intent is in shared memory before the first excerpt reaches the queue
-        ring.writeVolatileLong(INTENT_START_OFFSET, head);
+        state.writeVolatileIntent(head, position, lastIndex, count);
         append(head, position);
         finish(head, position, count);
         return count;
@@ -155,61 +154,52 @@ public final class Drainer implements AutoCloseable {
             final long word = ring.headerWordAt(position);
             final int length = length(word);
             if (type(word) == TYPE_DATA) {
-                final long expected = rule.next(store.readLong(ring.timestampOffset(position)));
-                if (clock != null) {
-                    clock.set(rule.lastTime());
-                }
-                final long index = appender.append(store, ring.payloadOffset(position), length - RecordDescriptor.HEADER_LENGTH);
-                if (clock != null && index != expected) {
-                    throw new SpoolException("queue " + queue.directory() + " gave index " + Long.toHexString(index)
-                            + " to the record at position " + position + " of ring " + ring.path() + ", not the "
-                            + Long.toHexString(expected) + " its claim time gives: another writer or a clock moved the queue");
-                }
-                ring.journal(position, index);
+                final long index = rule.next(ring.claimTime(position));
+                appendAt(index, position, length - RecordDescriptor.HEADER_LENGTH);
+                journal.writeOrdered(position, index);
                 lastIndex = index;
             }
             position += align(length);
         }
     }
 
+    /** Appends the payload of the record at {@code position} at {@code index}, naming the ring if that fails. */
+    private void appendAt(final long index, final long position, final int payloadLength) {
+        try {
+            appender.appendAt(index, store, ring.payloadOffset(position), payloadLength);
+        } catch (CorruptQueueException e) {
+            // names the queue file and position already, and callers may catch it by type
+            throw e;
+        } catch (SpoolException e) {
+            throw new SpoolException("cannot drain the record at position " + position + " of ring " + ring.path()
+                    + " to index " + Long.toHexString(index) + ", the one its claim time gives: " + e.getMessage(), e);
+        }
+    }
+
     private void finish(final long from, final long to, final int count) {
         drainedRecords += count;
         drainedBatches++;
-        ring.writeOrderedLong(DRAINED_RECORDS_OFFSET, drainedRecords);
-        ring.writeOrderedLong(DRAINED_BATCHES_OFFSET, drainedBatches);
-        publishDrained(to);
-        ring.release(from, to);
-    }
-
-    /**
-     * Publishes the drained snapshot as a seqlock, ending with a full fence: a ring reader that then finds the
-     * position past a record knows the record may be overwritten from here on.
-     */
-    private void publishDrained(final long position) {
-        // odd even if a dead drainer left it odd, and different from what a reader may have read
-        final long changing = (ring.readVolatileLong(DRAINED_SEQUENCE_OFFSET) + 1) | 1;
-        ring.writeVolatileLong(DRAINED_SEQUENCE_OFFSET, changing);
-        ring.writeOrderedLong(LAST_DRAINED_INDEX_OFFSET, lastIndex);
-        ring.writeOrderedLong(LAST_DRAINED_TIME_OFFSET, rule.lastTime());
-        ring.writeOrderedLong(DRAINED_POSITION_OFFSET, position);
-        ring.writeVolatileLong(DRAINED_SEQUENCE_OFFSET, changing + 1);
+        state.writeOrderedCounts(drainedRecords, drainedBatches);
+        // before the release: a ring reader that finds the drained position past a record stops trusting its bytes
+        state.writeVolatileSnapshot(to, lastIndex, rule.lastTime());
+        consumer.release(from, to);
     }
 
     /** Finishes the batch a dead drainer left, if its intent starts at the head. */
     private void recover() {
         final long head = ring.headPosition();
-        final long start = ring.readVolatileLong(INTENT_START_OFFSET);
-        final long end = ring.readVolatileLong(INTENT_END_OFFSET);
+        final long start = state.readVolatileIntentStart();
+        final long end = state.readVolatileIntentEnd();
         if (start != head || end <= head) {
             return;
         }
-        final long lastBefore = ring.readVolatileLong(INTENT_LAST_INDEX_OFFSET);
-        final int count = (int) ring.readVolatileLong(INTENT_COUNT_OFFSET);
+        final long lastBefore = state.readVolatileIntentLastIndex();
+        final int count = (int) state.readVolatileIntentCount();
         final long[] present = excerptsAfter(lastBefore, count);
         final int already = (int) present[count];
         // the records already in the queue: their journal entries (the dead drainer may not have written them) and
         // the times that decided their cycles, then the rule continues from the index the queue really gave the last
-        rule.reset(lastBefore, ring.readVolatileLong(LAST_DRAINED_TIME_OFFSET));
+        rule.reset(lastBefore, state.readVolatileLastDrainedTime());
         int data = 0;
         long resume = start;
         while (resume < end && data < already) {
@@ -221,8 +211,8 @@ public final class Drainer implements AutoCloseable {
                 break;
             }
             if (type(word) == TYPE_DATA) {
-                rule.next(store.readLong(ring.timestampOffset(resume)));
-                ring.journal(resume, present[data++]);
+                rule.next(ring.claimTime(resume));
+                journal.writeOrdered(resume, present[data++]);
             }
             resume += align(length(word));
         }
@@ -231,7 +221,7 @@ public final class Drainer implements AutoCloseable {
         }
         lastIndex = already > 0 ? present[already - 1] : lastBefore;
         append(resume, end);
-        ring.writeOrderedLong(RECOVERED_RECORDS_OFFSET, ring.readVolatileLong(RECOVERED_RECORDS_OFFSET) + already);
+        state.addOrderedRecoveredRecords(already);
         finish(start, end, count);
         LOG.info("finished the batch [{}, {}) of ring {} that a dead drainer left: {} of its {} records were in queue {}"
                 + " already, {} appended now", start, end, ring.path(), already, count, queue.directory(), count - already);

@@ -46,7 +46,7 @@ package dev.spool.ringbuffer;
  * A padding record fills the end of the data region when a record does not fit before the wrap; it may be only
  * {@value #ALIGNMENT} bytes long, so only its header word is meaningful. The drainer also unblocks a claim whose
  * header stayed unclaimed for the blocked-claim timeout by turning each of its words into an
- * {@value #ALIGNMENT}-byte padding record (see {@code RingBuffer.unblock}). The claim time decides the record's
+ * {@value #ALIGNMENT}-byte padding record (see {@code ClaimRevoker}). The claim time decides the record's
  * queue cycle; it is meaningful only once the record is committed, and the trailing alignment bytes after the
  * payload hold whatever the space held before, not zeros. The owner names the producer's
  * process: its low {@value #SLOT_BITS} bits are the slot, the byte of the ring's lock file that process holds while

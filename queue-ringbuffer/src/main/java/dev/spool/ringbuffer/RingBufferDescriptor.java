@@ -69,6 +69,10 @@ package dev.spool.ringbuffer;
  * valid while it holds {@code p}. Every data record is at least 16 bytes long, so two records of one lap never
  * share an entry. The drainer writes -1, the index, then the position; a reader accepts the index only if it
  * read the same position before and after it.
+ * <p>
+ * Each protocol has one owner that reads and writes its fields: {@code RingHeader} the identity, positions,
+ * producers' counters and slot generations; {@code DrainState} the drainer's line (intent, counters, snapshot);
+ * {@code IndexJournal} the journal.
  */
 final class RingBufferDescriptor {
     /** 'SPLR' in little-endian. */

@@ -1,7 +1,5 @@
 package dev.spool.ringbuffer;
 
-import static dev.spool.ringbuffer.RingBufferDescriptor.*;
-
 /**
  * A live view of a ring's counters, read from the shared file with volatile loads: any process that opens the
  * ring reads the same values, without stopping producers or the drainer. Values are read one at a time, so two
@@ -9,9 +7,13 @@ import static dev.spool.ringbuffer.RingBufferDescriptor.*;
  */
 public final class RingStats {
     private final RingBuffer ring;
+    private final RingHeader header;
+    private final DrainState drained;
 
     RingStats(final RingBuffer ring) {
         this.ring = ring;
+        this.header = ring.header();
+        this.drained = ring.drainState();
     }
 
     /** @return the capacity of the data region in bytes. */
@@ -26,17 +28,17 @@ public final class RingStats {
 
     /** @return the highest occupancy a claim has seen, in bytes, since the ring was created. */
     public long highWaterMark() {
-        return ring.readVolatileLong(HIGH_WATER_MARK_OFFSET);
+        return header.readVolatileHighWaterMark();
     }
 
     /** @return how many claims found the ring full, since the ring was created. */
     public long backPressureEvents() {
-        return ring.readVolatileLong(BACK_PRESSURE_EVENTS_OFFSET);
+        return header.readVolatileBackPressureEvents();
     }
 
     /** @return how many claims were turned into padding because their producer died or timed out. */
     public long revokedClaims() {
-        return ring.readVolatileLong(REVOKED_CLAIMS_OFFSET);
+        return header.readVolatileRevokedClaims();
     }
 
     /**
@@ -44,27 +46,27 @@ public final class RingStats {
      * space and writing the header) the consumer turned into padding after the blocked-claim timeout.
      */
     public long unblockedClaims() {
-        return ring.readVolatileLong(UNBLOCKED_CLAIMS_OFFSET);
+        return header.readVolatileUnblockedClaims();
     }
 
     /** @return how many records drainers have copied into the queue. */
     public long drainedRecords() {
-        return ring.readVolatileLong(DRAINED_RECORDS_OFFSET);
+        return drained.readVolatileDrainedRecords();
     }
 
     /** @return how many batches drainers have copied into the queue. */
     public long drainedBatches() {
-        return ring.readVolatileLong(DRAINED_BATCHES_OFFSET);
+        return drained.readVolatileDrainedBatches();
     }
 
     /** @return how many records a drainer found already in the queue after its predecessor died mid-batch. */
     public long recoveredRecords() {
-        return ring.readVolatileLong(RECOVERED_RECORDS_OFFSET);
+        return drained.readVolatileRecoveredRecords();
     }
 
     /** @return the queue index of the last drained record, or -1 if none. */
     public long lastDrainedIndex() {
-        return ring.readVolatileLong(LAST_DRAINED_INDEX_OFFSET);
+        return drained.readVolatileLastDrainedIndex();
     }
 
     /**
@@ -81,7 +83,7 @@ public final class RingStats {
             // unclaimed or in progress: the claim time is written after the header, and is meaningful once committed
             return 0;
         }
-        final long claimed = ring.store().readLong(HEADER_LENGTH + (head & ring.mask()) + RecordDescriptor.TIMESTAMP_OFFSET);
+        final long claimed = ring.claimTime(head);
         return claimed == 0 || ring.headPosition() != head ? 0 : Math.max(0, System.currentTimeMillis() - claimed);
     }
 

@@ -7,5 +7,11 @@
  * {@link dev.spool.ringbuffer.BackPressure} decides what a full ring does, {@link dev.spool.ringbuffer.RingStats}
  * shows occupancy, high-water mark, drain lag and back-pressure. The file layouts are drawn in the package-private
  * {@code RingBufferDescriptor} and {@code RecordDescriptor}.
+ * <p>
+ * Not API, package-private: {@code RingFile} creates, checks and maps a ring file; the flyweights
+ * {@code RingHeader}, {@code DrainState} (the drain intent and the drained snapshot's seqlock) and
+ * {@code IndexJournal} each own one part of the file; {@code RingConsumer} is the read side of the record protocol
+ * and {@code ClaimRevoker} its way past stuck claims; {@code CycleRule} gives ring records their queue indices;
+ * {@code RingLocks} proves producers and the drainer alive.
  */
 package dev.spool.ringbuffer;

@@ -195,6 +195,28 @@ class AsyncQueueTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldFailTheDrainNamingRingAndIndicesWhenAnotherWriterTookTheNextIndex() {
+        expectWarning("left in ring");
+        try (SpoolQueue queue = openQueue()) {
+            final AsyncQueue async = builder(queue).build();
+            try (AsyncAppender appender = async.createAppender()) {
+                final Drainer drainer = async.createDrainer();
+                appender.append(message(6, 0));
+                assertEquals(1, drainer.doWork());
+                try (dev.spool.queue.ExcerptAppender other = queue.createAppender()) {
+                    other.append(message(7, 0));
+                }
+                appender.append(message(6, 1));
+                final SpoolException e = assertThrows(SpoolException.class, drainer::doWork);
+                assertTrue(e.getMessage().contains(async.ring().path().toString()) && e.getMessage().contains("position")
+                        && e.getMessage().contains("written already"), e.getMessage());
+            }
+            assertEquals(1, async.close(Duration.ZERO), "the record stays in the ring");
+            assertEquals(2, readQueue(queue).size());
+        }
+    }
+
+    @Test
     void shouldParkItsIdleDrainerThread() throws Exception {
         try (SpoolQueue queue = openQueue(); AsyncQueue async = builder(queue).build()) {
             async.startDrainer();
@@ -228,10 +250,7 @@ class AsyncQueueTest extends SpoolTestBase {
                     ring.commit(position);
                 }
                 // what a drainer killed after copying 4 of the batch's 10 records leaves behind
-                ring.writeOrderedLong(RingBufferDescriptor.INTENT_LAST_INDEX_OFFSET, -1);
-                ring.writeOrderedLong(RingBufferDescriptor.INTENT_COUNT_OFFSET, 10);
-                ring.writeOrderedLong(RingBufferDescriptor.INTENT_END_OFFSET, ring.tailPosition());
-                ring.writeVolatileLong(RingBufferDescriptor.INTENT_START_OFFSET, 0);
+                ring.drainState().writeVolatileIntent(0, ring.tailPosition(), -1, 10);
                 try (dev.spool.queue.ExcerptAppender appender = queue.createAppender()) {
                     for (int i = 0; i < 4; i++) {
                         appender.append(message(4, i));

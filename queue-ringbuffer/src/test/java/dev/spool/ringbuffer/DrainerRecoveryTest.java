@@ -12,8 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import static dev.spool.ringbuffer.RingBufferDescriptor.*;
-import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 import static org.junit.jupiter.api.Assertions.*;
 
 /** A drainer that finds its predecessor died while releasing a batch finishes the release and appends nothing. */
@@ -37,16 +35,13 @@ class DrainerRecoveryTest extends SpoolTestBase {
             // what a drainer does up to the release of the batch, then dies after releasing its first word
             final long head = ring.headPosition();
             final long end = ring.tailPosition();
-            ring.writeOrderedLong(INTENT_LAST_INDEX_OFFSET, queue.lastIndex());
-            ring.writeOrderedLong(INTENT_COUNT_OFFSET, messages.size());
-            ring.writeOrderedLong(INTENT_END_OFFSET, end);
-            ring.writeVolatileLong(INTENT_START_OFFSET, head);
+            ring.drainState().writeVolatileIntent(head, end, queue.lastIndex(), messages.size());
             try (ExcerptAppender queueAppender = queue.createAppender()) {
                 for (final byte[] message : messages) {
                     queueAppender.append(message);
                 }
             }
-            MEMORY.writeVolatileLong(ring.dataAddress() + (head & ring.mask()), RecordDescriptor.unclaimedWord(1));
+            ring.buffer().writeVolatileLong(ring.payloadOffset(head) - RecordDescriptor.HEADER_LENGTH, RecordDescriptor.unclaimedWord(1));
 
             final Drainer drainer = async.createDrainer();
             assertEquals(0, drainer.doWork());

@@ -1,0 +1,169 @@
+package dev.spool.ringbuffer;
+
+import dev.spool.queue.CorruptQueueException;
+import dev.spool.queue.SpoolException;
+import net.openhft.chronicle.bytes.MappedBytesStore;
+import net.openhft.chronicle.bytes.MappedFile;
+import net.openhft.chronicle.core.io.ReferenceOwner;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.UUID;
+
+import static dev.spool.ringbuffer.RingBufferDescriptor.*;
+
+/**
+ * A ring file, created if missing, checked, mapped whole, with its lock file held: the resources a
+ * {@link RingBuffer} lives on, released together by {@link #close()}.
+ */
+final class RingFile implements ReferenceOwner {
+    private final Path path;
+    private final MappedFile mappedFile;
+    private final MappedBytesStore store;
+    private final RingLocks locks;
+
+    private RingFile(final Path path, final MappedFile mappedFile, final MappedBytesStore store, final RingLocks locks) {
+        this.path = path;
+        this.mappedFile = mappedFile;
+        this.store = store;
+        this.locks = locks;
+    }
+
+    /**
+     * Opens the ring at {@code path}, creating it with {@code capacity} bytes of data if it does not exist.
+     *
+     * @throws IllegalArgumentException if the capacity is not a power of two from 4 KiB to 1 GiB.
+     * @throws CorruptQueueException    if the file is not a ring of this layout version.
+     * @throws SpoolException           if the file cannot be created or mapped, or has another capacity.
+     */
+    static RingFile open(final Path path, final int capacity) {
+        checkCapacity(path, capacity);
+        final Path file = path.toAbsolutePath().normalize();
+        if (!Files.exists(file)) {
+            create(file, capacity);
+        }
+        final long length;
+        try {
+            length = Files.size(file);
+        } catch (IOException e) {
+            throw new SpoolException("cannot read " + file + ": " + e.getMessage(), e);
+        }
+        if (length < HEADER_LENGTH) {
+            throw new CorruptQueueException(file, 0, "ring file truncated: length=" + length + ", header needs " + HEADER_LENGTH);
+        }
+        final MappedFile mappedFile;
+        try {
+            mappedFile = MappedFile.ofSingle(file.toFile(), length, false);
+        } catch (IOException e) {
+            throw new SpoolException("cannot map " + file + ": " + e.getMessage(), e);
+        }
+        RingLocks locks = null;
+        MappedBytesStore store = null;
+        final ReferenceOwner temporary = ReferenceOwner.temporary("ring");
+        try {
+            store = mappedFile.acquireByteStore(temporary, 0);
+            new RingHeader(store.addressForWrite(0)).validate(file, length, capacity);
+            locks = RingLocks.acquire(file);
+            final RingFile ringFile = new RingFile(file, mappedFile, store, locks);
+            store.reserveTransfer(temporary, ringFile);
+            return ringFile;
+        } catch (IOException e) {
+            release(mappedFile, store, temporary, locks);
+            throw new SpoolException("cannot map " + file + ": " + e.getMessage(), e);
+        } catch (RuntimeException e) {
+            release(mappedFile, store, temporary, locks);
+            throw e;
+        }
+    }
+
+    private static void release(final MappedFile mappedFile, final MappedBytesStore store, final ReferenceOwner owner,
+                                final RingLocks locks) {
+        if (store != null) {
+            store.release(owner);
+        }
+        mappedFile.releaseLast();
+        if (locks != null) {
+            locks.release();
+        }
+    }
+
+    /** @throws IllegalArgumentException if {@code capacity} is not a power of two from 4 KiB to 1 GiB. */
+    static void checkCapacity(final Path path, final int capacity) {
+        if (capacity < MIN_CAPACITY || capacity > MAX_CAPACITY || Integer.bitCount(capacity) != 1) {
+            throw new IllegalArgumentException("capacity=" + capacity + " of ring " + path + " must be a power of two from "
+                    + MIN_CAPACITY + " to " + MAX_CAPACITY);
+        }
+    }
+
+    /** Writes the whole file, so that tmpfs holds its pages now and a full tmpfs is an exception, not a SIGBUS. */
+    private static void create(final Path file, final int capacity) {
+        final Path temp = file.resolveSibling(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
+        try {
+            Files.createDirectories(file.getParent());
+            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                final ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+                RingHeader.initialise(header, capacity, System.currentTimeMillis());
+                DrainState.initialise(header);
+                writeFully(channel, header);
+                final ByteBuffer zeros = ByteBuffer.allocate(Math.min(capacity, 1 << 20));
+                for (long written = 0; written < capacity; written += zeros.capacity()) {
+                    writeFully(channel, zeros.clear());
+                }
+                final ByteBuffer journal = ByteBuffer.allocate(Math.min(capacity, 1 << 20)).order(ByteOrder.LITTLE_ENDIAN);
+                IndexJournal.initialise(journal);
+                for (long written = 0; written < capacity; written += journal.capacity()) {
+                    writeFully(channel, journal.clear());
+                }
+            }
+            try {
+                Files.createLink(file, temp);
+            } catch (FileAlreadyExistsException e) {
+                // another process created it first: use theirs
+            }
+        } catch (IOException e) {
+            throw new SpoolException("cannot create ring " + file + ": " + e.getMessage(), e);
+        } finally {
+            try {
+                Files.deleteIfExists(temp);
+            } catch (IOException e) {
+                throw new SpoolException("cannot delete " + temp + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private static void writeFully(final FileChannel channel, final ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+    }
+
+    Path path() {
+        return path;
+    }
+
+    MappedBytesStore store() {
+        return store;
+    }
+
+    RingLocks locks() {
+        return locks;
+    }
+
+    /** Unmaps the file and releases the lock file; the caller has freed its slots. */
+    void close() {
+        store.release(this);
+        mappedFile.releaseLast();
+        locks.release();
+    }
+
+    @Override
+    public String toString() {
+        return "RingFile{" + path + "}";
+    }
+}
