@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Not API: the engine of one open queue, public only for the {@code SpoolQueue} facade and
  * {@code QueueInternals}, which delegate to it. Creates the appenders, tailers, pretouchers and group commits of a
- * {@link Store} and tracks them, so that {@link #close()} closes them. Thread-safe.
+ * {@code Store} and tracks them, so that {@link #close()} closes them. Thread-safe.
  */
 public final class QueueEngine {
     private static final ExcerptHandler NO_OP = (bytes, offset, length, index) -> { };
