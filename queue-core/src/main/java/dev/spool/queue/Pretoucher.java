@@ -1,14 +1,6 @@
 package dev.spool.queue;
 
-import net.openhft.chronicle.core.OS;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
-
-import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
  * Does ahead of a queue's writers the work that would otherwise stall them. Each {@link #execute()}:
@@ -33,47 +25,9 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * holds that value, and then stores the same value, so memory never changes whoever writes concurrently; yet it is
  * a write, so the kernel allocates the page (and its block in the file) and maps it writable.
  */
-public final class Pretoucher implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(Pretoucher.class);
+public interface Pretoucher extends AutoCloseable {
     /** Name of the thread {@link SpoolQueue#startPretoucher(Duration)} starts. */
-    static final String THREAD_NAME = "spool-pretoucher";
-
-    private final SpoolQueue queue;
-    private final MetadataFile metadata;
-    private final CycleFiles cycleFiles;
-    private final RollCycle rollCycle;
-    private final long epochMillis;
-    private final TimeProvider timeProvider;
-    private final WriteLock lock;
-    private final long pretouchLength;
-    private final long leadMillis;
-    private final long pageSize = OS.pageSize();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    /** The highest cycle's file, whose pages ahead of the writer are touched; and the file created ahead of its roll. */
-    private MappedCursor cursor = new MappedCursor("pretoucher", true);
-    private MappedCursor nextCursor = new MappedCursor("pretoucher-next", true);
-    private CycleFile file;
-    private CycleFile nextFile;
-    /** Every page of {@link #file} below this position has been touched. */
-    private long touchedPosition;
-    private long nextTouchedPosition;
-    /** Set once, before the thread starts, by {@link #start(Duration)}; read by whoever closes. */
-    private volatile Thread thread;
-    private volatile boolean running;
-
-    Pretoucher(final SpoolQueue queue, final long pretouchLength, final Duration leadTime, final TimeProvider timeProvider) {
-        this.queue = queue;
-        this.metadata = queue.metadata();
-        this.cycleFiles = queue.cycleFiles();
-        this.rollCycle = queue.rollCycle();
-        this.epochMillis = queue.epochMillis();
-        this.timeProvider = timeProvider;
-        // claimed now, not at the first file it creates: a process slot is claimed under the queue's monitor, which
-        // the queue's close holds while it waits for this pretoucher's thread to stop
-        this.lock = queue.writeLock();
-        this.pretouchLength = pretouchLength;
-        this.leadMillis = leadTime.toMillis();
-    }
+    String THREAD_NAME = "spool-pretoucher";
 
     /**
      * Touches the pages ahead of the writer, and creates the next cycle's file if the roll is near. Returns quickly
@@ -81,192 +35,9 @@ public final class Pretoucher implements AutoCloseable {
      *
      * @return the work done: pages touched plus files created; 0 if there was nothing to do.
      */
-    public int execute() {
-        if (closed.get()) {
-            throw new IllegalStateException("pretoucher of " + queue.directory() + " is closed");
-        }
-        if (thread != null && Thread.currentThread() != thread) {
-            throw new IllegalStateException("this pretoucher of " + queue.directory() + " runs on its own thread, "
-                    + thread.getName() + ": do not call execute() as well");
-        }
-        final long highest = metadata.highestCycle();
-        if (highest < 0) {
-            // nothing started: the first append creates the first cycle
-            return 0;
-        }
-        if (file == null || file.cycle() != highest) {
-            follow(highest);
-            if (file == null) {
-                return 0;
-            }
-        }
-        // a hint written under the write lock, read without it: stale at once, and only ever behind the writer
-        final long writePosition = file.readVolatileWritePosition();
-        final long to = pageCeiling(writePosition + pretouchLength);
-        int work = touch(cursor, Math.max(touchedPosition, writePosition & -pageSize), to);
-        touchedPosition = Math.max(touchedPosition, to);
-        if (nextFile == null) {
-            work += prepare(highest + 1);
-        }
-        return work;
-    }
+    int execute();
 
     /** Stops the thread of {@link SpoolQueue#startPretoucher(Duration)}, if any, and releases the mapped files. */
     @Override
-    public void close() {
-        final Thread runner = thread;
-        if (runner != null) {
-            running = false;
-            LockSupport.unpark(runner);
-            // the files it touches are unmapped below and by the queue's close: it must be gone first
-            joinUninterruptibly(runner);
-        }
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
-        releaseFile();
-        releaseNextFile();
-        queue.closed(this);
-    }
-
-    /** Runs {@link #execute()} on a daemon thread every {@code period} until closed. */
-    void start(final Duration period) {
-        final long periodNanos = period.toNanos();
-        running = true;
-        thread = new Thread(() -> run(periodNanos), THREAD_NAME);
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private void run(final long periodNanos) {
-        while (running) {
-            try {
-                execute();
-            } catch (RuntimeException | Error e) {
-                LOG.error("pretoucher of {} stopped: writers now take their own page faults and create their own files",
-                        queue.directory(), e);
-                return;
-            }
-            LockSupport.parkNanos(periodNanos);
-        }
-    }
-
-    /** Moves to the new highest cycle: the file created ahead of this roll, its first pages already touched. */
-    private void follow(final long highest) {
-        releaseFile();
-        if (nextFile != null && nextFile.cycle() == highest) {
-            final MappedCursor spare = cursor;
-            cursor = nextCursor;
-            nextCursor = spare;
-            file = nextFile;
-            touchedPosition = nextTouchedPosition;
-            nextFile = null;
-            return;
-        }
-        // the writers skipped the cycle it was made for (no append in all of it): it stays empty
-        releaseNextFile();
-        file = cycleFiles.acquire(highest);
-        if (file != null) {
-            cursor.attach(file);
-            touchedPosition = 0;
-        }
-    }
-
-    /**
-     * Creates the file of {@code cycle}, the one after the highest, if its roll is within the lead time, and
-     * touches its first pages.
-     *
-     * @return the work done.
-     */
-    private int prepare(final long cycle) {
-        final long startMillis = epochMillis + cycle * rollCycle.lengthMillis();
-        final long now = timeProvider.currentTimeMillis();
-        if (now < startMillis - leadMillis || now >= startMillis + rollCycle.lengthMillis()) {
-            // too early; or the clock has left that cycle without an append, so the next append starts a later
-            // one and a file made for this one would stay empty
-            return 0;
-        }
-        int work = 0;
-        CycleFile created = cycleFiles.acquire(cycle);
-        if (created == null) {
-            lock.lock();
-            try {
-                // only holders of the write lock create cycle files; and a writer may have rolled meanwhile
-                if (metadata.highestCycle() < cycle) {
-                    created = cycleFiles.acquire(cycle);
-                    if (created == null) {
-                        created = cycleFiles.create(cycle, metadata.indexSpacing(), metadata.indexBlockEntries());
-                        work++;
-                    }
-                }
-            } finally {
-                lock.unlock();
-            }
-            if (created == null) {
-                return 0;
-            }
-        }
-        nextFile = created;
-        nextCursor.attach(created);
-        // the header page (the hints are rewritten on every append), the root index page of the first index
-        // block, and the first pages of excerpts
-        work += touch(nextCursor, 0, pageSize);
-        work += touch(nextCursor, CycleDescriptor.ROOT_OFFSET, CycleDescriptor.ROOT_OFFSET + pageSize);
-        nextTouchedPosition = pageCeiling(CycleDescriptor.DATA_OFFSET + pretouchLength);
-        work += touch(nextCursor, CycleDescriptor.DATA_OFFSET & -pageSize, nextTouchedPosition);
-        return work;
-    }
-
-    /** @return the number of pages in {@code [from, to)} touched, each with a CAS of an int with itself. */
-    private int touch(final MappedCursor target, final long from, final long to) {
-        int pages = 0;
-        for (long position = from; position < to; position += pageSize) {
-            final long address = target.address(position);
-            // see the class comment: stores only the value already there, and only while it is still there
-            final int value = MEMORY.readVolatileInt(address);
-            MEMORY.compareAndSwapInt(address, value, value);
-            pages++;
-        }
-        return pages;
-    }
-
-    private long pageCeiling(final long position) {
-        return (position + pageSize - 1) & -pageSize;
-    }
-
-    private void releaseFile() {
-        cursor.detach();
-        if (file != null) {
-            final CycleFile released = file;
-            file = null;
-            cycleFiles.release(released);
-        }
-    }
-
-    private void releaseNextFile() {
-        nextCursor.detach();
-        if (nextFile != null) {
-            final CycleFile released = nextFile;
-            nextFile = null;
-            cycleFiles.release(released);
-        }
-    }
-
-    private static void joinUninterruptibly(final Thread runner) {
-        if (runner == Thread.currentThread()) {
-            return;
-        }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                runner.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-    }
+    void close();
 }

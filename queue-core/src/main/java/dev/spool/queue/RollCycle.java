@@ -145,7 +145,7 @@ public enum RollCycle {
      * @param id a persisted roll cycle id.
      * @return the roll cycle, or null if the id is unknown.
      */
-    static RollCycle ofId(final int id) {
+    public static RollCycle ofId(final int id) {
         for (final RollCycle rollCycle : values()) {
             if (rollCycle.id == id) {
                 return rollCycle;

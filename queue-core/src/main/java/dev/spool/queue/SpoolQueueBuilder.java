@@ -1,5 +1,7 @@
 package dev.spool.queue;
 
+import dev.spool.queue.engine.QueueEngine;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
@@ -235,11 +237,11 @@ public final class SpoolQueueBuilder {
     }
 
     /**
-     * Opens the queue as a replica: written only through {@link SpoolQueue#createReplicaAppender()}, at the indices
+     * Opens the queue as a replica: written only through the replication sink's indexed appender, at the indices
      * of the primary it copies, while {@link SpoolQueue#createAppender()} refuses. A new queue is created with
      * {@code queueId} as its identity (give it the primary's roll cycle and epoch too); an existing queue must be a
      * replica with that identity. Persisted: reopening the queue later without this setting keeps it a replica
-     * until {@link SpoolQueue#promote()}.
+     * until it is promoted.
      *
      * @param queueId the identity of the primary queue, {@link SpoolQueue#queueId()}.
      * @return this builder.
@@ -263,107 +265,11 @@ public final class SpoolQueueBuilder {
         return SpoolQueue.open(this);
     }
 
-    Path directory() {
-        return directory;
-    }
-
-    TimeProvider timeProvider() {
-        return timeProvider;
-    }
-
-    PauseStrategyFactory pauseStrategy() {
-        return pauseStrategy;
-    }
-
-    boolean syncMarkers() {
-        return syncMarkers;
-    }
-
-    SyncPolicy syncPolicy() {
-        return syncPolicy;
-    }
-
-    boolean createIfAbsent() {
-        return createIfAbsent;
-    }
-
-    int retainCycles() {
-        return retainCycles;
-    }
-
-    long retainBytes() {
-        return retainBytes;
-    }
-
-    boolean retainForNamedTailers() {
-        return retainForNamedTailers;
-    }
-
-    CycleListener cycleListener() {
-        return cycleListener;
-    }
-
-    long pretouchLength() {
-        return pretouchLength;
-    }
-
-    Duration pretouchLeadTime() {
-        return pretouchLeadTime;
-    }
-
-    MetadataFile.Settings newQueueSettings() {
-        final long chunk = chunkLength == null ? DEFAULT_CHUNK_LENGTH : chunkLength;
-        if (!MetadataFile.isPowerOfTwo(chunk) || chunk < MIN_CHUNK_LENGTH) {
-            throw new IllegalArgumentException("chunkLength=" + chunk + " must be a power of two of at least " + MIN_CHUNK_LENGTH);
-        }
-        final int spacing = indexSpacing == null ? DEFAULT_INDEX_SPACING : indexSpacing;
-        if (!MetadataFile.isPowerOfTwo(spacing) || spacing > 4096) {
-            throw new IllegalArgumentException("indexSpacing=" + spacing + " must be a power of two from 1 to 4096");
-        }
-        final int entries = indexBlockEntries == null ? DEFAULT_INDEX_BLOCK_ENTRIES : indexBlockEntries;
-        if (!MetadataFile.isPowerOfTwo(entries) || entries < 8 || entries > 65536) {
-            throw new IllegalArgumentException("indexBlockEntries=" + entries + " must be a power of two from 8 to 65536");
-        }
-        final long maxLimit = Math.min(CycleFile.overlapLength(chunk) - 64, ExcerptDescriptor.MAX_LENGTH);
-        if (CycleDescriptor.blockPayloadLength(entries) > maxLimit) {
-            throw new IllegalArgumentException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
-                    + chunk + " can hold");
-        }
-        final int maxLength = maxMessageLength == null ? (int) maxLimit : maxMessageLength;
-        if (maxLength < 1 || maxLength > maxLimit) {
-            throw new IllegalArgumentException("maxMessageLength=" + maxLength + " must be from 1 to " + maxLimit
-                    + " with chunkLength=" + chunk);
-        }
-        return new MetadataFile.Settings(rollCycle == null ? RollCycle.DAILY : rollCycle, epochMillis == null ? 0 : epochMillis,
-                spacing, entries, maxLength, chunk, replicaOf,
-                replicaOf == null ? MetadataDescriptor.ROLE_PRIMARY : MetadataDescriptor.ROLE_REPLICA);
-    }
-
-    /** Fails if a setting given explicitly differs from what the existing queue persisted. */
-    void checkAgainst(final MetadataFile metadata) {
-        mismatch("rollCycle", rollCycle, metadata.rollCycle(), metadata);
-        mismatch("epochMillis", epochMillis, metadata.epochMillis(), metadata);
-        mismatch("indexSpacing", indexSpacing, metadata.indexSpacing(), metadata);
-        mismatch("indexBlockEntries", indexBlockEntries, metadata.indexBlockEntries(), metadata);
-        mismatch("maxMessageLength", maxMessageLength, metadata.maxMessageLength(), metadata);
-        mismatch("chunkLength", chunkLength, metadata.chunkLength(), metadata);
-        if (replicaOf != null) {
-            if (!replicaOf.equals(metadata.queueId())) {
-                throw new SpoolException("queue " + metadata.path().getParent() + " has queue id " + metadata.queueId()
-                        + "; it cannot be opened as a replica of queue id " + replicaOf);
-            }
-            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA) {
-                throw new SpoolException("queue " + metadata.path().getParent() + " is a "
-                        + QueueRole.of(metadata.role()).name().toLowerCase(java.util.Locale.ROOT)
-                        + " queue of term " + metadata.term() + "; it cannot be opened as a replica");
-            }
-        }
-    }
-
-    private static void mismatch(final String setting, final Object requested, final Object persisted, final MetadataFile metadata) {
-        if (requested != null && !requested.equals(persisted)) {
-            throw new SpoolException("queue " + metadata.path().getParent() + " was created with " + setting + "=" + persisted
-                    + "; it cannot be reopened with " + setting + "=" + requested);
-        }
+    /** @return what the engine opens the queue with. */
+    QueueEngine.Config config() {
+        return new QueueEngine.Config(directory, createIfAbsent, rollCycle, epochMillis, indexSpacing, indexBlockEntries,
+                maxMessageLength, chunkLength, replicaOf, timeProvider, pauseStrategy, syncPolicy, SyncPolicy::newTrigger,
+                syncMarkers, retainCycles, retainBytes, retainForNamedTailers, cycleListener, pretouchLength,
+                pretouchLeadTime);
     }
 }

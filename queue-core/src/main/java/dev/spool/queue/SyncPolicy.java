@@ -1,5 +1,7 @@
 package dev.spool.queue;
 
+import dev.spool.queue.engine.QueueEngine.SyncTrigger;
+
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.util.ArrayList;
@@ -22,10 +24,6 @@ public final class SyncPolicy {
     /** No sync: the kernel writes pages back when it chooses (a SIGKILL loses nothing; power loss may). */
     public static final SyncPolicy NONE = new SyncPolicy(Collections.emptyList());
 
-    static final int DO_NOTHING = 0;
-    static final int DO_ASYNC = 1;
-    static final int DO_SYNC = 2;
-
     private final List<Rule> rules;
 
     private SyncPolicy(final List<Rule> rules) {
@@ -39,7 +37,7 @@ public final class SyncPolicy {
 
     /** @return {@code msync(MS_ASYNC)} after every message: schedules write-back, waits for nothing. */
     public static SyncPolicy async() {
-        return new SyncPolicy(List.of(new Rule(Rule.EVERY_N, 1, 0, null, null, DO_ASYNC)));
+        return new SyncPolicy(List.of(new Rule(Rule.EVERY_N, 1, 0, null, null, SyncTrigger.DO_ASYNC)));
     }
 
     /** @return {@code msync(MS_SYNC)} after every message: durable on return, and slow (about 100 µs here). */
@@ -55,7 +53,7 @@ public final class SyncPolicy {
         if (messages < 1) {
             throw new IllegalArgumentException("messages=" + messages + " must be at least 1");
         }
-        return new SyncPolicy(List.of(new Rule(Rule.EVERY_N, messages, 0, null, null, DO_SYNC)));
+        return new SyncPolicy(List.of(new Rule(Rule.EVERY_N, messages, 0, null, null, SyncTrigger.DO_SYNC)));
     }
 
     /**
@@ -70,7 +68,7 @@ public final class SyncPolicy {
         if (nanos <= 0) {
             throw new IllegalArgumentException("interval=" + interval + " " + unit + " must be positive");
         }
-        return new SyncPolicy(List.of(new Rule(Rule.EVERY_NANOS, 0, nanos, null, null, DO_SYNC)));
+        return new SyncPolicy(List.of(new Rule(Rule.EVERY_NANOS, 0, nanos, null, null, SyncTrigger.DO_SYNC)));
     }
 
     /**
@@ -78,7 +76,7 @@ public final class SyncPolicy {
      * @return {@code msync(MS_SYNC)} after every excerpt the predicate accepts.
      */
     public static SyncPolicy when(final ExcerptPredicate predicate) {
-        return new SyncPolicy(List.of(new Rule(Rule.PREDICATE, 0, 0, predicate, null, DO_SYNC)));
+        return new SyncPolicy(List.of(new Rule(Rule.PREDICATE, 0, 0, predicate, null, SyncTrigger.DO_SYNC)));
     }
 
     /**
@@ -90,7 +88,7 @@ public final class SyncPolicy {
         if (threshold <= 0) {
             throw new IllegalArgumentException("threshold=" + threshold + " must be positive");
         }
-        return new SyncPolicy(List.of(new Rule(Rule.CUMULATIVE, 0, threshold, null, value, DO_SYNC)));
+        return new SyncPolicy(List.of(new Rule(Rule.CUMULATIVE, 0, threshold, null, value, SyncTrigger.DO_SYNC)));
     }
 
     /**
@@ -146,7 +144,7 @@ public final class SyncPolicy {
         public String toString() {
             switch (kind) {
                 case EVERY_N:
-                    return (action == DO_ASYNC ? "async every " : "sync every ") + count + " messages";
+                    return (action == SyncTrigger.DO_ASYNC ? "async every " : "sync every ") + count + " messages";
                 case EVERY_NANOS:
                     return "sync every " + amount + " ns";
                 case PREDICATE:
@@ -158,7 +156,7 @@ public final class SyncPolicy {
     }
 
     /** One appender's counters for its policy; thread-confined, allocation-free. */
-    static final class Trigger {
+    static final class Trigger implements SyncTrigger {
         private final Rule[] rules;
         private final long[] counters;
         private long lastSyncNanos = System.nanoTime();
@@ -168,9 +166,10 @@ public final class SyncPolicy {
             this.counters = new long[rules.length];
         }
 
-        /** @return {@link #DO_NOTHING}, {@link #DO_ASYNC} or {@link #DO_SYNC} after the excerpt just written. */
-        int onAppend(final BytesStore<?, ?> bytes, final long offset, final int length) {
-            int action = DO_NOTHING;
+        /** @return {@link SyncTrigger#DO_NOTHING}, {@link SyncTrigger#DO_ASYNC} or {@link SyncTrigger#DO_SYNC} after the excerpt just written. */
+        @Override
+        public int onAppend(final BytesStore<?, ?> bytes, final long offset, final int length) {
+            int action = SyncTrigger.DO_NOTHING;
             for (int i = 0; i < rules.length; i++) {
                 final Rule rule = rules[i];
                 final boolean fires;
@@ -200,13 +199,14 @@ public final class SyncPolicy {
          * A flush ran: after a synchronous one every rule counts again from here, after an asynchronous one only the
          * asynchronous rules do (nothing became durable).
          */
-        void flushed(final int action) {
+        @Override
+        public void flushed(final int action) {
             for (int i = 0; i < rules.length; i++) {
-                if (action == DO_SYNC || rules[i].action == DO_ASYNC) {
+                if (action == SyncTrigger.DO_SYNC || rules[i].action == SyncTrigger.DO_ASYNC) {
                     counters[i] = 0;
                 }
             }
-            if (action == DO_SYNC) {
+            if (action == SyncTrigger.DO_SYNC) {
                 lastSyncNanos = System.nanoTime();
             }
         }

@@ -9,15 +9,15 @@ import java.nio.file.Path;
 import java.util.concurrent.locks.LockSupport;
 
 /** Entry points of the child JVMs the multi-process tests start. Each prints what the parent waits for. */
-final class ChildMains {
+public final class ChildMains {
     private ChildMains() {
     }
 
-    static SpoolQueue open(final String dir) {
+    public static SpoolQueue open(final String dir) {
         return SpoolQueue.builder(Path.of(dir)).chunkLength(1 << 20).build();
     }
 
-    static void awaitGo() throws Exception {
+    public static void awaitGo() throws Exception {
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         System.out.println("READY");
         if (!"GO".equals(in.readLine())) {
@@ -26,7 +26,7 @@ final class ChildMains {
     }
 
     /** {@code dir writerId count maxLength}: appends self-checking messages as fast as it can. */
-    static final class Appender {
+    public static final class Appender {
         public static void main(final String[] args) throws Exception {
             final int writer = Integer.parseInt(args[1]);
             final int count = Integer.parseInt(args[2]);
@@ -48,7 +48,7 @@ final class ChildMains {
     }
 
     /** {@code dir writerId}: appends until killed, printing progress: the lock is held most of the time. */
-    static final class EndlessAppender {
+    public static final class EndlessAppender {
         public static void main(final String[] args) throws Exception {
             final int writer = Integer.parseInt(args[1]);
             final int maxLength = 64 * 1024;
@@ -67,7 +67,7 @@ final class ChildMains {
     }
 
     /** {@code dir}: appends 10 messages, then claims, half-fills the claim and waits to be killed. */
-    static final class ClaimHolder {
+    public static final class ClaimHolder {
         public static void main(final String[] args) {
             try (SpoolQueue queue = open(args[0]); ExcerptAppender appender = queue.createAppender()) {
                 final byte[] message = new byte[100];
@@ -88,7 +88,7 @@ final class ChildMains {
     }
 
     /** {@code dir}: opens the queue and prints the error, if any, on one line. */
-    static final class Opener {
+    public static final class Opener {
         public static void main(final String[] args) {
             try (SpoolQueue queue = open(args[0])) {
                 System.out.println("OPENED " + queue.directory());
@@ -102,7 +102,7 @@ final class ChildMains {
      * {@code dir writerId}: appends with a sync policy on a secondly roll cycle until killed, printing
      * {@code SYNCED <index> <sequence>} whenever the queue's last synced index covers a new excerpt of its own.
      */
-    static final class SyncingAppender {
+    public static final class SyncingAppender {
         public static void main(final String[] args) {
             final int writer = Integer.parseInt(args[1]);
             final SyncPolicy policy = SyncPolicy.everyMessages(500)
@@ -131,7 +131,7 @@ final class ChildMains {
     }
 
     /** {@code dir}: switches Chronicle's posix layer to its silent no-op fallback, then opens with a sync policy. */
-    static final class NoOpMsyncOpener {
+    public static final class NoOpMsyncOpener {
         public static void main(final String[] args) {
             net.openhft.posix.PosixAPI.useNoOpPosixApi();
             try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20)
@@ -148,7 +148,7 @@ final class ChildMains {
      * {@code EXECUTE <millis>} sets the clock and runs {@link Pretoucher#execute()} once, printing {@code EXECUTED
      * <work>}; {@code EXIT} closes the queue and prints {@code DONE}.
      */
-    static final class Pretouch {
+    public static final class Pretouch {
         public static void main(final String[] args) throws Exception {
             final ManualClock clock = new ManualClock(0);
             final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -167,7 +167,7 @@ final class ChildMains {
     }
 
     /** {@code dir name count}: reads {@code count} excerpts with a named tailer and prints the last index. */
-    static final class NamedReader {
+    public static final class NamedReader {
         public static void main(final String[] args) {
             final int count = Integer.parseInt(args[2]);
             try (SpoolQueue queue = open(args[0]); ExcerptTailer tailer = queue.createTailer(args[1])) {

@@ -1,5 +1,7 @@
 package dev.spool.queue;
 
+import dev.spool.queue.tools.SpoolTool;
+
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

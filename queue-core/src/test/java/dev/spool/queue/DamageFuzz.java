@@ -1,5 +1,9 @@
 package dev.spool.queue;
 
+import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.format.ExcerptDescriptor;
+import dev.spool.queue.format.MetadataDescriptor;
+
 import net.openhft.chronicle.core.io.AbstractReferenceCounted;
 
 import java.io.IOException;

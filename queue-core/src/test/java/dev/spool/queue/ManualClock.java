@@ -3,10 +3,10 @@ package dev.spool.queue;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** A clock tests move by hand to roll cycles exactly when they want. */
-final class ManualClock implements TimeProvider {
+public final class ManualClock implements TimeProvider {
     private final AtomicLong millis;
 
-    ManualClock(final long startMillis) {
+    public ManualClock(final long startMillis) {
         this.millis = new AtomicLong(startMillis);
     }
 
@@ -15,7 +15,7 @@ final class ManualClock implements TimeProvider {
         return millis.get();
     }
 
-    void advance(final long deltaMillis) {
+    public void advance(final long deltaMillis) {
         millis.addAndGet(deltaMillis);
     }
 }

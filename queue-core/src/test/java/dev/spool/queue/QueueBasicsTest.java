@@ -1,5 +1,7 @@
 package dev.spool.queue;
 
+import dev.spool.queue.format.MetadataDescriptor;
+
 import net.openhft.chronicle.bytes.Bytes;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,7 @@
 package dev.spool.queue;
 
+import dev.spool.queue.tools.SpoolTool;
+
 import net.openhft.chronicle.core.Jvm;
 import net.openhft.chronicle.core.io.AbstractReferenceCounted;
 import net.openhft.chronicle.core.onoes.ExceptionKey;

@@ -1,5 +1,7 @@
 package dev.spool.queue;
 
+import dev.spool.queue.format.CycleDescriptor;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

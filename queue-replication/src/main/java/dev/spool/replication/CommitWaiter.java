@@ -1,9 +1,10 @@
 package dev.spool.replication;
 
-import dev.spool.queue.Doorbell;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.QueueInternals;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -13,7 +14,7 @@ import java.util.concurrent.locks.LockSupport;
  * metadata, where the {@link ReplicationSource} records them, so nothing is exchanged between threads but that
  * one volatile long. By default the waiter spins and yields briefly, then parks, and the source unparks it when it
  * records an acknowledgement
- * (through the queue's {@link SpoolQueue#ackDoorbell ack doorbell}); a park lasts at most {@value #MAX_PARK_NS} ns,
+ * (through the queue's {@link QueueInternals#ackDoorbell ack doorbell}); a park lasts at most {@value #MAX_PARK_NS} ns,
  * which bounds the wait for a source in another process. With a pause strategy it polls instead, e.g.
  * {@link PauseStrategy#busySpin()} for the lowest latency at the cost of a core. A waiter of an
  * {@link ReplicationSource.Builder#invoked() invoked} source streams while it waits, calling
@@ -30,6 +31,7 @@ public final class CommitWaiter implements AutoCloseable {
     static final int IDLE_YIELDS = 100;
 
     private final SpoolQueue queue;
+    private final QueueInternals internals;
     private final ReplicationSource source;
     private final ExcerptAppender appender;
     private final PauseStrategy pause;
@@ -51,11 +53,12 @@ public final class CommitWaiter implements AutoCloseable {
                  final PauseStrategy pause, final long maxParkNs, final int idleSpins, final int idleYields) {
 
         this.queue = queue;
+        this.internals = QueueInternals.of(this.queue);
         this.source = source;
         this.appender = appender;
         this.pause = pause;
         this.maxParkNs = maxParkNs;
-        this.acked = pause == null ? queue.ackDoorbell(this::wake) : null;
+        this.acked = pause == null ? internals.ackDoorbell(this::wake) : null;
         this.idle = acked == null ? null : new IdleBackoff(acked, idleSpins, idleYields);
     }
 
@@ -72,9 +75,9 @@ public final class CommitWaiter implements AutoCloseable {
             case SYNCED:
                 return queue.lastSyncedIndex() >= index;
             case ACKED:
-                return queue.lastAckedIndex() >= index;
+                return internals.lastAckedIndex() >= index;
             default:
-                return queue.lastAckedIndex() >= index || queue.lastSyncedIndex() >= index;
+                return internals.lastAckedIndex() >= index || queue.lastSyncedIndex() >= index;
         }
     }
 

@@ -1,6 +1,6 @@
 package dev.spool.replication;
 
-import dev.spool.queue.Doorbell;
+import dev.spool.queue.internal.Doorbell;
 
 /**
  * The phases of one thread's idle wait, the Disruptor's phased back-off with a blocking fallback: spin, then

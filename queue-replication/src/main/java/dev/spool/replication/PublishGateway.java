@@ -1,9 +1,10 @@
 package dev.spool.replication;
 
-import dev.spool.queue.Doorbell;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.QueueInternals;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +31,7 @@ import static dev.spool.replication.FrameDescriptor.typeName;
  * <p>
  * Threads: one, {@value #THREAD_NAME}, which appends, syncs and answers. It sleeps in
  * {@link Selector#select(long)}, woken by its clients and, while commits wait for the replica, by the source's
- * acknowledgements (the queue's {@link SpoolQueue#ackDoorbell ack doorbell}); such a sleep lasts at most
+ * acknowledgements (the queue's ack doorbell); such a sleep lasts at most
  * {@value #MAX_SLEEP_MS} ms, which bounds the wait for a source in another process. With a
  * {@link Builder#pauseStrategy pause strategy} it polls instead while commits are pending. With an
  * {@link ReplicationSource.Builder#invoked() invoked} source the gateway streams for it: it polls its clients, the
@@ -45,6 +46,7 @@ public final class PublishGateway implements AutoCloseable {
     static final long MAX_SLEEP_MS = 1;
 
     private final SpoolQueue queue;
+    private final QueueInternals internals;
     private final ReplicationSource source;
     private final ServerSocketChannel server;
     private final Selector selector;
@@ -62,6 +64,7 @@ public final class PublishGateway implements AutoCloseable {
 
     private PublishGateway(final Builder builder) throws IOException {
         this.queue = builder.queue;
+        this.internals = QueueInternals.of(queue);
         this.source = builder.source;
         this.pause = builder.pause;
         this.maxSleepMs = builder.maxSleepMs;
@@ -78,7 +81,7 @@ public final class PublishGateway implements AutoCloseable {
             selector.close();
             throw e;
         }
-        acked = queue.ackDoorbell(selector::wakeup);
+        acked = internals.ackDoorbell(selector::wakeup);
         thread = new Thread(this::run, THREAD_NAME);
         thread.setDaemon(true);
     }
@@ -236,7 +239,7 @@ public final class PublishGateway implements AutoCloseable {
         if (pending.needSync(source != null && source.isConnected())) {
             appender.sync();
         }
-        return pending.release(queue.lastAckedIndex(), queue.lastSyncedIndex());
+        return pending.release(internals.lastAckedIndex(), queue.lastSyncedIndex());
     }
 
     private void drop(final SelectionKey key, final Connection client) {

@@ -1,9 +1,10 @@
 package dev.spool.replication;
 
-import dev.spool.queue.QueueRole;
-import dev.spool.queue.ReplicaAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.QueueRole;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +28,8 @@ final class ReplicaWriter {
     private final DataFlyweight data = new DataFlyweight();
     private final AckFlyweight ack = new AckFlyweight();
     private SpoolQueue queue;
-    private ReplicaAppender appender;
+    private QueueInternals internals;
+    private IndexedAppender appender;
     private long written = -1;
     private long acked = -1;
     private volatile long lastIndex = -1;
@@ -45,8 +47,9 @@ final class ReplicaWriter {
         this.ackSynced = ackSynced;
         if (SpoolQueue.exists(directory)) {
             queue = queueBuilder.build();
-            if (queue.role() != QueueRole.REPLICA) {
-                final String role = queue.role() + " queue of term " + queue.term();
+            internals = QueueInternals.of(queue);
+            if (internals.role() != QueueRole.REPLICA) {
+                final String role = internals.role() + " queue of term " + internals.term();
                 queue.close();
                 throw new IllegalStateException("queue " + directory + " is a " + role + ": a sink writes only to a replica");
             }
@@ -66,7 +69,7 @@ final class ReplicaWriter {
 
     /** @return the replica's term, 0 before it exists. */
     long term() {
-        return queue == null ? 0 : queue.term();
+        return queue == null ? 0 : internals.term();
     }
 
     /** @return the last index written, -1 if none; any thread. */
@@ -99,16 +102,17 @@ final class ReplicaWriter {
         try {
             if (queue == null) {
                 queue = queueBuilder.build();
+                internals = QueueInternals.of(queue);
             }
-            if (sourceTerm < queue.term()) {
+            if (sourceTerm < internals.term()) {
                 throw new Refusal(ERROR_FENCED, "the source's term " + sourceTerm + " is older than the replica's "
-                        + queue.term() + ": a later primary exists, the source is fenced");
+                        + internals.term() + ": a later primary exists, the source is fenced");
             }
-            if (sourceTerm > queue.term()) {
-                queue.adoptTerm(sourceTerm);
+            if (sourceTerm > internals.term()) {
+                internals.adoptTerm(sourceTerm);
             }
             if (appender == null) {
-                appender = queue.createReplicaAppender();
+                appender = internals.createIndexedAppender();
             }
         } catch (RuntimeException e) {
             LOG.error("replication sink of {}: cannot open the replica", directory, e);
@@ -169,7 +173,7 @@ final class ReplicaWriter {
             throw new IllegalStateException("sink of " + directory + " has no replica to promote: no source ever"
                     + " completed a handshake with it");
         }
-        return queue.promote();
+        return internals.promote();
     }
 
     /** Closes the replica, if it was opened. */

@@ -1,6 +1,5 @@
 package dev.spool.replication;
 
-import dev.spool.queue.QueueRole;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import org.slf4j.Logger;
@@ -35,7 +34,7 @@ import static dev.spool.replication.FrameDescriptor.typeName;
 
 /**
  * The receiving end of replication: listens for one {@link ReplicationSource} at a time and writes each excerpt it
- * receives at the same index into a replica queue ({@link QueueRole#REPLICA}), then acknowledges the highest index
+ * receives at the same index into a replica queue ({@link ReplicationRole#REPLICA}), then acknowledges the highest index
  * written, or synced if so configured. The replica is created at the first handshake with the source's identity,
  * roll cycle, epoch and maximum message length; until then {@link SpoolQueue#exists(Path)} is false.
  * <p>
@@ -135,7 +134,7 @@ public final class ReplicationSink implements AutoCloseable {
     }
 
     /**
-     * Stops the sink and makes its replica the primary of the next term (see {@link SpoolQueue#promote()}); the old
+     * Stops the sink and makes its replica the primary of the next term (see {@link Failover#promote}); the old
      * source is fenced as soon as it meets that term. Who decides to promote is outside Spool: call this from the
      * failover hook of your choice once the old source is known to be gone.
      *

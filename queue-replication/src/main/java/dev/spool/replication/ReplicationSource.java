@@ -1,11 +1,12 @@
 package dev.spool.replication;
 
-import dev.spool.queue.Doorbell;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
-import dev.spool.queue.QueueRole;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.QueueRole;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,21 +23,21 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The sending end of replication: tails a primary queue and ships its excerpts to a {@link ReplicationSink}, in DATA
  * frames of whatever is available up to the frame limit, and records the sink's acknowledgements in the queue's
- * metadata ({@link SpoolQueue#lastAckedIndex()}), where {@link CommitWaiter} and other processes see them.
+ * metadata ({@link Failover#lastAckedIndex}), where {@link CommitWaiter} and other processes see them.
  * <p>
  * It connects to the sink, and after a handshake (protocol version, queue identity, roll cycle, term, the sink's
  * last index and the checksum of its last excerpt, an optional shared-secret challenge) resumes after the sink's
  * last index: no gap, no duplicate. A lost connection is retried with exponential backoff; a mismatch (another
  * queue, a sink ahead of the source or with a different excerpt at its last index, a failed authentication) stops
- * the source with {@link #failure()} set, and a sink of a later term fences this queue ({@link SpoolQueue#fence}).
+ * the source with {@link #failure()} set, and a sink of a later term fences this queue (its
+ * {@link Failover#role role} becomes {@link ReplicationRole#FENCED}).
  * <p>
  * Threads: one, {@value #THREAD_NAME}. It polls the queue and the socket while either has work; when neither
  * has, it spins and then yields for {@value #IDLE_SPINS} passes each (a pass reads the socket: some 100-300 µs in
  * all; while messages flow, the next one comes first), then sleeps in its selector, woken by the sink's next frame
- * or by the next append through this {@link SpoolQueue} instance (its {@link SpoolQueue#appendDoorbell append
- * doorbell}): an idle source uses no CPU, and only an append that finds it asleep pays for waking it. Appends from
- * other processes ring no doorbell: the source sleeps at most 1 ms at a time by default ({@link Builder#maxSleep}),
- * which bounds their delay. A {@link Builder#pauseStrategy pause strategy}, such as
+ * or by the next append through this {@link SpoolQueue} instance (its append doorbell): an idle source uses no
+ * CPU, and only an append that finds it asleep pays for waking it. Appends from other processes ring no doorbell:
+ * the source sleeps at most 1 ms at a time by default ({@link Builder#maxSleep}), which bounds their delay. A {@link Builder#pauseStrategy pause strategy}, such as
  * {@link PauseStrategy#busySpin()}, makes it poll instead, at the cost of a core.
  * <p>
  * Built {@link Builder#invoked() invoked}, it streams on the caller's threads instead, in
@@ -107,12 +108,13 @@ public final class ReplicationSource implements AutoCloseable {
         this.invoked = builder.invoked;
         // it wakes for its heartbeats too
         this.maxSleepMs = Math.max(1, Math.min(builder.maxSleep.toMillis(), heartbeatNs / 2_000_000));
-        if (queue.role() != QueueRole.PRIMARY) {
-            throw new IllegalStateException("queue " + queue.directory() + " is a " + queue.role() + " queue of term "
-                    + queue.term() + ": only a primary is replicated");
+        final QueueInternals internals = QueueInternals.of(queue);
+        if (internals.role() != QueueRole.PRIMARY) {
+            throw new IllegalStateException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
+                    + internals.term() + ": only a primary is replicated");
         }
         this.selector = Selector.open();
-        this.appended = queue.appendDoorbell(selector::wakeup);
+        this.appended = internals.appendDoorbell(selector::wakeup);
         this.idle = new IdleBackoff(appended, IDLE_SPINS, IDLE_YIELDS);
         this.connection = new Connection(RECEIVE_CAPACITY,
                 Math.toIntExact(frameLimit + DataFlyweight.frameLength(queue.maxMessageLength())));

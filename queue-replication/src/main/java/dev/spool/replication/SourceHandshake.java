@@ -2,6 +2,7 @@ package dev.spool.replication;
 
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +36,7 @@ import static dev.spool.replication.FrameDescriptor.typeName;
 final class SourceHandshake {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
     private final SpoolQueue queue;
+    private final QueueInternals internals;
     private final InetSocketAddress sink;
     private final Connection connection;
     private final Selector selector;
@@ -55,6 +57,7 @@ final class SourceHandshake {
                     final Selector selector, final byte[] secret, final int frameLimit, final long heartbeatNs,
                     final BooleanSupplier running) {
         this.queue = queue;
+        this.internals = QueueInternals.of(queue);
         this.sink = sink;
         this.connection = connection;
         this.selector = selector;
@@ -74,7 +77,7 @@ final class SourceHandshake {
      */
     long run(final ExcerptTailer tailer) throws IOException {
         final byte[] sourceNonce = Handshake.nonce();
-        final long term = queue.term();
+        final long term = internals.term();
         int offset = connection.beginFrame(TYPE_HELLO);
         hello.wrap(connection.send(), offset).magic(MAGIC).rollCycleId(queue.rollCycle().id()).queueId(queue.queueId())
                 .epochMillis(queue.epochMillis()).term(term).lastIndex(queue.lastIndex())
@@ -154,19 +157,19 @@ final class SourceHandshake {
 
     /** Fences this queue: the sink has seen a later primary. What was never acknowledged is reported, not merged. */
     private void fence(final long sinkTerm) throws ReplicationException {
-        queue.fence(sinkTerm);
-        final long lastAcked = queue.lastAckedIndex();
+        internals.fence(sinkTerm);
+        final long lastAcked = internals.lastAckedIndex();
         final long last = queue.lastIndex();
         final String divergence = last > lastAcked
                 ? "indices after " + lastAcked + " up to " + last + " were written here and never acknowledged by a replica;"
                 + " the new primary may not have them, and they are not replicated"
                 : "every index it wrote was acknowledged (up to " + lastAcked + ")";
-        refuse(ERROR_FENCED, "queue " + queue.directory() + " of term " + queue.term() + " is fenced: the sink at " + sink
+        refuse(ERROR_FENCED, "queue " + queue.directory() + " of term " + internals.term() + " is fenced: the sink at " + sink
                 + " has term " + sinkTerm + ", so a later primary exists; " + divergence);
     }
 
     private void refuse(final int code, final String message) throws ReplicationException {
-        connection.sendError(code, queue.term(), message);
+        connection.sendError(code, internals.term(), message);
         try {
             connection.flush();
         } catch (IOException e) {

@@ -3,6 +3,7 @@ package dev.spool.replication;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.io.IOException;
@@ -27,7 +28,8 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * Used by one thread at a time (the source's, or a caller of {@link ReplicationSource#doWork()}); allocates nothing.
  */
 final class SourceStream {
-    private final SpoolQueue queue;
+    /** Where acknowledgements are recorded, for waiters in this process and others. */
+    private final QueueInternals internals;
     private final InetSocketAddress sink;
     /** The sink's address as text, built once: errors name it, and an ACK's check must not allocate. */
     private final String sinkName;
@@ -52,7 +54,7 @@ final class SourceStream {
     /** @param frameLimit the most bytes of a DATA frame, unless one excerpt alone is longer. */
     SourceStream(final SpoolQueue queue, final InetSocketAddress sink, final Connection connection,
                  final int frameLimit, final long heartbeatNs) {
-        this.queue = queue;
+        this.internals = QueueInternals.of(queue);
         this.sink = sink;
         this.sinkName = String.valueOf(sink);
         this.connection = connection;
@@ -123,7 +125,7 @@ final class SourceStream {
                 final long index = ack.wrap(c.received(), c.frameOffset()).checkedIndex(sinkName, highestRead);
                 if (index > acked) {
                     acked = index;
-                    queue.recordAcked(index);
+                    internals.recordAcked(index);
                 }
                 break;
             case TYPE_HEARTBEAT:

@@ -1,9 +1,8 @@
 package dev.spool.replication;
 
-import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.ChildJvm;
-import dev.spool.queue.QueueRole;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -53,8 +52,8 @@ class ProcessFailoverTest extends SpoolTestBase {
             assertEquals(0, sinkB.awaitExit(60, TimeUnit.SECONDS));
         }
         try (SpoolQueue promoted = open(b)) {
-            assertEquals(QueueRole.PRIMARY, promoted.role());
-            assertEquals(1, promoted.term());
+            assertEquals(ReplicationRole.PRIMARY, Failover.role(promoted));
+            assertEquals(1, Failover.term(promoted));
             assertTrue(promoted.lastIndex() >= lastAcked, "every index acknowledged to the client is on the promoted replica");
         }
         try (ChildJvm sinkC = startSink(c, portC, stderr);
@@ -73,11 +72,11 @@ class ProcessFailoverTest extends SpoolTestBase {
             }
         }
         try (SpoolQueue old = open(a); SpoolQueue promoted = open(b); SpoolQueue replica = open(c)) {
-            assertEquals(QueueRole.FENCED, old.role());
+            assertEquals(ReplicationRole.FENCED, Failover.role(old));
             assertThrows(IllegalStateException.class, old::createAppender);
             assertEquals(promoted.lastIndex(), replica.lastIndex());
             assertIdentical(promoted, replica);
-            assertEquals(1, replica.term());
+            assertEquals(1, Failover.term(replica));
         }
     }
 

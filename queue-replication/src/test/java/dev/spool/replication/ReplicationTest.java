@@ -1,9 +1,8 @@
 package dev.spool.replication;
 
-import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.QueueRole;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -37,7 +36,7 @@ class ReplicationTest extends SpoolTestBase {
 
     private void awaitReplicated(final SpoolQueue primary, final ReplicationSink sink) {
         final long last = primary.lastIndex();
-        await(() -> sink.lastIndex() == last && primary.lastAckedIndex() == last, "index " + last + " is replicated and acked");
+        await(() -> sink.lastIndex() == last && Failover.lastAckedIndex(primary) == last, "index " + last + " is replicated and acked");
     }
 
     @Test
@@ -53,10 +52,33 @@ class ReplicationTest extends SpoolTestBase {
         }
         try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
             assertEquals(3_000, assertIdentical(primary, replica));
-            assertEquals(QueueRole.REPLICA, replica.role());
+            assertEquals(ReplicationRole.REPLICA, Failover.role(replica));
             assertEquals(primary.queueId(), replica.queueId());
             final IllegalStateException refused = assertThrows(IllegalStateException.class, replica::createAppender);
             assertTrue(refused.getMessage().contains("local appends are refused"), refused.getMessage());
+        }
+    }
+
+    @Test
+    void shouldPromoteAStoppedReplicaThroughFailoverAndRefuseToPromoteAPrimary() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender()) {
+            try (ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
+                append(appender, 0, 10);
+                awaitReplicated(primary, sink);
+                assertEquals(9, Failover.lastAckedIndex(primary));
+            }
+            assertEquals(ReplicationRole.PRIMARY, Failover.role(primary));
+            assertEquals(0, Failover.term(primary));
+            assertThrows(IllegalStateException.class, () -> Failover.promote(primary), "only a replica is promoted");
+            try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
+                assertEquals(ReplicationRole.REPLICA, Failover.role(replica));
+                assertEquals(1, Failover.promote(replica));
+                assertEquals(ReplicationRole.PRIMARY, Failover.role(replica));
+                assertEquals(1, Failover.term(replica));
+                try (ExcerptAppender promoted = replica.createAppender()) {
+                    assertEquals(10, promoted.append(message(10)), "the promoted replica continues from its last index");
+                }
+            }
         }
     }
 
@@ -184,7 +206,7 @@ class ReplicationTest extends SpoolTestBase {
             final long first = appender.append(message(0));
             assertTrue(waiter.await(first, CommitStage.WRITTEN, 0, TimeUnit.SECONDS));
             assertTrue(waiter.await(first, CommitStage.ACKED, 30, TimeUnit.SECONDS));
-            assertTrue(primary.lastAckedIndex() >= first);
+            assertTrue(Failover.lastAckedIndex(primary) >= first);
             assertTrue(primary.lastSyncedIndex() < first, "an ack needs no sync");
             final long second = appender.append(message(1));
             assertTrue(waiter.await(second, CommitStage.ACKED_OR_SYNCED, 30, TimeUnit.SECONDS));
@@ -209,8 +231,8 @@ class ReplicationTest extends SpoolTestBase {
             append(appender, 0, 500);
             awaitReplicated(primary, sink);
             try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
-                assertTrue(replica.lastSyncedIndex() >= primary.lastAckedIndex(),
-                        "acked " + primary.lastAckedIndex() + ", synced on the replica " + replica.lastSyncedIndex());
+                assertTrue(replica.lastSyncedIndex() >= Failover.lastAckedIndex(primary),
+                        "acked " + Failover.lastAckedIndex(primary) + ", synced on the replica " + replica.lastSyncedIndex());
             }
             assertTrue(source.isConnected());
         }
@@ -241,15 +263,15 @@ class ReplicationTest extends SpoolTestBase {
             try (ReplicationSink sink = sink("promoted"); ReplicationSource source = source(old, sink)) {
                 append(appender, 0, 100);
                 awaitReplicated(old, sink);
-                acked = old.lastAckedIndex();
+                acked = Failover.lastAckedIndex(old);
                 source.close();
                 append(appender, 100, 110);
                 assertEquals(1, sink.promote());
             }
             try (SpoolQueue promoted = open(tempDir.resolve("promoted"));
                  ExcerptAppender newWriter = promoted.createAppender()) {
-                assertEquals(QueueRole.PRIMARY, promoted.role());
-                assertEquals(1, promoted.term());
+                assertEquals(ReplicationRole.PRIMARY, Failover.role(promoted));
+                assertEquals(1, Failover.term(promoted));
                 assertEquals(acked + 1, newWriter.append(message(1_000)), "the promoted replica continues from its last index");
                 try (ReplicationSink third = sink("third")) {
                     try (ReplicationSource fromPromoted = source(promoted, third)) {
@@ -271,10 +293,10 @@ class ReplicationTest extends SpoolTestBase {
                 }
                 try (SpoolQueue replica = open(tempDir.resolve("third"))) {
                     assertEquals(102, assertIdentical(promoted, replica), "100 from the old primary, 2 from the promoted one");
-                    assertEquals(1, replica.term());
+                    assertEquals(1, Failover.term(replica));
                 }
             }
-            assertEquals(QueueRole.FENCED, old.role());
+            assertEquals(ReplicationRole.FENCED, Failover.role(old));
             final IllegalStateException refused = assertThrows(IllegalStateException.class, old::createAppender);
             assertTrue(refused.getMessage().contains("fenced by term 1"), refused.getMessage());
             assertThrows(IllegalStateException.class, () -> ReplicationSource.builder(old, new java.net.InetSocketAddress(

@@ -62,7 +62,7 @@ class WakeUpTest extends SpoolTestBase {
                 final byte[] message = message(sequence);
                 final long correlation = client.publish(message, 0, message.length, CommitStage.ACKED);
                 final long index = client.awaitCommit(correlation, 10, TimeUnit.SECONDS);
-                assertTrue(index >= 0 && primary.lastAckedIndex() >= index,
+                assertTrue(index >= 0 && Failover.lastAckedIndex(primary) >= index,
                         "message " + sequence + " committed on the replica's ack within 10 s");
             }
         }

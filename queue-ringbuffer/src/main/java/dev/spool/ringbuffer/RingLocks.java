@@ -1,6 +1,6 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.ProcessSlots;
+import dev.spool.queue.internal.ProcessSlots;
 
 import java.nio.file.Path;
 

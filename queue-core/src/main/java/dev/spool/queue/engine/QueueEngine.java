@@ -1,0 +1,505 @@
+package dev.spool.queue.engine;
+
+import dev.spool.queue.CycleListener;
+import dev.spool.queue.Direction;
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.GroupCommit;
+import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.Pretoucher;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.SyncPolicy;
+import dev.spool.queue.TimeProvider;
+import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.internal.QueueRole;
+
+import net.openhft.chronicle.bytes.BytesStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Not API: the engine of one open queue, public only for the {@code SpoolQueue} facade and
+ * {@code QueueInternals}, which delegate to it. Creates the appenders, tailers, pretouchers and group commits of a
+ * {@link Store} and tracks them, so that {@link #close()} closes them. Thread-safe.
+ */
+public final class QueueEngine {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueEngine.class);
+    private static final ExcerptHandler NO_OP = (bytes, offset, length, index) -> { };
+
+    private final Store store;
+    private final MetadataFile metadata;
+    private final SyncPolicy syncPolicy;
+    private final SyncTrigger.Factory syncTriggers;
+    private final SpoolQueueBuilder.PauseStrategyFactory pauseStrategy;
+    private final long pretouchLength;
+    private final Duration pretouchLeadTime;
+
+    private QueueEngine(final Store store, final Config config) {
+        this.store = store;
+        this.metadata = store.metadata();
+        this.syncPolicy = config.syncPolicy();
+        this.syncTriggers = config.syncTriggers();
+        this.pauseStrategy = config.pauseStrategy();
+        this.pretouchLength = config.pretouchLength();
+        this.pretouchLeadTime = config.pretouchLeadTime();
+    }
+
+    /**
+     * The settings of a queue as its builder collected them; a null setting of the persisted layout means the
+     * default for a new queue and no check for an existing one.
+     *
+     * @param directory             the queue's directory.
+     * @param createIfAbsent        whether a missing queue is created.
+     * @param rollCycle             the roll cycle, or null.
+     * @param epochMillis           the epoch, or null.
+     * @param indexSpacing          the index spacing, or null.
+     * @param indexBlockEntries     the entries per index block, or null.
+     * @param maxMessageLength      the longest payload, or null.
+     * @param chunkLength           the mapping chunk, or null.
+     * @param replicaOf             the primary's queue id if this is a replica, or null.
+     * @param timeProvider          the clock that decides the cycle.
+     * @param pauseStrategy         makes each tailer's pause strategy.
+     * @param syncPolicy            the appenders' default sync policy.
+     * @param syncTriggers          makes an appender's evaluation of a sync policy.
+     * @param syncMarkers           whether a sync appends a sync marker.
+     * @param retainCycles          cycle files to keep.
+     * @param retainBytes           used bytes to keep.
+     * @param retainForNamedTailers whether a named tailer's unread cycles stay.
+     * @param cycleListener         told of cycle files acquired, released and deleted.
+     * @param pretouchLength        bytes a pretoucher touches ahead of the writer.
+     * @param pretouchLeadTime      how long before a roll a pretoucher creates the next file.
+     */
+    public record Config(Path directory, boolean createIfAbsent, RollCycle rollCycle, Long epochMillis,
+                         Integer indexSpacing, Integer indexBlockEntries, Integer maxMessageLength, Long chunkLength,
+                         UUID replicaOf, TimeProvider timeProvider, SpoolQueueBuilder.PauseStrategyFactory pauseStrategy,
+                         SyncPolicy syncPolicy, SyncTrigger.Factory syncTriggers, boolean syncMarkers, int retainCycles,
+                         long retainBytes, boolean retainForNamedTailers, CycleListener cycleListener,
+                         long pretouchLength, Duration pretouchLeadTime) {
+    }
+
+    /**
+     * One appender's evaluation of its sync policy, made by the policy; thread-confined and allocation-free.
+     */
+    public interface SyncTrigger {
+        /** Nothing to flush. */
+        int DO_NOTHING = 0;
+        /** Schedule write-back: {@code msync(MS_ASYNC)}. */
+        int DO_ASYNC = 1;
+        /** Flush and wait: {@code msync(MS_SYNC)}. */
+        int DO_SYNC = 2;
+
+        /**
+         * @param bytes  holds the excerpt just written.
+         * @param offset where its payload starts.
+         * @param length its payload's length.
+         * @return {@link #DO_NOTHING}, {@link #DO_ASYNC} or {@link #DO_SYNC}.
+         */
+        int onAppend(BytesStore<?, ?> bytes, long offset, int length);
+
+        /**
+         * Resets what the flush covered.
+         *
+         * @param action the flush done: {@link #DO_ASYNC} or {@link #DO_SYNC}.
+         */
+        void flushed(int action);
+
+        /** Makes the trigger of a sync policy for a new appender. */
+        @FunctionalInterface
+        interface Factory {
+            /**
+             * @param policy the appender's policy.
+             * @return its evaluation for one appender, or null if it never syncs.
+             */
+            SyncTrigger create(SyncPolicy policy);
+        }
+    }
+
+    /**
+     * Opens or creates the queue.
+     *
+     * @param config the builder's settings.
+     * @return the engine of the open queue.
+     */
+    public static QueueEngine open(final Config config) {
+        return new QueueEngine(StoreOpener.open(config), config);
+    }
+
+    /**
+     * @param policy the appender's sync policy.
+     * @return a new appender.
+     */
+    public ExcerptAppender createAppender(final SyncPolicy policy) {
+        if (policy.needsMsync()) {
+            Msync.checkAvailable(policy.toString());
+        }
+        synchronized (store.users()) {
+            store.checkOpen();
+            final int role = metadata.role();
+            if (role == MetadataDescriptor.ROLE_REPLICA) {
+                throw new IllegalStateException("queue " + store.directory() + " is a replica of queue id " + queueId()
+                        + ": local appends are refused; its excerpts arrive by replication, or promote() it first");
+            }
+            if (role == MetadataDescriptor.ROLE_FENCED) {
+                throw fenced();
+            }
+            final StoreAppender appender = new StoreAppender(store, syncTriggers.create(policy));
+            store.opened(appender);
+            return appender;
+        }
+    }
+
+    /** @return a new appender with the queue's sync policy. */
+    public ExcerptAppender createAppender() {
+        return createAppender(syncPolicy);
+    }
+
+    /**
+     * @return a new appender at given indices, with the queue's sync policy: on a replica, or on a primary.
+     * @throws IllegalStateException if the queue is fenced.
+     */
+    public IndexedAppender createIndexedAppender() {
+        synchronized (store.users()) {
+            store.checkOpen();
+            if (metadata.role() == MetadataDescriptor.ROLE_FENCED) {
+                throw fenced();
+            }
+            final StoreAppender appender = new StoreAppender(store, syncTriggers.create(syncPolicy));
+            store.opened(appender);
+            return new StoreIndexedAppender(appender);
+        }
+    }
+
+    private IllegalStateException fenced() {
+        return new IllegalStateException("queue " + store.directory() + " was fenced by term " + metadata.fencedByTerm()
+                + " (its term is " + metadata.term() + "): another queue is the primary now, appends are refused");
+    }
+
+    /** @return a new tailer positioned before the first excerpt. */
+    public ExcerptTailer createTailer() {
+        synchronized (store.users()) {
+            store.checkOpen();
+            final StoreTailer tailer = new StoreTailer(store, null, -1, pauseStrategy.create());
+            store.opened(tailer);
+            tailer.toStart();
+            return tailer;
+        }
+    }
+
+    /**
+     * @param name 1 to 48 UTF-8 bytes.
+     * @return a tailer positioned after the last excerpt read under that name, or at the start.
+     */
+    public ExcerptTailer createTailer(final String name) {
+        synchronized (store.users()) {
+            store.checkOpen();
+            final WriteLock lock = store.writeLock();
+            final int entry;
+            lock.lock();
+            try {
+                entry = metadata.namedTailerEntry(name);
+            } finally {
+                lock.unlock();
+            }
+            final long indexOffset = MetadataDescriptor.namedTailerPosition(entry) + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET;
+            final StoreTailer tailer = new StoreTailer(store, name, indexOffset, pauseStrategy.create());
+            store.opened(tailer);
+            tailer.resume(metadata.readVolatileLong(indexOffset));
+            return tailer;
+        }
+    }
+
+    /**
+     * @param name the tailer's name.
+     * @return true if a named tailer of that name was removed, false if there was none.
+     */
+    public boolean removeTailer(final String name) {
+        synchronized (store.users()) {
+            store.checkOpen();
+            for (final AutoCloseable user : store.openUsers()) {
+                if (user instanceof ExcerptTailer tailer && name.equals(tailer.name())) {
+                    throw new IllegalStateException("named tailer '" + name + "' of " + store.directory()
+                            + " is open in this queue instance: close it before removing it");
+                }
+            }
+            final WriteLock lock = store.writeLock();
+            lock.lock();
+            try {
+                return metadata.removeNamedTailer(name);
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** @return a new pretoucher with the builder's pretouch length and lead time. */
+    public Pretoucher createPretoucher() {
+        synchronized (store.users()) {
+            store.checkOpen();
+            final StorePretoucher pretoucher = new StorePretoucher(store, pretouchLength, pretouchLeadTime);
+            store.opened(pretoucher);
+            return pretoucher;
+        }
+    }
+
+    /**
+     * @param period the time between two runs.
+     * @return a pretoucher running on its own daemon thread.
+     */
+    public Pretoucher startPretoucher(final Duration period) {
+        if (period.isNegative() || period.isZero()) {
+            throw new IllegalArgumentException("period=" + period + " must be positive");
+        }
+        synchronized (store.users()) {
+            final StorePretoucher pretoucher = (StorePretoucher) createPretoucher();
+            pretoucher.start(period);
+            return pretoucher;
+        }
+    }
+
+    /** @return the number of files deleted; 0 if no retention limit is set. */
+    public int applyRetention() {
+        synchronized (store.users()) {
+            store.checkOpen();
+        }
+        return store.retention().apply();
+    }
+
+    /** @return a group commit on its own daemon thread. */
+    public GroupCommit startGroupCommit() {
+        return new StoreGroupCommit(store, createAppender(SyncPolicy.NONE), true);
+    }
+
+    /** @return a group commit whose {@link GroupCommit#execute()} the caller runs. */
+    public GroupCommit createGroupCommit() {
+        return new StoreGroupCommit(store, createAppender(SyncPolicy.NONE), false);
+    }
+
+    /** @return the queue's directory, absolute. */
+    public Path directory() {
+        return store.directory();
+    }
+
+    /** @return the persisted roll cycle. */
+    public RollCycle rollCycle() {
+        return store.rollCycle();
+    }
+
+    /** @return the time cycle 0 starts, in ms since 1970. */
+    public long epochMillis() {
+        return store.epochMillis();
+    }
+
+    /** @return the queue's identity. */
+    public UUID queueId() {
+        return metadata.queueId();
+    }
+
+    /** @return the longest payload an appender accepts. */
+    public int maxMessageLength() {
+        return store.maxMessageLength();
+    }
+
+    /** @return the most excerpts one cycle can hold. */
+    public long cycleCapacity() {
+        return Math.min(store.rollCycle().maxSequences(),
+                (long) CycleDescriptor.ROOT_ENTRIES * metadata.indexBlockEntries() * metadata.indexSpacing());
+    }
+
+    /** @return the index of the first excerpt, or -1 if the queue is empty. */
+    public long firstIndex() {
+        try (ExcerptTailer tailer = createTailer()) {
+            return tailer.read(NO_OP) ? tailer.direction(Direction.BACKWARD).index() : -1;
+        }
+    }
+
+    /** @return the index of the last excerpt, or -1 if the queue is empty. */
+    public long lastIndex() {
+        try (ExcerptTailer tailer = createTailer()) {
+            tailer.direction(Direction.BACKWARD).toEnd();
+            return tailer.read(NO_OP) ? tailer.direction(Direction.FORWARD).index() : -1;
+        }
+    }
+
+    /** @return the last index known to be on disk, or -1. */
+    public long lastSyncedIndex() {
+        return metadata.lastSyncedIndex();
+    }
+
+    /**
+     * @param index   the index to wait for.
+     * @param timeout how long to wait at most.
+     * @param unit    the unit of {@code timeout}.
+     * @return true if {@code index} is on disk, false on timeout.
+     * @throws InterruptedException if the thread is interrupted while waiting.
+     */
+    public boolean awaitSynced(final long index, final long timeout, final TimeUnit unit) throws InterruptedException {
+        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        final PauseStrategy pause = PauseStrategy.backoff(0, 10, 1_000, 1_000_000);
+        while (metadata.lastSyncedIndex() < index) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while awaiting sync of index " + index + " in " + store.directory());
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            pause.pause();
+        }
+        return true;
+    }
+
+    /** @return every cycle that has a file, ascending. */
+    public long[] cycles() {
+        return store.cycleFiles().cycles();
+    }
+
+    /** @return the names of the named tailers this queue has seen. */
+    public List<String> tailerNames() {
+        return metadata.namedTailers();
+    }
+
+    /** @return who may append to this queue, as persisted now. */
+    public QueueRole role() {
+        return QueueRole.of(metadata.role());
+    }
+
+    /** @return the number of promotions in this queue's history. */
+    public long term() {
+        return metadata.term();
+    }
+
+    /** @return the highest index a replica acknowledged, or -1 if none. */
+    public long lastAckedIndex() {
+        return metadata.lastAckedIndex();
+    }
+
+    /**
+     * Records an acknowledgement and rings the ack doorbells.
+     *
+     * @param index the highest acknowledged index.
+     */
+    public void recordAcked(final long index) {
+        metadata.advanceLastAckedIndex(index);
+        store.acks().ring();
+    }
+
+    /**
+     * @param wake run on the appending thread while the doorbell is armed.
+     * @return a doorbell rung after each append through this instance.
+     */
+    public Doorbell appendDoorbell(final Runnable wake) {
+        return store.appends().add(wake);
+    }
+
+    /**
+     * @param wake run on the thread that records an acknowledgement while the doorbell is armed.
+     * @return a doorbell rung after each {@link #recordAcked(long)}.
+     */
+    public Doorbell ackDoorbell(final Runnable wake) {
+        return store.acks().add(wake);
+    }
+
+    /**
+     * Makes this replica the primary of a new term, one more than its current one.
+     *
+     * @return the new term.
+     * @throws IllegalStateException unless the queue is a replica.
+     */
+    public long promote() {
+        final WriteLock lock = store.writeLock();
+        lock.lock();
+        try {
+            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA) {
+                throw new IllegalStateException("queue " + store.directory() + " is a " + role() + " queue of term "
+                        + term() + ": only a replica can be promoted");
+            }
+            final long term = metadata.term() + 1;
+            metadata.promote(term);
+            LOG.info("queue {} promoted to primary of term {} at last index {}", store.directory(), term, lastIndex());
+            return term;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Fences this primary: new appenders are refused, and appenders created before throw at their next write.
+     *
+     * @param byTerm the later term; must exceed {@link #term()}.
+     */
+    public void fence(final long byTerm) {
+        final WriteLock lock = store.writeLock();
+        lock.lock();
+        try {
+            if (byTerm <= metadata.term()) {
+                throw new IllegalArgumentException("queue " + store.directory() + " has term " + metadata.term()
+                        + ": term " + byTerm + " cannot fence it");
+            }
+            metadata.fence(byTerm);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * A replica takes the term of the primary it copies when that term is later than its own.
+     *
+     * @param term the primary's term.
+     * @throws IllegalStateException unless the queue is a replica and {@code term} is at least its own.
+     */
+    public void adoptTerm(final long term) {
+        final WriteLock lock = store.writeLock();
+        lock.lock();
+        try {
+            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA || term < metadata.term()) {
+                throw new IllegalStateException("queue " + store.directory() + " is a " + role() + " queue of term "
+                        + metadata.term() + ": it cannot take term " + term);
+            }
+            metadata.term(term);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Closes every appender, tailer and pretoucher of this instance and unmaps the files. */
+    public void close() {
+        synchronized (store.users()) {
+            if (store.isClosed()) {
+                return;
+            }
+            for (final AutoCloseable user : store.openUsers()) {
+                closeUser(user);
+            }
+            store.close();
+        }
+    }
+
+    private static void closeUser(final AutoCloseable user) {
+        if (user instanceof ExcerptAppender appender) {
+            appender.close();
+        } else if (user instanceof Pretoucher pretoucher) {
+            pretoucher.close();
+        } else {
+            ((ExcerptTailer) user).close();
+        }
+    }
+
+    /** @return true once {@link #close()} has run. */
+    public boolean isClosed() {
+        return store.isClosed();
+    }
+
+    Store store() {
+        return store;
+    }
+}

@@ -1,0 +1,197 @@
+package dev.spool.queue.engine;
+
+import dev.spool.queue.CorruptQueueException;
+import dev.spool.queue.CycleListener;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.format.CycleDescriptor;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Deletes the files of old cycles: all but the newest {@code retainCycles} cycle files up to the highest cycle,
+ * and all but the newest that fit in {@code retainBytes}. Deletion goes from the oldest file and stops at the first
+ * that must stay, so the files left are always every file from the lowest cycle to the highest:
+ * <ul>
+ * <li>the highest cycle, and any file past it (created ahead of its roll), always stay;</li>
+ * <li>a file open in this queue instance (a tailer reads it, or an appender or pretoucher has not moved on yet)
+ * stays: see {@link CycleFiles#delete(long)};</li>
+ * <li>with named tailers pinning, a cycle a named tailer has not passed stays: the cycle of its last read index
+ * and all after it, every cycle if it has read nothing.</li>
+ * </ul>
+ * A tailer of another process cannot be protected: its mapping of a deleted file stays valid, so it reads that
+ * file to its end, then moves on to the next file that exists; files it had not reached are lost to it.
+ * <p>
+ * The bytes of a cycle are its used length, the write position in its header: the header, the root index and the
+ * excerpts, not the sparse file's apparent length. The used length of a cycle below the highest no longer changes
+ * and is remembered.
+ */
+final class Retention {
+    private final Store store;
+    private final MetadataFile metadata;
+    private final CycleFiles cycleFiles;
+    private final RollCycle rollCycle;
+    private final int retainCycles;
+    private final long retainBytes;
+    private final boolean pinnedByNamedTailers;
+    private final CycleListener listener;
+    private final Map<Long, Long> usedLengths = new HashMap<>();
+    private final ByteBuffer hint = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+
+    /**
+     * @param retainCycles         cycle files to keep, {@link Integer#MAX_VALUE} for no limit.
+     * @param retainBytes          used bytes to keep, {@link Long#MAX_VALUE} for no limit.
+     * @param pinnedByNamedTailers whether a named tailer's unread cycles stay.
+     */
+    Retention(final Store store, final int retainCycles, final long retainBytes, final boolean pinnedByNamedTailers,
+              final CycleListener listener) {
+        this.store = store;
+        this.metadata = store.metadata();
+        this.cycleFiles = store.cycleFiles();
+        this.rollCycle = store.rollCycle();
+        this.retainCycles = retainCycles;
+        this.retainBytes = retainBytes;
+        this.pinnedByNamedTailers = pinnedByNamedTailers;
+        this.listener = listener;
+    }
+
+    /** @return true if a limit is set: otherwise every cycle is kept and {@link #apply()} does nothing. */
+    boolean isLimited() {
+        return retainCycles != Integer.MAX_VALUE || retainBytes != Long.MAX_VALUE;
+    }
+
+    /** @return the number of files deleted. */
+    synchronized int apply() {
+        if (!isLimited()) {
+            return 0;
+        }
+        // the used lengths of ended cycles are read before taking the write lock, which writers wait for
+        usedLengthsBelow(metadata.highestCycle(), cycleFiles.cycles());
+        final long[] deleted;
+        int count = 0;
+        final WriteLock lock = store.writeLock();
+        lock.lock();
+        try {
+            // under the lock: no writer starts a cycle, and no other retention runs, until the lowest cycle is set
+            final long highest = metadata.highestCycle();
+            final long[] cycles = cycleFiles.cycles();
+            final int started = startedCount(cycles, highest);
+            if (started == 0) {
+                return 0;
+            }
+            final int keepFrom = keepFrom(cycles, started, highest);
+            final long pin = pinnedByNamedTailers ? pinnedCycle() : Long.MAX_VALUE;
+            deleted = new long[keepFrom];
+            int first = 0;
+            while (first < keepFrom && cycles[first] < pin) {
+                final int result = cycleFiles.delete(cycles[first]);
+                if (result == CycleFiles.IN_USE) {
+                    break;
+                }
+                if (result == CycleFiles.DELETED) {
+                    deleted[count++] = cycles[first];
+                }
+                usedLengths.remove(cycles[first]);
+                first++;
+            }
+            if (first > 0) {
+                metadata.raiseLowestCycle(cycles[first]);
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (int i = 0; i < count; i++) {
+            listener.onDeleted(deleted[i], cycleFiles.path(deleted[i]));
+        }
+        return count;
+    }
+
+    /** @return how many of the ascending {@code cycles} are at or below the highest: started by a writer. */
+    private static int startedCount(final long[] cycles, final long highest) {
+        final int found = Arrays.binarySearch(cycles, highest);
+        return found >= 0 ? found + 1 : -found - 1;
+    }
+
+    /** @return the position in {@code cycles} of the oldest file to keep: the newest started one at least. */
+    private int keepFrom(final long[] cycles, final int started, final long highest) {
+        int keepFrom = started - 1;
+        if (retainBytes == Long.MAX_VALUE) {
+            return Math.max(0, started - retainCycles);
+        }
+        long bytes = usedLength(cycles[keepFrom], highest);
+        while (keepFrom > 0 && started - keepFrom < retainCycles) {
+            final long older = usedLength(cycles[keepFrom - 1], highest);
+            if (bytes + older > retainBytes) {
+                break;
+            }
+            bytes += older;
+            keepFrom--;
+        }
+        return keepFrom;
+    }
+
+    /** @return the oldest cycle a named tailer has not passed, -1 if one has read nothing, or MAX_VALUE if none. */
+    private long pinnedCycle() {
+        final long index = metadata.oldestNamedTailerIndex();
+        if (index == Long.MAX_VALUE) {
+            return Long.MAX_VALUE;
+        }
+        return index < 0 ? -1 : rollCycle.toCycle(index);
+    }
+
+    private void usedLengthsBelow(final long highest, final long[] cycles) {
+        if (retainBytes == Long.MAX_VALUE) {
+            return;
+        }
+        if (cycles.length > 0) {
+            // forget cycles deleted meanwhile by retention in another process
+            usedLengths.keySet().removeIf(cycle -> cycle < cycles[0]);
+        }
+        for (final long cycle : cycles) {
+            if (cycle < highest) {
+                usedLength(cycle, highest);
+            }
+        }
+    }
+
+    /** @return the write position of the cycle's file: remembered below the highest cycle, where it is final. */
+    private long usedLength(final long cycle, final long highest) {
+        final Long known = usedLengths.get(cycle);
+        if (known != null) {
+            return known;
+        }
+        final long length = readWritePosition(cycleFiles.path(cycle));
+        if (cycle < highest) {
+            usedLengths.put(cycle, length);
+        }
+        return length;
+    }
+
+    /** Reads the hint with a positional read: mapping a file just to measure it would grow it to a whole chunk. */
+    private long readWritePosition(final Path path) {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            hint.clear();
+            while (hint.hasRemaining()) {
+                if (channel.read(hint, CycleDescriptor.WRITE_POSITION_OFFSET + hint.position()) < 0) {
+                    throw new CorruptQueueException(path, CycleDescriptor.WRITE_POSITION_OFFSET,
+                            "cycle file truncated: it ends before the write position hint, length=" + channel.size());
+                }
+            }
+            return hint.getLong(0);
+        } catch (NoSuchFileException e) {
+            // deleted by retention in another process since it was listed: it takes no room
+            return 0;
+        } catch (IOException e) {
+            throw new SpoolException("cannot read the write position of " + path + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.spool.queue.engine;
+
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.TimeProvider;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Which cycle it is now on the system clock, for the price of a volatile read: reading the wall clock costs about
+ * as much as the rest of an append on the machines Spool is measured on (about 20 ns).
+ * <p>
+ * One daemon thread per JVM, {@value #THREAD_NAME}, sleeps between cycle boundaries and keeps a volatile
+ * {@link #cycle} up to date. From {@link #guardMillis} before a boundary to {@link #guardMillis} after it the
+ * field holds {@link #CHECK_CLOCK} and every caller reads the wall clock, so the roll happens at the exact
+ * millisecond unless the daemon wakes more than the guard (50 ms, or a tenth of a short cycle) late. If it does,
+ * appends in that window go to the previous cycle until it wakes; a writer in another process that already
+ * rolled makes every writer follow. Inject a {@link TimeProvider} other than {@link TimeProvider#SYSTEM} to read
+ * the clock on every append instead.
+ */
+final class RollClock implements CycleSource {
+    static final String THREAD_NAME = "spool-roll-clock";
+    private static final long CHECK_CLOCK = Long.MIN_VALUE;
+    private static final long MAX_GUARD_MILLIS = 50;
+    private static final List<RollClock> CLOCKS = new ArrayList<>();
+    private static Thread ticker;
+
+    private final RollCycle rollCycle;
+    private final long epochMillis;
+    private final long guardMillis;
+    private int references;
+    private volatile long cycle = CHECK_CLOCK;
+
+    RollClock(final RollCycle rollCycle, final long epochMillis) {
+        this.rollCycle = rollCycle;
+        this.epochMillis = epochMillis;
+        this.guardMillis = Math.min(MAX_GUARD_MILLIS, rollCycle.lengthMillis() / 10);
+    }
+
+    /** @return the shared clock of this roll cycle and epoch; {@link #release()} it when done. */
+    static RollClock acquire(final RollCycle rollCycle, final long epochMillis) {
+        synchronized (CLOCKS) {
+            RollClock clock = null;
+            for (final RollClock candidate : CLOCKS) {
+                if (candidate.rollCycle == rollCycle && candidate.epochMillis == epochMillis) {
+                    clock = candidate;
+                }
+            }
+            if (clock == null) {
+                clock = new RollClock(rollCycle, epochMillis);
+                clock.update(System.currentTimeMillis());
+                CLOCKS.add(clock);
+            }
+            clock.references++;
+            if (ticker == null) {
+                ticker = new Thread(RollClock::tick, THREAD_NAME);
+                ticker.setDaemon(true);
+                ticker.start();
+            } else {
+                LockSupport.unpark(ticker);
+            }
+            return clock;
+        }
+    }
+
+    void release() {
+        synchronized (CLOCKS) {
+            if (--references == 0) {
+                CLOCKS.remove(this);
+                LockSupport.unpark(ticker);
+            }
+        }
+    }
+
+    @Override
+    public long currentCycle() {
+        final long current = cycle;
+        return current != CHECK_CLOCK ? current : rollCycle.cycle(System.currentTimeMillis(), epochMillis);
+    }
+
+    /** @return the cycle cached for callers, or {@link Long#MIN_VALUE} inside a guard window. */
+    long cachedCycle() {
+        return cycle;
+    }
+
+    /** @return when this clock next needs an update, in ms since 1970. */
+    long update(final long now) {
+        final long current = rollCycle.cycle(now, epochMillis);
+        final long start = epochMillis + current * rollCycle.lengthMillis();
+        final long end = start + rollCycle.lengthMillis();
+        if (now < start + guardMillis) {
+            cycle = CHECK_CLOCK;
+            return start + guardMillis;
+        }
+        if (now >= end - guardMillis) {
+            cycle = CHECK_CLOCK;
+            return end + guardMillis;
+        }
+        cycle = current;
+        return end - guardMillis;
+    }
+
+    private static void tick() {
+        while (true) {
+            final long now = System.currentTimeMillis();
+            long next = Long.MAX_VALUE;
+            synchronized (CLOCKS) {
+                if (CLOCKS.isEmpty()) {
+                    ticker = null;
+                    return;
+                }
+                for (final RollClock clock : CLOCKS) {
+                    next = Math.min(next, clock.update(now));
+                }
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - now)));
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package dev.spool.queue.engine;
+
+import dev.spool.queue.CycleListener;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.TimeProvider;
+import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.ProcessSlots;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * What the appenders, tailers, retention, pretouchers and group commits of one open queue share: the metadata, the
+ * cycle files, the write lock (whose process slot is claimed on first use), the source of the current cycle, the
+ * doorbells, retention, and the set of open users that closing the queue closes. They depend on this, never on
+ * the queue's facade.
+ */
+final class Store {
+    private static final Logger LOG = LoggerFactory.getLogger(Store.class);
+
+    private final Path directory;
+    private final MetadataFile metadata;
+    private final CycleFiles cycleFiles;
+    private final RollCycle rollCycle;
+    private final long epochMillis;
+    private final int maxMessageLength;
+    private final TimeProvider timeProvider;
+    private final RollClock rollClock;
+    private final boolean syncMarkers;
+    private final Retention retention;
+    private final Doorbell.Group appends = new Doorbell.Group();
+    private final Doorbell.Group acks = new Doorbell.Group();
+    private final Map<AutoCloseable, Boolean> users = new IdentityHashMap<>();
+    private ProcessSlots processSlots;
+    private int processSlot = -1;
+    private WriteLock writeLock;
+    private boolean closed;
+
+    Store(final Path directory, final MetadataFile metadata, final QueueEngine.Config config) {
+        this.directory = directory;
+        this.metadata = metadata;
+        this.rollCycle = metadata.rollCycle();
+        this.epochMillis = metadata.epochMillis();
+        this.maxMessageLength = metadata.maxMessageLength();
+        this.timeProvider = config.timeProvider();
+        this.syncMarkers = config.syncMarkers();
+        final CycleListener listener = config.cycleListener();
+        this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength(), listener);
+        this.retention = new Retention(this, config.retainCycles(), config.retainBytes(), config.retainForNamedTailers(),
+                listener);
+        this.rollClock = timeProvider == TimeProvider.SYSTEM ? RollClock.acquire(rollCycle, epochMillis) : null;
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    MetadataFile metadata() {
+        return metadata;
+    }
+
+    CycleFiles cycleFiles() {
+        return cycleFiles;
+    }
+
+    RollCycle rollCycle() {
+        return rollCycle;
+    }
+
+    long epochMillis() {
+        return epochMillis;
+    }
+
+    int maxMessageLength() {
+        return maxMessageLength;
+    }
+
+    TimeProvider timeProvider() {
+        return timeProvider;
+    }
+
+    boolean syncMarkers() {
+        return syncMarkers;
+    }
+
+    Retention retention() {
+        return retention;
+    }
+
+    /** @return what tells a new appender the current cycle: the shared roll clock, or the injected clock read exactly. */
+    CycleSource cycleSource() {
+        return rollClock != null ? rollClock : new CycleClock(timeProvider, rollCycle, epochMillis);
+    }
+
+    /** @return the doorbells an appender of this instance rings after each append. */
+    Doorbell.Group appends() {
+        return appends;
+    }
+
+    /** @return the doorbells {@link QueueEngine#recordAcked(long)} rings. */
+    Doorbell.Group acks() {
+        return acks;
+    }
+
+    /** Rings the append doorbells: called by an appender of this instance after each append. */
+    void appended() {
+        appends.ring();
+    }
+
+    /** @return true if a retention limit is set, so a roll deletes old files. */
+    boolean retains() {
+        return retention.isLimited();
+    }
+
+    /**
+     * Applies retention after an appender of this instance started a new cycle. The append has succeeded by now,
+     * so a failure is logged, not thrown: the files stay until the next roll or an explicit retention run.
+     */
+    void applyRetentionAfterRoll(final long cycle) {
+        try {
+            retention.apply();
+        } catch (RuntimeException e) {
+            LOG.error("retention of {} failed after the roll to cycle {}: old files stay until the next roll",
+                    directory, cycle, e);
+        }
+    }
+
+    /** Claims this instance's process slot on first use: readers that never write need none. */
+    WriteLock writeLock() {
+        synchronized (users) {
+            if (writeLock == null) {
+                final ProcessSlots slots = ProcessSlots.acquire(directory.resolve(MetadataDescriptor.LOCK_FILE_NAME),
+                        MetadataDescriptor.PROCESS_SLOT_COUNT);
+                try {
+                    final int slot = slots.claim(0);
+                    final long session = (UUID.randomUUID().getLeastSignificantBits() >>> MetadataDescriptor.LOCK_SLOT_BITS) | 1;
+                    metadata.claimProcessSlot(slot, session, ProcessHandle.current().pid());
+                    processSlots = slots;
+                    processSlot = slot;
+                    writeLock = new WriteLock(metadata, slots, MetadataDescriptor.lockWord(session, slot));
+                } catch (RuntimeException e) {
+                    slots.release();
+                    throw e;
+                }
+            }
+            return writeLock;
+        }
+    }
+
+    /** Registers an appender, tailer or pretoucher that closing the store closes; the caller holds {@link #users()}. */
+    void opened(final AutoCloseable user) {
+        checkOpen();
+        users.put(user, Boolean.TRUE);
+    }
+
+    /** Forgets a user that closed itself. */
+    void closed(final AutoCloseable user) {
+        synchronized (users) {
+            users.remove(user);
+        }
+    }
+
+    /** @return the monitor that guards the users, the process slot and the open state. */
+    Object users() {
+        return users;
+    }
+
+    /** @return the open users; the caller holds {@link #users()}. */
+    List<AutoCloseable> openUsers() {
+        return new ArrayList<>(users.keySet());
+    }
+
+    /** @throws IllegalStateException once closed; the caller holds {@link #users()}. */
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("queue " + directory + " is closed");
+        }
+    }
+
+    boolean isClosed() {
+        synchronized (users) {
+            return closed;
+        }
+    }
+
+    int openCycleFiles() {
+        return cycleFiles.openCount();
+    }
+
+    /** Unmaps the files and frees the process slot; the caller closed the users first and holds {@link #users()}. */
+    void close() {
+        closed = true;
+        if (rollClock != null) {
+            rollClock.release();
+        }
+        cycleFiles.close();
+        if (processSlot >= 0) {
+            processSlots.free(processSlot);
+            processSlots.release();
+        }
+        metadata.close();
+    }
+}

@@ -1,0 +1,164 @@
+package dev.spool.queue.format;
+
+/**
+ * Layout of one excerpt in a cycle file: a 4-byte header followed by the payload, padded to an 8-byte boundary.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------+-+-+-+
+ *  |                    Length (29 bits)                     |E|M|W|
+ *  +---------------------------------------------------------+-+-+-+
+ *  |                         Payload                             ...
+ * ...                                                              |
+ *  +---------------------------------------------------------------+
+ *  |              Padding to the next 8-byte boundary              |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * The header is a little-endian int; bit 31 (W) means a write is in progress, bit 30 (M) marks metadata that
+ * Spool writes for itself (index blocks, padding), bit 29 (E) marks the end of the cycle. A header of 0 means
+ * nothing has been written there yet. A writer fills the payload, zeroes the header that follows, and only then
+ * publishes the header with a release store, so a reader that sees a complete header sees the whole payload.
+ * <p>
+ * The payload of a metadata excerpt starts with a 4-byte type ({@link #TYPE_INDEX_BLOCK}, {@link #TYPE_PADDING});
+ * a metadata excerpt shorter than that is padding.
+ */
+public final class ExcerptDescriptor {
+    /** Bytes of the header word. */
+    public static final int HEADER_LENGTH = Integer.BYTES;
+    /** Every excerpt starts on this boundary. */
+    public static final int ALIGNMENT = 8;
+    /** A writer holds the excerpt: not yet visible to readers. */
+    public static final int IN_PROGRESS_FLAG = 0x8000_0000;
+    /** The payload is Spool's own metadata, skipped by tailers. */
+    public static final int METADATA_FLAG = 0x4000_0000;
+    /** No excerpt follows in this cycle: readers move to the next cycle. */
+    public static final int END_OF_CYCLE_FLAG = 0x2000_0000;
+    /** Mask of the length bits. */
+    public static final int LENGTH_MASK = 0x1FFF_FFFF;
+    /** Largest payload a header can describe. */
+    public static final int MAX_LENGTH = LENGTH_MASK;
+    /** Header value of the end-of-cycle marker. */
+    public static final int END_OF_CYCLE = METADATA_FLAG | END_OF_CYCLE_FLAG;
+
+    /** Offset of the metadata type within a metadata payload. */
+    public static final int METADATA_TYPE_OFFSET = 0;
+    /** Bytes of the metadata type. */
+    public static final int METADATA_TYPE_LENGTH = Integer.BYTES;
+    /** Metadata payload: a block of the sparse index, see {@link CycleDescriptor}. */
+    public static final int TYPE_INDEX_BLOCK = 1;
+    /** Metadata payload: padding, skipped by readers; reserved, this version writes none (rollback frees the space). */
+    public static final int TYPE_PADDING = 2;
+    /**
+     * Metadata payload: a sync marker, written after an msync when the queue asks for markers.
+     * <pre>
+     *  +---------------------------------------------------------------+
+     *  |            Excerpt header: metadata, length = 20              |  0
+     *  +---------------------------------------------------------------+
+     *  |                   Type = TYPE_SYNC_MARKER                     |  4
+     *  +---------------------------------------------------------------+
+     *  |      Synced index: every excerpt up to it is on disk (long)   |  8
+     *  +---------------------------------------------------------------+
+     *  |          Time of the sync, ms since 1970 (long)               | 16
+     *  +---------------------------------------------------------------+
+     * </pre>
+     */
+    public static final int TYPE_SYNC_MARKER = 3;
+    /** Offset of the synced index in a sync marker, from its excerpt header. */
+    public static final int SYNC_MARKER_INDEX_OFFSET = HEADER_LENGTH + METADATA_TYPE_LENGTH;
+    /** Offset of the sync time in a sync marker, from its excerpt header. */
+    public static final int SYNC_MARKER_TIME_OFFSET = SYNC_MARKER_INDEX_OFFSET + Long.BYTES;
+    /** Payload length of a sync marker. */
+    public static final int SYNC_MARKER_LENGTH = SYNC_MARKER_TIME_OFFSET + Long.BYTES - HEADER_LENGTH;
+
+    private ExcerptDescriptor() {
+    }
+
+    /**
+     * @param header an excerpt header.
+     * @return the payload length it gives.
+     */
+    public static int length(final int header) {
+        return header & LENGTH_MASK;
+    }
+
+    /**
+     * @param length a payload length.
+     * @return bytes from the excerpt's header to the next header.
+     */
+    public static int alignedLength(final int length) {
+        return (HEADER_LENGTH + length + ALIGNMENT - 1) & -ALIGNMENT;
+    }
+
+    /**
+     * @param header an excerpt header.
+     * @return true if it is written and committed: not empty, not in progress.
+     */
+    public static boolean isReady(final int header) {
+        return header != 0 && (header & IN_PROGRESS_FLAG) == 0;
+    }
+
+    /**
+     * @param header an excerpt header.
+     * @return true if it is a committed data excerpt.
+     */
+    public static boolean isData(final int header) {
+        return (header & (IN_PROGRESS_FLAG | METADATA_FLAG | END_OF_CYCLE_FLAG)) == 0 && header != 0;
+    }
+
+    /**
+     * @param header an excerpt header.
+     * @return true if it is a committed metadata excerpt (index block, padding, sync marker).
+     */
+    public static boolean isMetadata(final int header) {
+        return (header & (IN_PROGRESS_FLAG | METADATA_FLAG | END_OF_CYCLE_FLAG)) == METADATA_FLAG;
+    }
+
+    /**
+     * @param header an excerpt header.
+     * @return true if it is the end-of-cycle marker.
+     */
+    public static boolean isEndOfCycle(final int header) {
+        return header == END_OF_CYCLE;
+    }
+
+    /**
+     * @param header an excerpt header.
+     * @return true if a writer claimed it and has not committed it yet.
+     */
+    public static boolean isInProgress(final int header) {
+        return (header & IN_PROGRESS_FLAG) != 0;
+    }
+
+    /**
+     * @param header an excerpt header.
+     * @return true when the header is one a writer could have produced: any other value is damage.
+     */
+    public static boolean isWellFormed(final int header) {
+        if (header == 0 || header == END_OF_CYCLE) {
+            return true;
+        }
+        return (header & END_OF_CYCLE_FLAG) == 0;
+    }
+
+    /**
+     * @param header an excerpt header.
+     * @return a human-readable description of it, for errors and the dump tool.
+     */
+    public static String describe(final int header) {
+        if (header == 0) {
+            return "empty";
+        }
+        if (header == END_OF_CYCLE) {
+            return "end-of-cycle";
+        }
+        final StringBuilder sb = new StringBuilder();
+        sb.append(isMetadata(header & ~IN_PROGRESS_FLAG) ? "metadata" : "data");
+        if (isInProgress(header)) {
+            sb.append(",in-progress");
+        }
+        if ((header & END_OF_CYCLE_FLAG) != 0) {
+            sb.append(",bad-flags");
+        }
+        return sb.append(" length=").append(length(header)).toString();
+    }
+}

@@ -1,0 +1,218 @@
+package dev.spool.queue.format;
+
+
+/**
+ * Layout of a queue's metadata file, {@value #FILE_NAME}: identity and settings, the write lock, the cycle range,
+ * the process slots behind the lock's liveness check, and the named tailers' positions.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                        Magic 'SPLM'                           |    0
+ *  +---------------------------------------------------------------+
+ *  |                          Version                              |    4
+ *  +---------------------------------------------------------------+
+ *  |                       Roll cycle id                           |    8
+ *  +---------------------------------------------------------------+
+ *  |                       Index spacing                           |   12
+ *  +---------------------------------------------------------------+
+ *  |                 Epoch (ms since 1970, long)                   |   16
+ *  +---------------------------------------------------------------+
+ *  |              Queue id, 128 random bits (2 longs)              |   24
+ *  +---------------------------------------------------------------+
+ *  |                 Created (ms since 1970, long)                 |   40
+ *  +---------------------------------------------------------------+
+ *  |                   Entries per index block                     |   48
+ *  +---------------------------------------------------------------+
+ *  |                   Maximum message length                      |   52
+ *  +---------------------------------------------------------------+
+ *  |                 Chunk length (mapping unit, long)             |   56
+ *  +---------------------------------------------------------------+
+ *  |    Write lock: 0 = free, else session id &lt;&lt; 8 | slot (long)   |   64 (own cache line)
+ *  +---------------------------------------------------------------+
+ *  |     Write fence: term that fenced the queue, 0 = open (long)  |   72
+ *  +---------------------------------------------------------------+
+ *  |   Highest cycle (long)  |   Lowest cycle (long), -1 = none    |  128 (own cache line)
+ *  +---------------------------------------------------------------+
+ *  |           Last synced index (long, -1 = none)                 |  192 (durability)
+ *  +---------------------------------------------------------------+
+ *  |                Last acked index (long, -1 = none)             |  256 (replication)
+ *  +---------------------------------------------------------------+
+ *  |                 Term (long, 0 until a promotion)              |  264
+ *  +---------------------------------------------------------------+
+ *  |  Role: 0 primary, 1 replica, 2 fenced   |      reserved       |  272
+ *  +---------------------------------------------------------------+
+ *  |             Fenced by term (long, 0 = not fenced)             |  280
+ *  +---------------------------------------------------------------+
+ *  |                   Reserved to offset 1024                   ...
+ *  +---------------------------------------------------------------+
+ *  |  Process slots: 256 x { session id (long), pid (long) }       | 1024
+ *  +---------------------------------------------------------------+
+ *  |                   Reserved to offset 8192                   ...
+ *  +---------------------------------------------------------------+
+ *  |  Named tailers: 512 x { name length (int), reserved (int),    | 8192
+ *  |                         last read index (long),               |
+ *  |                         name, UTF-8, 48 bytes }               |
+ *  +---------------------------------------------------------------+
+ *  |                   Reserved to offset 65536                  ...
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * A process slot is owned by the process that holds an exclusive lock on byte {@code slot} of the lock file
+ * {@value #LOCK_FILE_NAME}; the kernel drops that lock when the process dies, which is how a waiter tells a dead
+ * write-lock holder from a slow one (see the engine's {@code WriteLock}).
+ * <p>
+ * The replication line: the source records the highest index its replica acknowledged; the term counts
+ * promotions; the role says whether local appenders may write (see {@code QueueRole}). A queue created before
+ * the role and fencing fields existed reads them as zero: a primary that was never fenced.
+ */
+public final class MetadataDescriptor {
+    /** Name of the metadata file in the queue directory. */
+    public static final String FILE_NAME = "metadata.spool";
+    /** Name of the lock file whose byte-range locks prove a process slot's owner is alive. */
+    public static final String LOCK_FILE_NAME = "metadata.lock";
+    /** 'SPLM' in little-endian. */
+    public static final int MAGIC = 0x4D4C5053;
+    /** Layout version. */
+    public static final int VERSION = 1;
+
+    /** Offset of the magic field. */
+    public static final int MAGIC_OFFSET = 0;
+    /** Offset of the version field. */
+    public static final int VERSION_OFFSET = MAGIC_OFFSET + Integer.BYTES;
+    /** Offset of the roll cycle field. */
+    public static final int ROLL_CYCLE_OFFSET = VERSION_OFFSET + Integer.BYTES;
+    /** Offset of the index spacing field. */
+    public static final int INDEX_SPACING_OFFSET = ROLL_CYCLE_OFFSET + Integer.BYTES;
+    /** Offset of the epoch field. */
+    public static final int EPOCH_OFFSET = INDEX_SPACING_OFFSET + Integer.BYTES;
+    /** Offset of the queue id field. */
+    public static final int QUEUE_ID_OFFSET = EPOCH_OFFSET + Long.BYTES;
+    /** Length in bytes of the queue id. */
+    public static final int QUEUE_ID_LENGTH = 2 * Long.BYTES;
+    /** Offset of the created field. */
+    public static final int CREATED_OFFSET = QUEUE_ID_OFFSET + QUEUE_ID_LENGTH;
+    /** Offset of the index block entries field. */
+    public static final int INDEX_BLOCK_ENTRIES_OFFSET = CREATED_OFFSET + Long.BYTES;
+    /** Offset of the max message length field. */
+    public static final int MAX_MESSAGE_LENGTH_OFFSET = INDEX_BLOCK_ENTRIES_OFFSET + Integer.BYTES;
+    /** Offset of the chunk length field. */
+    public static final int CHUNK_LENGTH_OFFSET = MAX_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
+
+    /** Length in bytes of the cache line. */
+    public static final int CACHE_LINE_LENGTH = 64;
+    /** Contended by every writer: alone on its cache line. */
+    public static final int WRITE_LOCK_OFFSET = CACHE_LINE_LENGTH;
+    /**
+     * Non-zero once the queue is fenced: every writer reads it right after taking the lock, so an appender that was
+     * open before the fence stops too. On the lock's line, which the writer holds already, so it costs nothing.
+     */
+    public static final int WRITE_FENCE_OFFSET = WRITE_LOCK_OFFSET + Long.BYTES;
+    /** Offset of the highest cycle field. */
+    public static final int HIGHEST_CYCLE_OFFSET = WRITE_LOCK_OFFSET + CACHE_LINE_LENGTH;
+    /** Offset of the lowest cycle field. */
+    public static final int LOWEST_CYCLE_OFFSET = HIGHEST_CYCLE_OFFSET + Long.BYTES;
+    /** Offset of the last synced index field. */
+    public static final int LAST_SYNCED_INDEX_OFFSET = HIGHEST_CYCLE_OFFSET + CACHE_LINE_LENGTH;
+    /** Offset of the last acked index field. */
+    public static final int LAST_ACKED_INDEX_OFFSET = LAST_SYNCED_INDEX_OFFSET + CACHE_LINE_LENGTH;
+    /** Offset of the term field. */
+    public static final int TERM_OFFSET = LAST_ACKED_INDEX_OFFSET + Long.BYTES;
+    /** Offset of the role field. */
+    public static final int ROLE_OFFSET = TERM_OFFSET + Long.BYTES;
+    /** Offset of the fenced by term field. */
+    public static final int FENCED_BY_TERM_OFFSET = ROLE_OFFSET + Long.BYTES;
+
+    /** {@link #ROLE_OFFSET} value of a queue local appenders write to. */
+    public static final int ROLE_PRIMARY = 0;
+    /** {@link #ROLE_OFFSET} value of a queue written only by replication. */
+    public static final int ROLE_REPLICA = 1;
+    /** {@link #ROLE_OFFSET} value of a former primary that a later term took over from. */
+    public static final int ROLE_FENCED = 2;
+
+    /** Offset of the process slots field. */
+    public static final int PROCESS_SLOTS_OFFSET = 1024;
+    /** Number of process slot entries. */
+    public static final int PROCESS_SLOT_COUNT = 256;
+    /** Offset of the process slot session field. */
+    public static final int PROCESS_SLOT_SESSION_OFFSET = 0;
+    /** Offset of the process slot pid field. */
+    public static final int PROCESS_SLOT_PID_OFFSET = PROCESS_SLOT_SESSION_OFFSET + Long.BYTES;
+    /** Length in bytes of the process slot. */
+    public static final int PROCESS_SLOT_LENGTH = PROCESS_SLOT_PID_OFFSET + Long.BYTES;
+
+    /** Offset of the named tailers field. */
+    public static final int NAMED_TAILERS_OFFSET = 8192;
+    /** Number of named tailer entries. */
+    public static final int NAMED_TAILER_COUNT = 512;
+    /** Offset of the named tailer name length field. */
+    public static final int NAMED_TAILER_NAME_LENGTH_OFFSET = 0;
+    /** Offset of the named tailer index field. */
+    public static final int NAMED_TAILER_INDEX_OFFSET = NAMED_TAILER_NAME_LENGTH_OFFSET + Long.BYTES;
+    /** Offset of the named tailer name field. */
+    public static final int NAMED_TAILER_NAME_OFFSET = NAMED_TAILER_INDEX_OFFSET + Long.BYTES;
+    /** Longest tailer name, in UTF-8 bytes. */
+    public static final int NAMED_TAILER_MAX_NAME_LENGTH = 48;
+    /** Length in bytes of the named tailer. */
+    public static final int NAMED_TAILER_LENGTH = NAMED_TAILER_NAME_OFFSET + NAMED_TAILER_MAX_NAME_LENGTH;
+
+    /** Length of the whole file. */
+    public static final int FILE_LENGTH = 65536;
+
+    /** Bits of the write-lock word that hold the owner's process slot. */
+    public static final int LOCK_SLOT_BITS = 8;
+
+    static {
+        if (PROCESS_SLOTS_OFFSET + PROCESS_SLOT_COUNT * PROCESS_SLOT_LENGTH > NAMED_TAILERS_OFFSET
+                || NAMED_TAILERS_OFFSET + NAMED_TAILER_COUNT * NAMED_TAILER_LENGTH > FILE_LENGTH
+                || FENCED_BY_TERM_OFFSET + Long.BYTES > LAST_ACKED_INDEX_OFFSET + CACHE_LINE_LENGTH
+                || FENCED_BY_TERM_OFFSET + Long.BYTES > PROCESS_SLOTS_OFFSET
+                || WRITE_FENCE_OFFSET + Long.BYTES > WRITE_LOCK_OFFSET + CACHE_LINE_LENGTH
+                || 1 << LOCK_SLOT_BITS != PROCESS_SLOT_COUNT) {
+            throw new ExceptionInInitializerError("metadata layout overlaps");
+        }
+    }
+
+    private MetadataDescriptor() {
+    }
+
+    /**
+     * @param slot a process slot.
+     * @return the position of its entry.
+     */
+    public static long processSlotPosition(final int slot) {
+        return PROCESS_SLOTS_OFFSET + (long) slot * PROCESS_SLOT_LENGTH;
+    }
+
+    /**
+     * @param entry a named tailer entry.
+     * @return the position of the entry.
+     */
+    public static long namedTailerPosition(final int entry) {
+        return NAMED_TAILERS_OFFSET + (long) entry * NAMED_TAILER_LENGTH;
+    }
+
+    /**
+     * @param session the holder's random session.
+     * @param slot    the holder's process slot.
+     * @return the write-lock word that names the holder.
+     */
+    public static long lockWord(final long session, final int slot) {
+        return session << LOCK_SLOT_BITS | slot;
+    }
+
+    /**
+     * @param lockWord a write-lock word.
+     * @return the process slot of its holder.
+     */
+    public static int lockSlot(final long lockWord) {
+        return (int) (lockWord & (PROCESS_SLOT_COUNT - 1));
+    }
+
+    /**
+     * @param lockWord a write-lock word.
+     * @return the session of its holder.
+     */
+    public static long lockSession(final long lockWord) {
+        return lockWord >>> LOCK_SLOT_BITS;
+    }
+}

@@ -1,0 +1,135 @@
+package dev.spool.queue.internal;
+
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.engine.QueueEngine;
+
+import java.util.Objects;
+import java.util.function.Function;
+
+/**
+ * Not API: what the replication and ring-buffer modules need from a {@link SpoolQueue} beyond its public methods.
+ * {@code QueueInternals.of(queue)} is cheap and holds no state of its own: every method acts on the queue, in this
+ * process and, through the metadata file, in others.
+ */
+public final class QueueInternals {
+    private static volatile Function<SpoolQueue, QueueEngine> engines;
+
+    private final QueueEngine engine;
+
+    private QueueInternals(final QueueEngine engine) {
+        this.engine = engine;
+    }
+
+    /**
+     * Installs how an instance reaches a queue's engine; called once, by {@link SpoolQueue}'s static initializer.
+     *
+     * @param access returns the engine of a queue.
+     * @throws IllegalStateException if one is installed already.
+     */
+    public static synchronized void install(final Function<SpoolQueue, QueueEngine> access) {
+        if (engines != null) {
+            throw new IllegalStateException("the queue engine access is installed already");
+        }
+        engines = Objects.requireNonNull(access, "access");
+    }
+
+    /**
+     * @param queue an open queue.
+     * @return its internals.
+     */
+    public static QueueInternals of(final SpoolQueue queue) {
+        // a SpoolQueue instance exists, so its class is initialized and the access installed
+        return new QueueInternals(engines.apply(Objects.requireNonNull(queue, "queue")));
+    }
+
+    /** @return who may append to the queue, as persisted now. */
+    public QueueRole role() {
+        return engine.role();
+    }
+
+    /** @return the number of promotions in the queue's history: 0 until a replica of it is first promoted. */
+    public long term() {
+        return engine.term();
+    }
+
+    /**
+     * @return the highest index a replica acknowledged, as recorded by the queue's replication source (in any
+     * process), or -1 if none.
+     */
+    public long lastAckedIndex() {
+        return engine.lastAckedIndex();
+    }
+
+    /**
+     * Records that a replica acknowledged every excerpt up to {@code index}, unless a later index is recorded
+     * already, and rings the ack doorbells of this instance. Readable by other processes through
+     * {@link #lastAckedIndex()}.
+     *
+     * @param index the highest acknowledged index.
+     */
+    public void recordAcked(final long index) {
+        engine.recordAcked(index);
+    }
+
+    /**
+     * @param wake run on the appending thread after an append through an appender of this queue instance (an
+     *             {@link IndexedAppender} too), while the doorbell is armed: short and non-blocking, such as
+     *             {@code selector::wakeup}.
+     * @return a doorbell that wakes a thread sleeping until the queue grows; appends made through other instances
+     * (another process) ring nothing, so bound the sleep. See {@link Doorbell}.
+     */
+    public Doorbell appendDoorbell(final Runnable wake) {
+        return engine.appendDoorbell(wake);
+    }
+
+    /**
+     * @param wake run on the thread that calls {@link #recordAcked(long)} on this queue instance, while the doorbell
+     *             is armed: short and non-blocking, such as unparking the waiting thread.
+     * @return a doorbell that wakes a thread sleeping until a replica acknowledges more. See {@link Doorbell}.
+     */
+    public Doorbell ackDoorbell(final Runnable wake) {
+        return engine.ackDoorbell(wake);
+    }
+
+    /**
+     * Makes this replica the primary of a new term, one more than its current one: local appends continue from its
+     * last index, and a former primary of an earlier term is fenced when it meets this queue's term (see
+     * {@link #fence(long)}). Stop the replication sink writing to it first.
+     *
+     * @return the new term.
+     * @throws IllegalStateException unless the queue is a {@link QueueRole#REPLICA}.
+     */
+    public long promote() {
+        return engine.promote();
+    }
+
+    /**
+     * Fences this primary: a primary of the later term {@code byTerm} exists, so new appenders are refused from now
+     * on, in every process, and appenders created before the fence throw at their next write (a check under the
+     * write lock, on the lock's own cache line).
+     *
+     * @param byTerm the later term; must exceed {@link #term()}.
+     */
+    public void fence(final long byTerm) {
+        engine.fence(byTerm);
+    }
+
+    /**
+     * A replica takes the term of the primary it copies when that term is later than its own.
+     *
+     * @param term the primary's term.
+     * @throws IllegalStateException unless the queue is a replica and {@code term} is at least its own.
+     */
+    public void adoptTerm(final long term) {
+        engine.adoptTerm(term);
+    }
+
+    /**
+     * @return a new appender at given indices, with the queue's sync policy, on a replica or a primary; see
+     * {@link IndexedAppender}. Closing the queue closes it.
+     * @throws IllegalStateException if the queue is fenced or closed.
+     */
+    public IndexedAppender createIndexedAppender() {
+        return engine.createIndexedAppender();
+    }
+}

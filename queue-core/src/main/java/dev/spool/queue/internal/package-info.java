@@ -1,0 +1,8 @@
+/**
+ * Not API: what the ring-buffer and replication modules need from queue-core and users do not, with no promise of
+ * compatibility between versions. {@link dev.spool.queue.internal.QueueInternals#of QueueInternals.of(queue)} gives
+ * a queue's role, term, acknowledgements, doorbells, promotion and fencing, and its
+ * {@link dev.spool.queue.internal.IndexedAppender} that writes at given indices; {@link
+ * dev.spool.queue.internal.ProcessSlots} claims a slot per live process through byte-range locks.
+ */
+package dev.spool.queue.internal;

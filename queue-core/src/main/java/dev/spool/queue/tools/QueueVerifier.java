@@ -1,0 +1,597 @@
+package dev.spool.queue.tools;
+
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.format.ExcerptDescriptor;
+import dev.spool.queue.format.MetadataDescriptor;
+
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static dev.spool.queue.format.ExcerptDescriptor.ALIGNMENT;
+import static dev.spool.queue.format.ExcerptDescriptor.HEADER_LENGTH;
+import static dev.spool.queue.format.ExcerptDescriptor.describe;
+
+/**
+ * Checks every byte of a queue that has a meaning, with plain reads of the files: it shares no code with the
+ * appender and the tailer beyond the descriptors, because they are what it checks.
+ * <p>
+ * Damage is what no writer produces, or what makes a reader miss or misread data: a bad magic, version or
+ * setting, a malformed or over-long header, an excerpt past the end of its file, an index entry that points
+ * anywhere but at the data excerpt of its sequence. Warnings are what a live writer or a dead one legitimately
+ * leaves, which the next append repairs: a torn tail (an in-progress claim), index entries not yet written, an
+ * index block without a root entry, a held write lock.
+ * <p>
+ * A queue can be verified while a writer appends to it: the write hints and the root index are read before the
+ * walk, so everything they point at is there to be walked; a file's length is taken again when the walk reaches it
+ * (the writer grows it a chunk ahead); and what only a live writer can explain (an entry past the walked tail, hints
+ * that disagree) is damage only if the writer's position hint has not moved meanwhile.
+ * <p>
+ * Every problem is printed as {@code DAMAGE <file> position=<p>: <what>} or {@code WARNING <file> position=<p>:
+ * <what>}; a queue without damage ends with {@code OK: <n> cycles, <m> excerpts}.
+ */
+final class QueueVerifier {
+    private static final int MAX_INDEX_SPACING = 4096;
+    private static final int MIN_INDEX_BLOCK_ENTRIES = 8;
+    private static final int MAX_INDEX_BLOCK_ENTRIES = 65536;
+
+    private final QueueFiles queue;
+    private final PrintStream out;
+    private int damage;
+    private long excerpts;
+    /** Settings checked against the metadata file; 0 (or null) when the metadata's own value is bad. */
+    private RollCycle rollCycle;
+    private int indexSpacing;
+    private int indexBlockEntries;
+    private int maxMessageLength;
+
+    /** What one cycle file holds, for the checks across files. */
+    private record CycleSummary(QueueFiles.CycleFileName name, long dataCount, boolean ended, long tail) {
+    }
+
+    QueueVerifier(final QueueFiles queue, final PrintStream out) {
+        this.queue = queue;
+        this.out = out;
+    }
+
+    /** @return true if no damage was found; warnings do not count. */
+    boolean verify() {
+        verifyMetadata();
+        final List<CycleSummary> cycles = new ArrayList<>();
+        if (rollCycle != null) {
+            final List<Path> ignored = new ArrayList<>();
+            final List<QueueFiles.CycleFileName> names = queue.cycleFiles(rollCycle, ignored);
+            for (final Path path : ignored) {
+                warning(path, 0, path.getFileName().toString().endsWith(".tmp")
+                        ? "temporary file of a create that did not finish: the queue ignores it"
+                        : "not a cycle file of roll cycle " + rollCycle + ": the queue ignores it");
+            }
+            // as copied before the walks: a cycle a live writer starts during them is not counted as started
+            final long highest = queue.highestCycle();
+            for (int i = 0; i < names.size(); i++) {
+                final CycleSummary summary = verifyCycle(names.get(i));
+                if (summary != null) {
+                    // a later file that no writer has started (made ahead of its roll by a pretoucher) ends nothing;
+                    // an empty cycle the writers skipped (made ahead of a roll that came a cycle later) needs no end
+                    if (!summary.ended() && i < names.size() - 1 && names.get(i + 1).cycle() <= highest
+                            && summary.dataCount() > 0) {
+                        warning(summary.name().path(), summary.tail(), "cycle " + summary.name().cycle()
+                                + " is followed by cycle " + names.get(i + 1).cycle() + " but has no end-of-cycle marker:"
+                                + " its writer did not end it; tailers move on when they find a later cycle");
+                    }
+                    cycles.add(summary);
+                }
+            }
+            verifyCycleRange(names, cycles);
+        } else {
+            out.println("cannot check cycle files: the roll cycle, which names them, is unknown");
+        }
+        verifyNamedTailers(cycles);
+        if (damage == 0) {
+            out.println("OK: " + cycles.size() + " cycles, " + excerpts + " excerpts");
+            return true;
+        }
+        out.println("DAMAGED: " + damage + (damage == 1 ? " problem" : " problems") + " found; " + cycles.size() + " cycles, "
+                + excerpts + " excerpts walked");
+        return false;
+    }
+
+    private void verifyMetadata() {
+        final Path path = queue.metadataPath();
+        if (queue.metadataLength() < MetadataDescriptor.FILE_LENGTH) {
+            damage(path, queue.metadataLength(), "metadata file truncated: length=" + queue.metadataLength()
+                    + ", expected " + MetadataDescriptor.FILE_LENGTH + " (the rest reads as zeros here)");
+        }
+        final int magic = queue.readInt(MetadataDescriptor.MAGIC_OFFSET);
+        if (magic != MetadataDescriptor.MAGIC) {
+            damage(path, MetadataDescriptor.MAGIC_OFFSET, String.format("not a Spool metadata file: magic=0x%08x, expected 0x%08x",
+                    magic, MetadataDescriptor.MAGIC));
+        }
+        final int version = queue.readInt(MetadataDescriptor.VERSION_OFFSET);
+        if (version != MetadataDescriptor.VERSION) {
+            damage(path, MetadataDescriptor.VERSION_OFFSET, "unsupported metadata version=" + version + ", this build reads "
+                    + MetadataDescriptor.VERSION);
+        }
+        rollCycle = queue.rollCycle();
+        if (rollCycle == null) {
+            damage(path, MetadataDescriptor.ROLL_CYCLE_OFFSET, "unknown roll cycle id=" + queue.readInt(MetadataDescriptor.ROLL_CYCLE_OFFSET));
+        }
+        final long chunkLength = queue.chunkLength();
+        final boolean chunkOk = QueueFiles.isPowerOfTwo(chunkLength) && chunkLength >= SpoolQueueBuilder.MIN_CHUNK_LENGTH;
+        if (!chunkOk) {
+            damage(path, MetadataDescriptor.CHUNK_LENGTH_OFFSET, "chunk length=" + chunkLength + " is not a power of two of at least "
+                    + SpoolQueueBuilder.MIN_CHUNK_LENGTH);
+        }
+        final int spacing = queue.indexSpacing();
+        if (isPowerOfTwoUpTo(spacing, 1, MAX_INDEX_SPACING)) {
+            indexSpacing = spacing;
+        } else {
+            damage(path, MetadataDescriptor.INDEX_SPACING_OFFSET, "index spacing=" + spacing + " is not a power of two from 1 to "
+                    + MAX_INDEX_SPACING);
+        }
+        final int entries = queue.indexBlockEntries();
+        if (isPowerOfTwoUpTo(entries, MIN_INDEX_BLOCK_ENTRIES, MAX_INDEX_BLOCK_ENTRIES)) {
+            indexBlockEntries = entries;
+        } else {
+            damage(path, MetadataDescriptor.INDEX_BLOCK_ENTRIES_OFFSET, "index block entries=" + entries
+                    + " is not a power of two from " + MIN_INDEX_BLOCK_ENTRIES + " to " + MAX_INDEX_BLOCK_ENTRIES);
+        }
+        // the same bound the builder enforces: an excerpt must fit in the overlap past its chunk
+        final long lengthLimit = chunkOk ? Math.min(CycleDescriptor.overlapLength(chunkLength) - 64, ExcerptDescriptor.MAX_LENGTH)
+                : ExcerptDescriptor.MAX_LENGTH;
+        final int maxLength = queue.maxMessageLength();
+        if (maxLength >= 1 && maxLength <= lengthLimit) {
+            maxMessageLength = maxLength;
+        } else {
+            damage(path, MetadataDescriptor.MAX_MESSAGE_LENGTH_OFFSET, "max message length=" + maxLength + " is not from 1 to "
+                    + lengthLimit);
+            // check lengths against the loosest bound: a bad setting must not turn every excerpt into damage
+            maxMessageLength = (int) lengthLimit;
+        }
+        final long highest = queue.highestCycle();
+        final long lowest = queue.lowestCycle();
+        if (highest < -1) {
+            damage(path, MetadataDescriptor.HIGHEST_CYCLE_OFFSET, "highest cycle=" + highest + ", expected -1 (none) or a cycle");
+        }
+        if (lowest < -1 || lowest > highest) {
+            damage(path, MetadataDescriptor.LOWEST_CYCLE_OFFSET, "lowest cycle=" + lowest + " with highest cycle=" + highest);
+        }
+        final long lockWord = queue.writeLock();
+        if (lockWord != 0) {
+            final int slot = MetadataDescriptor.lockSlot(lockWord);
+            warning(path, MetadataDescriptor.WRITE_LOCK_OFFSET, String.format("write lock held (word 0x%016x) by process slot %d,"
+                    + " pid %d: a writer is appending now, or died holding it (the next writer takes it over)",
+                    lockWord, slot, queue.processSlotPid(slot)));
+        }
+        for (final QueueFiles.NamedTailer tailer : queue.namedTailers()) {
+            if (tailer.name() == null) {
+                damage(path, tailer.position() + MetadataDescriptor.NAMED_TAILER_NAME_LENGTH_OFFSET, "named tailer entry "
+                        + tailer.entry() + ": name length=" + tailer.nameLength() + ", expected 1 to "
+                        + MetadataDescriptor.NAMED_TAILER_MAX_NAME_LENGTH);
+            } else if (tailer.lastReadIndex() < -1) {
+                damage(path, tailer.position() + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET, "named tailer '" + tailer.name()
+                        + "': last read index=" + tailer.lastReadIndex() + ", expected -1 (none) or an index");
+            }
+        }
+    }
+
+    private static boolean isPowerOfTwoUpTo(final int value, final int min, final int max) {
+        return QueueFiles.isPowerOfTwo(value) && value >= min && value <= max;
+    }
+
+    /** @return what the file holds, or null if it is too damaged to walk. */
+    private CycleSummary verifyCycle(final QueueFiles.CycleFileName name) {
+        final Path path = name.path();
+        try (ReadOnlyFile file = ReadOnlyFile.open(path)) {
+            if (file.length() < CycleDescriptor.DATA_OFFSET) {
+                damage(path, file.length(), "cycle file truncated: length=" + file.length()
+                        + ", the header and root index alone need " + CycleDescriptor.DATA_OFFSET);
+                return null;
+            }
+            final int magic = file.readInt(CycleDescriptor.MAGIC_OFFSET);
+            if (magic != CycleDescriptor.MAGIC) {
+                damage(path, CycleDescriptor.MAGIC_OFFSET, String.format("not a Spool cycle file: magic=0x%08x, expected 0x%08x",
+                        magic, CycleDescriptor.MAGIC));
+            }
+            final int version = file.readInt(CycleDescriptor.VERSION_OFFSET);
+            if (version != CycleDescriptor.VERSION) {
+                damage(path, CycleDescriptor.VERSION_OFFSET, "unsupported cycle file version=" + version + ", this build reads "
+                        + CycleDescriptor.VERSION);
+            }
+            final long cycle = file.readLong(CycleDescriptor.CYCLE_OFFSET);
+            if (cycle != name.cycle()) {
+                damage(path, CycleDescriptor.CYCLE_OFFSET, "cycle=" + cycle + " but the file name says " + name.cycle());
+            }
+            final int rollCycleId = file.readInt(CycleDescriptor.ROLL_CYCLE_OFFSET);
+            if (rollCycleId != rollCycle.id()) {
+                damage(path, CycleDescriptor.ROLL_CYCLE_OFFSET, "roll cycle id=" + rollCycleId + " but the queue's is "
+                        + rollCycle.id() + " (" + rollCycle + ")");
+            }
+            final int spacing = cycleSetting(file, CycleDescriptor.INDEX_SPACING_OFFSET, "index spacing", indexSpacing, 1,
+                    MAX_INDEX_SPACING);
+            final int entries = cycleSetting(file, CycleDescriptor.INDEX_BLOCK_ENTRIES_OFFSET, "index block entries",
+                    indexBlockEntries, MIN_INDEX_BLOCK_ENTRIES, MAX_INDEX_BLOCK_ENTRIES);
+            final int rootEntries = file.readInt(CycleDescriptor.ROOT_ENTRIES_OFFSET);
+            if (rootEntries != CycleDescriptor.ROOT_ENTRIES) {
+                damage(path, CycleDescriptor.ROOT_ENTRIES_OFFSET, "root entries=" + rootEntries + ", expected "
+                        + CycleDescriptor.ROOT_ENTRIES);
+            }
+            // the hints before the walk: a live writer moves them only after publishing what they point past
+            final long hintPosition = file.readLong(CycleDescriptor.WRITE_POSITION_OFFSET);
+            final long hintSequence = file.readLong(CycleDescriptor.WRITE_SEQUENCE_OFFSET);
+            // the root too: a block a live writer adds during the walk would lie past where the walk stopped
+            final ByteBuffer root = file.read(CycleDescriptor.ROOT_OFFSET, CycleDescriptor.ROOT_LENGTH);
+
+            final LongList indexed = new LongList();
+            final LongList blocks = new LongList();
+            final ExcerptScanner scanner = new ExcerptScanner(file, maxMessageLength,
+                    entries > 0 ? entries : indexBlockEntries > 0 ? indexBlockEntries : MAX_INDEX_BLOCK_ENTRIES);
+            long dataBeforeHint = -1;
+            ExcerptScanner.Kind kind;
+            for (kind = scanner.next(); ; kind = scanner.next()) {
+                final long position = scanner.position();
+                if (position == hintPosition) {
+                    dataBeforeHint = kind == ExcerptScanner.Kind.DATA ? scanner.dataCount() - 1 : scanner.dataCount();
+                }
+                if (kind.isEnd()) {
+                    break;
+                }
+                switch (kind) {
+                    case DATA -> {
+                        if (spacing > 0 && (scanner.sequence() & (spacing - 1)) == 0) {
+                            indexed.add(position);
+                        }
+                    }
+                    case INDEX_BLOCK -> {
+                        blocks.add(position);
+                        if (entries > 0 && scanner.length() != CycleDescriptor.blockPayloadLength(entries)) {
+                            damage(path, position, String.format("index block header 0x%08x: length=%d, expected %d for %d entries",
+                                    scanner.header(), scanner.length(), CycleDescriptor.blockPayloadLength(entries), entries));
+                        }
+                    }
+                    case UNKNOWN_METADATA -> damage(path, position, String.format("metadata excerpt (header 0x%08x) of unknown type=%d",
+                            scanner.header(), scanner.metadataType()));
+                    default -> {
+                        // padding and sync markers: nothing to cross-check
+                    }
+                }
+            }
+            final long tail = scanner.position();
+            final long dataCount = scanner.dataCount();
+            excerpts += dataCount;
+            final boolean complete = reportEnd(path, file, scanner, kind);
+            if (complete) {
+                verifyHints(file, hintPosition, hintSequence, tail, dataBeforeHint);
+            }
+            if (spacing > 0 && entries > 0) {
+                new IndexCheck(path, file, root, spacing, entries, indexed, blocks, dataCount, complete, tail, hintPosition).run();
+            }
+            return new CycleSummary(name, dataCount, kind == ExcerptScanner.Kind.END_OF_CYCLE, tail);
+        }
+    }
+
+    /** @return the cycle's own setting if it is valid and agrees with the metadata's, else 0 after reporting it. */
+    private int cycleSetting(final ReadOnlyFile file, final int offset, final String what, final int expected,
+                             final int min, final int max) {
+        final int value = file.readInt(offset);
+        if (!isPowerOfTwoUpTo(value, min, max)) {
+            damage(file.path(), offset, what + "=" + value + " is not a power of two from " + min + " to " + max);
+            return 0;
+        }
+        if (expected != 0 && value != expected) {
+            damage(file.path(), offset, what + "=" + value + " but the queue's metadata says " + expected);
+        }
+        return value;
+    }
+
+    /** @return true if the walk reached the end of the excerpts, rather than stopping at damage. */
+    private boolean reportEnd(final Path path, final ReadOnlyFile file, final ExcerptScanner scanner,
+                              final ExcerptScanner.Kind kind) {
+        final long position = scanner.position();
+        final int header = scanner.header();
+        switch (kind) {
+            case EMPTY, END_OF_CYCLE -> {
+                return true;
+            }
+            case IN_PROGRESS -> {
+                warning(path, position, String.format("torn tail: in-progress header 0x%08x (%s), a claim never committed:"
+                        + " a writer died while holding it, or is writing now; the next append frees it", header, describe(header)));
+                return true;
+            }
+            case MALFORMED -> damage(path, position, String.format("malformed header 0x%08x (%s): no writer sets these flags",
+                    header, describe(header)));
+            case TOO_LONG -> damage(path, position, String.format("header 0x%08x (%s): length=%d exceeds the limit %d for its kind",
+                    header, describe(header), scanner.length(), scanner.limit()));
+            case PAST_END_OF_FILE -> damage(path, position, String.format(
+                    "header 0x%08x (%s): the excerpt runs to position=%d, past the end of the file (length=%d)", header,
+                    describe(header), position + ExcerptDescriptor.alignedLength(scanner.length()), file.length()));
+            case NO_HEADER -> damage(path, position, "the file ends (length=" + file.length()
+                    + ") where the next excerpt header should be: truncated");
+            default -> throw new IllegalStateException("not an end: " + kind);
+        }
+        out.println("  (the walk of " + path.getFileName() + " stops there: " + scanner.dataCount()
+                + " data excerpts before it; nothing after it is checked)");
+        return false;
+    }
+
+    private void verifyHints(final ReadOnlyFile file, final long hintPosition, final long hintSequence, final long tail,
+                             final long dataBeforeHint) {
+        final Path path = file.path();
+        if (hintPosition > tail) {
+            // a data excerpt of length 0 has header 0, which reads as the end: what follows it is lost to readers
+            final long next = tail + ALIGNMENT;
+            if (file.contains(next, HEADER_LENGTH) && file.readInt(tail) == 0 && file.readInt(next) != 0) {
+                damage(path, tail, String.format("header 0 reads as the end of the excerpts, but header 0x%08x follows at"
+                        + " position=%d and the writer carried on to position=%d: an empty excerpt (length 0) was appended"
+                        + " here, and readers never see anything after it", file.readInt(next), next, hintPosition));
+            }
+            damage(path, CycleDescriptor.WRITE_POSITION_OFFSET, "write position hint=" + hintPosition
+                    + " is past the end of the excerpts at position=" + tail
+                    + ": the next append would leave a gap that readers stop at");
+        } else if (dataBeforeHint < 0) {
+            damage(path, CycleDescriptor.WRITE_POSITION_OFFSET, "write position hint=" + hintPosition
+                    + " is not the position of an excerpt header");
+        } else if (hintSequence != dataBeforeHint && file.readLongNow(CycleDescriptor.WRITE_POSITION_OFFSET) == hintPosition) {
+            // (a moved hint means a live writer, whose two hints may have been read between its two writes)
+            damage(path, CycleDescriptor.WRITE_SEQUENCE_OFFSET, "write sequence hint=" + hintSequence + " but "
+                    + dataBeforeHint + " data excerpts precede the write position hint=" + hintPosition
+                    + ": the next append would get the wrong index");
+        }
+    }
+
+    /**
+     * The root index and its blocks: root entries are a prefix in ascending position order, each at an index-block
+     * excerpt; entry {@code e} holds the position of the data excerpt of sequence {@code e * spacing}, or 0 if not
+     * yet written, and only trailing entries may be 0.
+     */
+    private final class IndexCheck {
+        private final Path path;
+        private final ReadOnlyFile file;
+        /** Read before the walk, so every block it names was there for the walk to find. */
+        private final ByteBuffer root;
+        private final int spacing;
+        private final int entries;
+        private final LongList indexed;
+        private final LongList blocks;
+        private final long dataCount;
+        private final boolean complete;
+        /** Where the walk stopped: without {@link #complete}, nothing from here on was seen. */
+        private final long tail;
+        /** The writer's position hint, read before the walk. */
+        private final long hintPosition;
+        /** The first entry of an indexed sequence found empty, and where it is; -1 if none. */
+        private long firstMissing = -1;
+        private long firstMissingPosition;
+        private long lastMissing;
+        private boolean orderReported;
+        /** The first entry set past the walk's tail, and what is wrong with it; null if none. */
+        private long pastTailPosition;
+        private String pastTailWhat;
+
+        IndexCheck(final Path path, final ReadOnlyFile file, final ByteBuffer root, final int spacing, final int entries,
+                   final LongList indexed, final LongList blocks, final long dataCount, final boolean complete,
+                   final long tail, final long hintPosition) {
+            this.path = path;
+            this.file = file;
+            this.root = root;
+            this.spacing = spacing;
+            this.entries = entries;
+            this.indexed = indexed;
+            this.blocks = blocks;
+            this.dataCount = dataCount;
+            this.complete = complete;
+            this.tail = tail;
+            this.hintPosition = hintPosition;
+        }
+
+        void run() {
+            final int blockLength = HEADER_LENGTH + CycleDescriptor.blockPayloadLength(entries);
+            final boolean[] referenced = new boolean[blocks.size()];
+            int firstEmpty = -1;
+            long previous = 0;
+            // a damaged root entry orphans its block: only without one does an orphan mean a writer died
+            boolean rootDamaged = false;
+            int allocated = 0;
+            for (int block = 0; block < CycleDescriptor.ROOT_ENTRIES; block++) {
+                final long value = root.getLong(block * Long.BYTES);
+                final long at = CycleDescriptor.rootEntryPosition(block);
+                if (value == 0) {
+                    if (firstEmpty < 0) {
+                        firstEmpty = block;
+                    }
+                    continue;
+                }
+                if (firstEmpty >= 0) {
+                    damage(path, at, "root entry " + block + " = " + value + " follows the empty root entry " + firstEmpty
+                            + ": blocks are allocated in order");
+                    rootDamaged = true;
+                    continue;
+                }
+                allocated = block + 1;
+                if (value < CycleDescriptor.DATA_OFFSET || (value & (ALIGNMENT - 1)) != 0 || !file.contains(value, blockLength)) {
+                    damage(path, at, "root entry " + block + " = " + value + " is not an aligned position of a whole block in the"
+                            + " data area [" + CycleDescriptor.DATA_OFFSET + ", " + file.length() + ")");
+                    rootDamaged = true;
+                    continue;
+                }
+                final int found = Arrays.binarySearch(blocks.array(), 0, blocks.size(), value);
+                if (found >= 0) {
+                    referenced[found] = true;
+                } else if (complete || value < tail) {
+                    damage(path, at, "root entry " + block + " = " + value + ", but no index-block excerpt starts there");
+                    rootDamaged = true;
+                    continue;
+                }
+                if (value <= previous) {
+                    damage(path, at, "root entry " + block + " = " + value + " is not after the previous block at " + previous
+                            + ": blocks are allocated in order");
+                    rootDamaged = true;
+                }
+                previous = value;
+                final long firstSequence = (long) block * entries * spacing;
+                if (complete && firstSequence >= dataCount) {
+                    damage(path, at, "root entry " + block + " = " + value + ": an index block from sequence " + firstSequence
+                            + ", but the cycle holds only " + dataCount + " data excerpts");
+                }
+                checkEntries(block, value);
+            }
+            // entries of indexed sequences whose blocks were never allocated are missing too
+            for (long entry = (long) allocated * entries; entry < indexed.size(); entry++) {
+                missing(entry, CycleDescriptor.rootEntryPosition((int) (entry / entries)));
+            }
+            if (pastTailWhat != null && file.readLongNow(CycleDescriptor.WRITE_POSITION_OFFSET) == hintPosition) {
+                // the writer's hint has not moved since before the walk: no writer added that entry meanwhile
+                damage(path, pastTailPosition, pastTailWhat);
+            }
+            if (firstMissing >= 0 && !orderReported) {
+                warning(path, firstMissingPosition, "index entries " + firstMissing + " to " + lastMissing + " (sequences "
+                        + firstMissing * spacing + " to " + lastMissing * spacing + ") are not written: a writer died between"
+                        + " publishing and indexing, or is writing now; the next append writes them");
+            }
+            for (int i = 0; i < blocks.size() && !rootDamaged; i++) {
+                if (!referenced[i]) {
+                    warning(path, blocks.get(i), "index block not in the root index: a writer died between writing it and its"
+                            + " root entry; a new block replaces it");
+                }
+            }
+        }
+
+        private void checkEntries(final int block, final long blockPosition) {
+            final long entriesPosition = blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET;
+            final ByteBuffer values = file.read(entriesPosition, entries * Long.BYTES);
+            for (int slot = 0; slot < entries; slot++) {
+                final long entry = (long) block * entries + slot;
+                final long value = values.getLong(slot * Long.BYTES);
+                final long at = entriesPosition + (long) slot * Long.BYTES;
+                if (entry < indexed.size()) {
+                    if (value == 0) {
+                        missing(entry, at);
+                        continue;
+                    }
+                    if (firstMissing >= 0 && !orderReported) {
+                        if (file.readLongNow(firstMissingPosition) == 0) {
+                            orderReported = true;
+                            damage(path, firstMissingPosition, "index entry " + firstMissing + " (sequence "
+                                    + firstMissing * spacing + ") is empty but entry " + entry + " is set: entries are written in order");
+                        } else {
+                            // written while this block was being copied: a live writer, not a gap
+                            firstMissing = -1;
+                        }
+                    }
+                    if (value != indexed.get((int) entry)) {
+                        damage(path, at, "index entry " + entry + " (sequence " + entry * spacing + ") = " + value
+                                + ", but that sequence is at position=" + indexed.get((int) entry));
+                    }
+                } else if (value != 0 && complete) {
+                    final String what = "index entry " + entry + " (sequence " + entry * spacing + ") = " + value
+                            + ", but the cycle holds only " + dataCount + " data excerpts";
+                    if (value < tail) {
+                        damage(path, at, what);
+                    } else if (pastTailWhat == null) {
+                        // maybe a live writer's, written after the walk: judged once the walk is known to be current
+                        pastTailPosition = at;
+                        pastTailWhat = what;
+                    }
+                }
+            }
+        }
+
+        private void missing(final long entry, final long at) {
+            if (firstMissing < 0) {
+                firstMissing = entry;
+                firstMissingPosition = at;
+            }
+            lastMissing = entry;
+        }
+    }
+
+    private void verifyCycleRange(final List<QueueFiles.CycleFileName> names, final List<CycleSummary> cycles) {
+        final Path path = queue.metadataPath();
+        // read again after the walks: a live writer records a new cycle before it appends there
+        final long highest = queue.currentHighestCycle();
+        for (final CycleSummary summary : cycles) {
+            if (summary.name().cycle() > highest) {
+                final String what = "highest cycle=" + highest + " but " + summary.name().path().getFileName() + " is cycle "
+                        + summary.name().cycle();
+                // an empty one is not started yet: created ahead of its roll by a pretoucher, or by a writer that
+                // died before recording it; the next writer to reach that cycle starts it
+                if (summary.dataCount() > 0) {
+                    damage(path, MetadataDescriptor.HIGHEST_CYCLE_OFFSET, what + " and holds " + summary.dataCount()
+                            + " excerpts: tailers stop before it and never read them");
+                }
+            }
+        }
+        final long last = names.isEmpty() ? -1 : names.get(names.size() - 1).cycle();
+        if (highest > last) {
+            warning(path, MetadataDescriptor.HIGHEST_CYCLE_OFFSET, "highest cycle=" + highest + " has no file"
+                    + (last < 0 ? "" : ", the last is cycle " + last) + ": deleted? the next append creates it again");
+        }
+    }
+
+    private void verifyNamedTailers(final List<CycleSummary> cycles) {
+        if (rollCycle == null) {
+            return;
+        }
+        final Map<Long, Long> counts = new HashMap<>();
+        for (final CycleSummary summary : cycles) {
+            counts.put(summary.name().cycle(), summary.dataCount());
+        }
+        for (final QueueFiles.NamedTailer tailer : queue.namedTailers()) {
+            final long index = tailer.lastReadIndex();
+            if (tailer.name() == null || index < 0) {
+                continue;
+            }
+            final long cycle = rollCycle.toCycle(index);
+            final long count = counts.getOrDefault(cycle, 0L);
+            if (rollCycle.toSequence(index) >= count) {
+                final boolean deleted = !counts.containsKey(cycle) && !cycles.isEmpty() && cycle < cycles.get(0).name().cycle();
+                warning(queue.metadataPath(), tailer.position() + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET,
+                        "named tailer '" + tailer.name() + "': last read index=" + index + " (cycle " + cycle + ", sequence "
+                                + rollCycle.toSequence(index) + ") is not in the queue: " + (deleted
+                                ? "its cycle was deleted (retention not pinned by named tailers), it resumes at the first cycle"
+                                : "it restarts from the start"));
+            }
+        }
+    }
+
+    private void damage(final Path file, final long position, final String what) {
+        damage++;
+        out.println("DAMAGE " + file + " position=" + position + ": " + what);
+    }
+
+    private void warning(final Path file, final long position, final String what) {
+        out.println("WARNING " + file + " position=" + position + ": " + what);
+    }
+
+    /** A growable list of longs, in the order added. */
+    private static final class LongList {
+        private long[] values = new long[64];
+        private int size;
+
+        void add(final long value) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = value;
+        }
+
+        long get(final int i) {
+            return values[i];
+        }
+
+        int size() {
+            return size;
+        }
+
+        long[] array() {
+            return values;
+        }
+    }
+}

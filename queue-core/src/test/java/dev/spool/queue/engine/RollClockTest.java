@@ -1,0 +1,55 @@
+package dev.spool.queue.engine;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolTestBase;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class RollClockTest extends SpoolTestBase {
+
+    @Test
+    void shouldCacheTheCycleBetweenGuardWindowsAndReadTheClockInsideThem() {
+        final RollClock clock = new RollClock(RollCycle.HOURLY, 0);
+        final long hour = RollCycle.HOURLY.lengthMillis();
+        final long start = 490_000 * hour;
+
+        assertEquals(start + 50, clock.update(start + 10), "inside the guard after the boundary: next update at its end");
+        assertEquals(Long.MIN_VALUE, clock.cachedCycle());
+
+        assertEquals(start + hour - 50, clock.update(start + 50), "past the guard: cached until the next guard");
+        assertEquals(490_000, clock.cachedCycle());
+
+        assertEquals(start + hour + 50, clock.update(start + hour - 50), "guard before the boundary");
+        assertEquals(Long.MIN_VALUE, clock.cachedCycle());
+    }
+
+    @Test
+    void shouldGuardFiftyMillisecondsAroundSecondlyBoundaries() {
+        final RollClock clock = new RollClock(RollCycle.SECONDLY, 0);
+        assertEquals(999_950, clock.update(999_500));
+        assertEquals(999, clock.cachedCycle());
+        assertEquals(1_000_050, clock.update(999_950));
+        assertEquals(Long.MIN_VALUE, clock.cachedCycle());
+        assertEquals(1_000_950, clock.update(1_000_060));
+        assertEquals(1_000, clock.cachedCycle());
+    }
+
+    @Test
+    void shouldAgreeWithTheWallClockWhileRunning() {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20).build();
+             ExcerptAppender appender = queue.createAppender()) {
+            final long end = System.currentTimeMillis() + 1_500;
+            while (System.currentTimeMillis() < end) {
+                final long before = RollCycle.SECONDLY.cycle(System.currentTimeMillis(), 0);
+                final long index = appender.append(new byte[8]);
+                final long after = RollCycle.SECONDLY.cycle(System.currentTimeMillis(), 0);
+                final long cycle = RollCycle.SECONDLY.toCycle(index);
+                assertTrue(cycle >= before && cycle <= after, "cycle " + cycle + " outside [" + before + ", " + after + "]");
+            }
+        }
+    }
+}

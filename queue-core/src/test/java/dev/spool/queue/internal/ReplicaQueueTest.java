@@ -1,0 +1,198 @@
+package dev.spool.queue.internal;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.ManualClock;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.SpoolTestBase;
+
+import net.openhft.chronicle.bytes.Bytes;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+class ReplicaQueueTest extends SpoolTestBase {
+    /** 2024-01-01T00:00Z. */
+    private static final long START_MILLIS = 1_704_067_200_000L;
+    private static final long HOUR = 3_600_000L;
+
+    private static byte[] utf8(final String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private SpoolQueueBuilder replicaBuilder(final UUID id) {
+        return SpoolQueue.builder(tempDir.resolve("replica")).chunkLength(1 << 20).rollCycle(RollCycle.HOURLY)
+                .epochMillis(0).replicaOf(id);
+    }
+
+    @Test
+    void shouldCreateReplicaWithThePrimarysIdentityAndRefuseLocalAppends() {
+        final UUID id = UUID.randomUUID();
+        try (SpoolQueue replica = replicaBuilder(id).build()) {
+            assertEquals(id, replica.queueId());
+            assertEquals(QueueRole.REPLICA, QueueInternals.of(replica).role());
+            final IllegalStateException refused = assertThrows(IllegalStateException.class, replica::createAppender);
+            assertTrue(refused.getMessage().contains("is a replica of queue id " + id), refused.getMessage());
+            assertTrue(refused.getMessage().contains("local appends are refused"), refused.getMessage());
+        }
+        try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("replica")).build()) {
+            assertEquals(QueueRole.REPLICA, QueueInternals.of(reopened).role(), "the role is persisted");
+            assertThrows(IllegalStateException.class, reopened::createAppender);
+        }
+    }
+
+    @Test
+    void shouldWriteAtTheSameIndicesAsThePrimaryAcrossCycles() {
+        final ManualClock clock = new ManualClock(START_MILLIS);
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20)
+                .rollCycle(RollCycle.HOURLY).timeProvider(clock).build();
+             ExcerptAppender appender = primary.createAppender()) {
+            final long[] indices = new long[6];
+            for (int i = 0; i < indices.length; i++) {
+                if (i == 3) {
+                    clock.advance(2 * HOUR);
+                }
+                indices[i] = appender.append(utf8("m" + i));
+            }
+            try (SpoolQueue replica = replicaBuilder(primary.queueId()).build();
+                 IndexedAppender replicaAppender = QueueInternals.of(replica).createIndexedAppender();
+                 ExcerptTailer tailer = replica.createTailer()) {
+                for (int i = 0; i < indices.length; i++) {
+                    final byte[] payload = utf8("m" + i);
+                    assertEquals(indices[i], replicaAppender.appendAt(indices[i], payload, 0, payload.length));
+                }
+                assertEquals(primary.lastIndex(), replica.lastIndex());
+                final Bytes<?> into = Bytes.allocateElasticOnHeap();
+                for (int i = 0; i < indices.length; i++) {
+                    into.clear();
+                    assertEquals(indices[i], tailer.read(into));
+                    assertEquals("m" + i, into.toString());
+                }
+                into.releaseLast();
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseAGapOrAnEarlierIndexNamingBoth() {
+        final UUID id = UUID.randomUUID();
+        try (SpoolQueue replica = replicaBuilder(id).build(); IndexedAppender appender = QueueInternals.of(replica).createIndexedAppender()) {
+            final long first = RollCycle.HOURLY.toIndex(400_000, 0);
+            final byte[] payload = utf8("x");
+            appender.appendAt(first, payload, 0, 1);
+            appender.appendAt(first + 1, payload, 0, 1);
+            final SpoolException gap = assertThrows(SpoolException.class, () -> appender.appendAt(first + 5, payload, 0, 1));
+            assertTrue(gap.getMessage().contains("expected index " + (first + 2)), gap.getMessage());
+            assertTrue(gap.getMessage().contains("given index " + (first + 5)), gap.getMessage());
+            assertTrue(gap.getMessage().contains("a gap of 3"), gap.getMessage());
+            final SpoolException earlier = assertThrows(SpoolException.class, () -> appender.appendAt(first + 1, payload, 0, 1));
+            assertTrue(earlier.getMessage().contains("written already"), earlier.getMessage());
+            final long earlierCycle = RollCycle.HOURLY.toIndex(399_999, 0);
+            final SpoolException before = assertThrows(SpoolException.class,
+                    () -> appender.appendAt(earlierCycle, payload, 0, 1));
+            assertTrue(before.getMessage().contains("highest cycle is already 400000"), before.getMessage());
+            assertEquals(first + 2, appender.appendAt(first + 2, payload, 0, 1), "a refused index leaves the tail as it was");
+            assertEquals(first + 2, replica.lastIndex());
+        }
+    }
+
+    @Test
+    void shouldRefuseToOpenAPrimaryOrAnotherQueueAsAReplica() {
+        final UUID id = UUID.randomUUID();
+        try (SpoolQueue replica = replicaBuilder(id).build()) {
+            assertNotNull(replica);
+        }
+        final SpoolException other = assertThrows(SpoolException.class, () -> replicaBuilder(UUID.randomUUID()).build());
+        assertTrue(other.getMessage().contains("has queue id " + id), other.getMessage());
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20).build()) {
+            final UUID primaryId = primary.queueId();
+            final SpoolException notReplica = assertThrows(SpoolException.class,
+                    () -> SpoolQueue.builder(tempDir.resolve("primary")).replicaOf(primaryId).build());
+            assertTrue(notReplica.getMessage().contains("is a primary queue"), notReplica.getMessage());
+        }
+    }
+
+    @Test
+    void shouldRecordTheAckedIndexForOtherInstancesToSee() {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+             SpoolQueue other = SpoolQueue.builder(tempDir.resolve("q")).build()) {
+            assertEquals(-1, QueueInternals.of(other).lastAckedIndex());
+            QueueInternals.of(queue).recordAcked(42);
+            assertEquals(42, QueueInternals.of(other).lastAckedIndex());
+            QueueInternals.of(queue).recordAcked(7);
+            assertEquals(42, QueueInternals.of(other).lastAckedIndex(), "the acked index never goes back");
+        }
+    }
+
+    @Test
+    void shouldPromoteAReplicaToPrimaryOfTheNextTermContinuingFromItsLastIndex() {
+        final AtomicLong now = new AtomicLong(START_MILLIS);
+        final UUID id = UUID.randomUUID();
+        final long first = RollCycle.HOURLY.cycle(START_MILLIS, 0);
+        try (SpoolQueue replica = SpoolQueue.builder(tempDir.resolve("replica")).chunkLength(1 << 20)
+                .rollCycle(RollCycle.HOURLY).timeProvider(now::get).replicaOf(id).build()) {
+            try (IndexedAppender appender = QueueInternals.of(replica).createIndexedAppender()) {
+                final byte[] payload = utf8("copied");
+                appender.appendAt(RollCycle.HOURLY.toIndex(first, 0), payload, 0, payload.length);
+                appender.appendAt(RollCycle.HOURLY.toIndex(first, 1), payload, 0, payload.length);
+            }
+            QueueInternals.of(replica).adoptTerm(3);
+            assertEquals(3, QueueInternals.of(replica).term());
+            assertEquals(4, QueueInternals.of(replica).promote());
+            assertEquals(QueueRole.PRIMARY, QueueInternals.of(replica).role());
+            assertThrows(IllegalStateException.class, () -> QueueInternals.of(replica).promote(), "a primary cannot be promoted again");
+            try (ExcerptAppender appender = replica.createAppender()) {
+                assertEquals(RollCycle.HOURLY.toIndex(first, 2), appender.append(utf8("local")));
+            }
+            try (IndexedAppender appender = QueueInternals.of(replica).createIndexedAppender()) {
+                final byte[] payload = utf8("drained");
+                assertEquals(RollCycle.HOURLY.toIndex(first, 3),
+                        appender.appendAt(RollCycle.HOURLY.toIndex(first, 3), payload, 0, payload.length),
+                        "a primary is written at given indices too, from its next one");
+            }
+        }
+    }
+
+    @Test
+    void shouldRefuseNewAppendersOnceFencedByALaterTerm() {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build()) {
+            try (ExcerptAppender appender = queue.createAppender()) {
+                appender.append(utf8("before"));
+            }
+            assertThrows(IllegalArgumentException.class, () -> QueueInternals.of(queue).fence(0), "a term no later than the queue's own");
+            QueueInternals.of(queue).fence(1);
+            assertEquals(QueueRole.FENCED, QueueInternals.of(queue).role());
+            final IllegalStateException refused = assertThrows(IllegalStateException.class, queue::createAppender);
+            assertTrue(refused.getMessage().contains("fenced by term 1"), refused.getMessage());
+        }
+        try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("q")).build()) {
+            assertEquals(QueueRole.FENCED, QueueInternals.of(reopened).role(), "fencing is persisted");
+            assertThrows(IllegalStateException.class, reopened::createAppender);
+        }
+    }
+
+    @Test
+    void shouldStopAppendersOpenBeforeTheFenceEvenInAnotherInstance() {
+        final Path directory = tempDir.resolve("open-before-fence");
+        try (SpoolQueue writerSide = SpoolQueue.builder(directory).chunkLength(1 << 20).build();
+             ExcerptAppender appender = writerSide.createAppender()) {
+            final long last = appender.append(utf8("acked"));
+            try (SpoolQueue fencingSide = SpoolQueue.open(directory)) {
+                QueueInternals.of(fencingSide).fence(3);
+            }
+            final IllegalStateException append = assertThrows(IllegalStateException.class,
+                    () -> appender.append(utf8("after the fence")));
+            assertTrue(append.getMessage().contains("fenced by term 3"), append.getMessage());
+            assertThrows(IllegalStateException.class, () -> appender.claim(16), "a claim is a write too");
+            assertEquals(last, writerSide.lastIndex(), "nothing written after the fence");
+        }
+    }
+}
