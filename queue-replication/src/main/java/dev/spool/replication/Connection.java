@@ -12,13 +12,19 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.FrameDescriptor.HEADER_LENGTH;
+import static dev.spool.replication.FrameDescriptor.HEARTBEAT_LENGTH;
+import static dev.spool.replication.FrameDescriptor.MAX_ERROR_MESSAGE_LENGTH;
+import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.FrameDescriptor.TYPE_HEARTBEAT;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
  * A non-blocking TCP connection and its two direct buffers, kept from one connection to the next: frames are
  * parsed in place in the receive buffer and built in place in the send buffer, so steady-state traffic allocates
- * nothing, and neither do reconnections once the buffers have grown to their largest.
+ * nothing, and neither do reconnections once the buffers have grown to their largest. It frames the byte stream
+ * (each frame's {@link FrameHeader} is checked before the frame is handed out); the frame codec's flyweights read
+ * and write the bodies.
  * <p>
  * Receive buffer: {@code [0, readOffset)} is consumed, {@code [readOffset, received.position())} is unparsed.
  * Send buffer: {@code [0, sentOffset)} is on the wire, {@code [sentOffset, sendEnd)} waits for the socket.
@@ -50,6 +56,9 @@ final class Connection implements AutoCloseable {
     private int frameType;
 
     private final int handshakeFrameLength;
+    private final FrameHeader receivedHeader = new FrameHeader();
+    private final FrameHeader sentHeader = new FrameHeader();
+    private final ErrorFlyweight sentError = new ErrorFlyweight();
 
     /**
      * @param receiveCapacity the largest frame accepted until {@link #receiveCapacity(int)} raises it; again after
@@ -168,25 +177,8 @@ final class Connection implements AutoCloseable {
             }
             return false;
         }
-        final int length = received.getInt(readOffset + LENGTH_OFFSET);
-        final int type = received.getShort(readOffset + TYPE_OFFSET);
-        final int version = received.getShort(readOffset + VERSION_OFFSET);
-        if (version != VERSION) {
-            throw new FrameException(String.format("frame of protocol version %d from %s, this build speaks %d",
-                    version, peer, VERSION));
-        }
-        if (length < HEADER_LENGTH || length > maxFrameLength) {
-            throw new FrameException(String.format("frame length=%d (type %s) from %s outside [%d, %d]", length,
-                    typeName(type), peer, HEADER_LENGTH, maxFrameLength));
-        }
-        if (type < TYPE_HELLO || type > TYPE_COMMIT) {
-            throw new FrameException("frame of " + typeName(type) + " from " + peer);
-        }
-        final int fixed = fixedLength(type);
-        if (fixed >= 0 && length != fixed) {
-            throw new FrameException(String.format("%s frame of length=%d from %s, expected %d", typeName(type), length,
-                    peer, fixed));
-        }
+        final FrameHeader header = receivedHeader.wrap(received, readOffset);
+        final int length = header.check(peer, maxFrameLength);
         if (available < length) {
             if (received.capacity() - readOffset < length) {
                 compact();
@@ -195,7 +187,7 @@ final class Connection implements AutoCloseable {
         }
         frameOffset = readOffset;
         frameLength = length;
-        frameType = type;
+        frameType = header.type();
         return true;
     }
 
@@ -266,24 +258,17 @@ final class Connection implements AutoCloseable {
         return sentOffset == sendEnd;
     }
 
-    /** Starts a frame of {@code type} at {@link #sendEnd()}; {@link #endFrame(int)} completes it. */
+    /** Starts a frame of {@code type} at {@link #sendEnd()}; {@link #endFrame(int, int)} completes it. */
     int beginFrame(final int type) {
         final int offset = sendEnd;
-        send.putShort(offset + TYPE_OFFSET, (short) type);
-        send.putShort(offset + VERSION_OFFSET, VERSION);
+        sentHeader.wrap(send, offset).encode(type);
         return offset;
     }
 
     /** Completes the frame begun at {@code offset}, {@code length} bytes long, for the next {@link #flush()}. */
     void endFrame(final int offset, final int length) {
-        send.putInt(offset + LENGTH_OFFSET, length);
+        sentHeader.wrap(send, offset).frameLength(length);
         sendEnd = offset + length;
-    }
-
-    void sendAck(final long index) {
-        final int offset = beginFrame(TYPE_ACK);
-        send.putLong(offset + ACK_INDEX_OFFSET, index);
-        endFrame(offset, ACK_LENGTH);
     }
 
     void sendHeartbeat() {
@@ -294,16 +279,13 @@ final class Connection implements AutoCloseable {
     void sendError(final int code, final long term, final String message) {
         final byte[] utf8 = message.getBytes(StandardCharsets.UTF_8);
         final int length = Math.min(Math.min(utf8.length, MAX_ERROR_MESSAGE_LENGTH),
-                send.capacity() - sendEnd - ERROR_MESSAGE_OFFSET);
+                send.capacity() - sendEnd - ErrorFlyweight.frameLength(0));
         if (length < 0) {
             return;
         }
         final int offset = beginFrame(TYPE_ERROR);
-        send.putInt(offset + ERROR_CODE_OFFSET, code);
-        send.putInt(offset + ERROR_MESSAGE_LENGTH_OFFSET, length);
-        send.putLong(offset + ERROR_TERM_OFFSET, term);
-        send.put(offset + ERROR_MESSAGE_OFFSET, utf8, 0, length);
-        endFrame(offset, ERROR_MESSAGE_OFFSET + length);
+        sentError.wrap(send, offset).code(code).term(term).message(utf8, length);
+        endFrame(offset, ErrorFlyweight.frameLength(length));
     }
 
     /**
@@ -334,26 +316,6 @@ final class Connection implements AutoCloseable {
     /** Builds the next frame at {@code offset} instead of after the pending ones: for the source's batching. */
     void sendEnd(final int offset) {
         sendEnd = offset;
-    }
-
-    /** @return the ERROR frame's message, decoded (the throw path only). */
-    String errorMessage() {
-        final int length = received.getInt(frameOffset + ERROR_MESSAGE_LENGTH_OFFSET);
-        if (length < 0 || ERROR_MESSAGE_OFFSET + length != frameLength) {
-            return "(malformed error message of length " + length + ")";
-        }
-        final byte[] utf8 = new byte[length];
-        received.get(frameOffset + ERROR_MESSAGE_OFFSET, utf8);
-        return new String(utf8, StandardCharsets.UTF_8);
-    }
-
-    /** @return the term of the ERROR frame's sender. */
-    long errorTerm() {
-        return received.getLong(frameOffset + ERROR_TERM_OFFSET);
-    }
-
-    int errorCode() {
-        return received.getInt(frameOffset + ERROR_CODE_OFFSET);
     }
 
     /** The peer closed the connection in order: expected when it stops, unlike a reset or a timeout. */

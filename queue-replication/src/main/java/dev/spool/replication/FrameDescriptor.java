@@ -3,7 +3,12 @@ package dev.spool.replication;
 /**
  * Layout of a replication frame, little-endian. Every frame starts with the same header; the type says what
  * follows. A frame is at most the receiver's frame length limit; a frame whose length, version or type is wrong,
- * or whose body does not match its type, closes the connection before anything in it is applied.
+ * or whose body does not match its type, closes the connection before anything in it is applied. The frame codec
+ * ({@link FrameHeader} and one flyweight per frame type) is the only code that reads or writes these offsets.
+ * <p>
+ * Protocol version 2 gave frames their own magic, 'SPLF'; version 1 used 'SPLR', the ring buffer file's. A peer
+ * that speaks version 1 (an older Spool) is refused at its first frame, with an error naming the peer and the
+ * version or magic found and expected.
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -16,7 +21,7 @@ package dev.spool.replication;
  * </pre>
  * HELLO, source to sink, opens the handshake:
  * <pre>
- *  |                        Magic 'SPLR'                           |  8
+ *  |                        Magic 'SPLF'                           |  8
  *  |                       Roll cycle id                           | 12
  *  |              Queue id, 128 bits (2 longs)                     | 16
  *  |              Epoch (ms since 1970, long)                      | 32
@@ -71,10 +76,12 @@ package dev.spool.replication;
  * </pre>
  */
 final class FrameDescriptor {
-    /** 'SPLR' in little-endian. */
-    static final int MAGIC = 0x524C5053;
+    /** 'SPLF' in little-endian: the HELLO's magic since protocol version 2. */
+    static final int MAGIC = 0x464C5053;
     /** Protocol version; a frame with another one closes the connection. */
-    static final short VERSION = 1;
+    static final short VERSION = 2;
+    /** 'SPLR' in little-endian: protocol version 1's HELLO magic, shared with the ring buffer file. */
+    static final int VERSION_1_MAGIC = 0x524C5053;
 
     static final int LENGTH_OFFSET = 0;
     static final int TYPE_OFFSET = LENGTH_OFFSET + Integer.BYTES;
@@ -96,8 +103,9 @@ final class FrameDescriptor {
 
     static final int HELLO_MAGIC_OFFSET = HEADER_LENGTH;
     static final int HELLO_ROLL_CYCLE_OFFSET = HELLO_MAGIC_OFFSET + Integer.BYTES;
-    static final int HELLO_QUEUE_ID_OFFSET = HELLO_ROLL_CYCLE_OFFSET + Integer.BYTES;
-    static final int HELLO_EPOCH_OFFSET = HELLO_QUEUE_ID_OFFSET + 2 * Long.BYTES;
+    static final int HELLO_QUEUE_ID_MOST_OFFSET = HELLO_ROLL_CYCLE_OFFSET + Integer.BYTES;
+    static final int HELLO_QUEUE_ID_LEAST_OFFSET = HELLO_QUEUE_ID_MOST_OFFSET + Long.BYTES;
+    static final int HELLO_EPOCH_OFFSET = HELLO_QUEUE_ID_LEAST_OFFSET + Long.BYTES;
     static final int HELLO_TERM_OFFSET = HELLO_EPOCH_OFFSET + Long.BYTES;
     static final int HELLO_LAST_INDEX_OFFSET = HELLO_TERM_OFFSET + Long.BYTES;
     static final int HELLO_MAX_MESSAGE_LENGTH_OFFSET = HELLO_LAST_INDEX_OFFSET + Long.BYTES;
@@ -117,7 +125,8 @@ final class FrameDescriptor {
     static final int START_LENGTH = START_MAC_OFFSET + MAC_LENGTH;
 
     static final int DATA_COUNT_OFFSET = HEADER_LENGTH;
-    static final int DATA_ENTRIES_OFFSET = DATA_COUNT_OFFSET + 2 * Integer.BYTES;
+    static final int DATA_RESERVED_OFFSET = DATA_COUNT_OFFSET + Integer.BYTES;
+    static final int DATA_ENTRIES_OFFSET = DATA_RESERVED_OFFSET + Integer.BYTES;
     static final int ENTRY_INDEX_OFFSET = 0;
     static final int ENTRY_LENGTH_OFFSET = ENTRY_INDEX_OFFSET + Long.BYTES;
     static final int ENTRY_HEADER_LENGTH = ENTRY_LENGTH_OFFSET + Integer.BYTES;
@@ -129,7 +138,8 @@ final class FrameDescriptor {
 
     static final int PUBLISH_CORRELATION_OFFSET = HEADER_LENGTH;
     static final int PUBLISH_STAGE_OFFSET = PUBLISH_CORRELATION_OFFSET + Long.BYTES;
-    static final int PUBLISH_PAYLOAD_OFFSET = PUBLISH_STAGE_OFFSET + 2 * Integer.BYTES;
+    static final int PUBLISH_RESERVED_OFFSET = PUBLISH_STAGE_OFFSET + Integer.BYTES;
+    static final int PUBLISH_PAYLOAD_OFFSET = PUBLISH_RESERVED_OFFSET + Integer.BYTES;
 
     static final int COMMIT_CORRELATION_OFFSET = HEADER_LENGTH;
     static final int COMMIT_INDEX_OFFSET = COMMIT_CORRELATION_OFFSET + Long.BYTES;

@@ -6,7 +6,6 @@ import dev.spool.queue.SpoolQueue;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -86,12 +85,6 @@ final class Handshake {
     /** @return true if {@code received} is the expected MAC; constant time. Without a secret, anything passes. */
     static boolean verify(final byte[] secret, final byte[] expected, final byte[] received) {
         return secret == null || MessageDigest.isEqual(expected, received);
-    }
-
-    static byte[] bytes(final ByteBuffer buffer, final int offset, final int length) {
-        final byte[] bytes = new byte[length];
-        buffer.get(offset, bytes);
-        return bytes;
     }
 
     /**

@@ -5,14 +5,16 @@ import dev.spool.queue.SpoolException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
+import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.FrameDescriptor.TYPE_PUBLISH;
+import static dev.spool.replication.FrameDescriptor.typeName;
 
 /**
  * Publishes messages to a {@link PublishGateway} and waits for their commits. {@link #publish} returns once the
@@ -28,12 +30,15 @@ public final class PublishClient implements AutoCloseable {
     private final InetSocketAddress gateway;
     private final long[] commitCorrelations = new long[WINDOW];
     private final long[] commitIndices = new long[WINDOW];
+    private final PublishFlyweight publish = new PublishFlyweight();
+    private final CommitFlyweight commit = new CommitFlyweight();
+    private final ErrorFlyweight error = new ErrorFlyweight();
     private long nextCorrelation;
 
     private PublishClient(final InetSocketAddress gateway, final int maxMessageLength) throws IOException {
         this.gateway = gateway;
         Arrays.fill(commitCorrelations, -1);
-        this.connection = new Connection(64 * 1024, PUBLISH_PAYLOAD_OFFSET + maxMessageLength);
+        this.connection = new Connection(64 * 1024, PublishFlyweight.frameLength(maxMessageLength));
         this.selector = Selector.open();
         final SocketChannel channel = SocketChannel.open(gateway);
         try {
@@ -72,18 +77,15 @@ public final class PublishClient implements AutoCloseable {
      * @throws UncheckedIOException if the connection is lost.
      */
     public long publish(final byte[] payload, final int offset, final int length, final CommitStage stage) {
-        final ByteBuffer send = connection.send();
-        if (length < 1 || PUBLISH_PAYLOAD_OFFSET + length > send.capacity() - connection.sendEnd()) {
+        final int capacity = connection.send().capacity();
+        if (length < 1 || PublishFlyweight.frameLength(length) > capacity - connection.sendEnd()) {
             throw new IllegalArgumentException("message length=" + length + " outside [1, "
-                    + (send.capacity() - PUBLISH_PAYLOAD_OFFSET) + "]");
+                    + (capacity - PublishFlyweight.frameLength(0)) + "]");
         }
         final long correlation = nextCorrelation++;
         final int at = connection.beginFrame(TYPE_PUBLISH);
-        send.putLong(at + PUBLISH_CORRELATION_OFFSET, correlation);
-        send.putInt(at + PUBLISH_STAGE_OFFSET, stage.ordinal());
-        send.putInt(at + PUBLISH_STAGE_OFFSET + Integer.BYTES, 0);
-        send.put(at + PUBLISH_PAYLOAD_OFFSET, payload, offset, length);
-        connection.endFrame(at, PUBLISH_PAYLOAD_OFFSET + length);
+        publish.wrap(connection.send(), at).correlation(correlation).stage(stage).payload(payload, offset, length);
+        connection.endFrame(at, PublishFlyweight.frameLength(length));
         try {
             while (!connection.flush()) {
                 receive();
@@ -130,17 +132,17 @@ public final class PublishClient implements AutoCloseable {
         connection.receive();
         boolean any = false;
         while (connection.nextFrame()) {
-            final ByteBuffer frame = connection.received();
-            final int at = connection.frameOffset();
             if (connection.frameType() == TYPE_COMMIT) {
-                final long correlation = frame.getLong(at + COMMIT_CORRELATION_OFFSET);
+                commit.wrap(connection.received(), connection.frameOffset()).check(connection.peer());
+                final long correlation = commit.correlation();
                 final int slot = (int) (correlation & (WINDOW - 1));
                 commitCorrelations[slot] = correlation;
-                commitIndices[slot] = frame.getLong(at + COMMIT_INDEX_OFFSET);
+                commitIndices[slot] = commit.index();
                 any = true;
             } else if (connection.frameType() == TYPE_ERROR) {
-                throw new SpoolException("the publish gateway at " + gateway + " reports error " + connection.errorCode()
-                        + ": " + connection.errorMessage());
+                error.wrap(connection.received(), connection.frameOffset());
+                throw new SpoolException("the publish gateway at " + gateway + " reports error " + error.code()
+                        + ": " + error.message(connection.frameLength()));
             } else {
                 throw new FrameException(typeName(connection.frameType()) + " frame from the gateway at " + gateway);
             }

@@ -13,7 +13,6 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
@@ -21,7 +20,8 @@ import java.nio.channels.SocketChannel;
 import java.util.Objects;
 import java.util.function.Consumer;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.FrameDescriptor.TYPE_PUBLISH;
+import static dev.spool.replication.FrameDescriptor.typeName;
 
 /**
  * A server that accepts publishes from {@link PublishClient}s over TCP, appends each to a primary queue, and sends
@@ -31,7 +31,7 @@ import static dev.spool.replication.FrameDescriptor.*;
  * <p>
  * Threads: one, {@value #THREAD_NAME}, which appends, syncs and answers. It sleeps in
  * {@link Selector#select(long)}, woken by its clients and, while commits wait for the replica, by the source's
- * acknowledgements (the queue's {@link QueueInternals#ackDoorbell ack doorbell}); such a sleep lasts at most
+ * acknowledgements (the queue's ack doorbell); such a sleep lasts at most
  * {@value #MAX_SLEEP_MS} ms, which bounds the wait for a source in another process. With a
  * {@link Builder#pauseStrategy pause strategy} it polls instead while commits are pending. With an
  * {@link ReplicationSource.Builder#invoked() invoked} source the gateway streams for it: it polls its clients, the
@@ -42,7 +42,6 @@ public final class PublishGateway implements AutoCloseable {
     /** Name of the gateway's thread. */
     public static final String THREAD_NAME = "spool-publish-gateway";
     private static final Logger LOG = LoggerFactory.getLogger(PublishGateway.class);
-    private static final CommitStage[] STAGES = CommitStage.values();
     /** The longest sleep while commits are pending, by default. */
     static final long MAX_SLEEP_MS = 1;
 
@@ -57,27 +56,20 @@ public final class PublishGateway implements AutoCloseable {
     private final long maxSleepMs;
     private final int maxFrameLength;
     private final Consumer<SelectionKey> onSelected = this::onSelected;
+    private final PendingCommits pending;
+    private final PublishFlyweight publish = new PublishFlyweight();
     private ExcerptAppender appender;
     private volatile boolean running = true;
     private volatile Throwable failure;
 
-    /** Pending commits, in arrival order: client, correlation, index, stage. */
-    private Connection[] pendingClients = new Connection[64];
-    private long[] pendingCorrelations = new long[64];
-    private long[] pendingIndices = new long[64];
-    private int[] pendingStages = new int[64];
-    private int pendingCount;
-    /** Clients with commits built since the last flush. */
-    private Connection[] toFlush = new Connection[8];
-    private int toFlushCount;
-
     private PublishGateway(final Builder builder) throws IOException {
         this.queue = builder.queue;
-        this.internals = QueueInternals.of(this.queue);
+        this.internals = QueueInternals.of(queue);
         this.source = builder.source;
         this.pause = builder.pause;
         this.maxSleepMs = builder.maxSleepMs;
-        this.maxFrameLength = PUBLISH_PAYLOAD_OFFSET + queue.maxMessageLength();
+        this.maxFrameLength = PublishFlyweight.frameLength(queue.maxMessageLength());
+        this.pending = new PendingCommits(queue.directory());
         this.selector = Selector.open();
         try {
             server = ServerSocketChannel.open();
@@ -145,7 +137,7 @@ public final class PublishGateway implements AutoCloseable {
                     } else {
                         poll.reset();
                     }
-                } else if (pendingCount == 0) {
+                } else if (pending.count() == 0) {
                     selector.select(onSelected, 100);
                 } else if (pause != null) {
                     final int selected = selector.selectNow(onSelected);
@@ -161,7 +153,7 @@ public final class PublishGateway implements AutoCloseable {
                         selector.select(onSelected, maxSleepMs);
                     }
                     acked.disarm();
-                    if (pendingCount > 0) {
+                    if (pending.count() > 0) {
                         releaseCommits();
                     }
                 }
@@ -201,7 +193,7 @@ public final class PublishGateway implements AutoCloseable {
                 onPublish(client);
                 client.consumeFrame();
             }
-            flush(client);
+            PendingCommits.flush(client);
         } catch (FrameException e) {
             LOG.warn("publish gateway of {}: closing the connection from {}: {}", queue.directory(), client.peer(),
                     e.getMessage());
@@ -232,147 +224,22 @@ public final class PublishGateway implements AutoCloseable {
     }
 
     private void onPublish(final Connection client) throws IOException {
-        final ByteBuffer frame = client.received();
-        final int at = client.frameOffset();
-        final long correlation = frame.getLong(at + PUBLISH_CORRELATION_OFFSET);
-        final int stage = frame.getInt(at + PUBLISH_STAGE_OFFSET);
-        final int length = client.frameLength() - PUBLISH_PAYLOAD_OFFSET;
-        if (stage < 0 || stage >= STAGES.length || length < 1) {
-            throw new FrameException("PUBLISH from " + client.peer() + " with stage " + stage + " and " + length
-                    + " payload bytes");
+        publish.wrap(client.received(), client.frameOffset());
+        final int length = publish.checkedPayloadLength(client.peer(), client.frameLength());
+        final long correlation = publish.correlation();
+        final int stage = publish.stage();
+        final long index = appender.append(client.receivedStore(), publish.payloadOffset(), length);
+        if (stage > CommitStage.WRITTEN.ordinal() || !pending.sendCommit(client, correlation, index)) {
+            pending.add(client, correlation, index, stage);
         }
-        final long index = appender.append(client.receivedStore(), at + PUBLISH_PAYLOAD_OFFSET, length);
-        if (stage > CommitStage.WRITTEN.ordinal() || !sendCommit(client, correlation, index)) {
-            addPending(client, correlation, index, stage);
-        }
-    }
-
-    private void addPending(final Connection client, final long correlation, final long index, final int stage) {
-        if (pendingCount == pendingClients.length) {
-            final int capacity = pendingCount * 2;
-            pendingClients = java.util.Arrays.copyOf(pendingClients, capacity);
-            pendingCorrelations = java.util.Arrays.copyOf(pendingCorrelations, capacity);
-            pendingIndices = java.util.Arrays.copyOf(pendingIndices, capacity);
-            pendingStages = java.util.Arrays.copyOf(pendingStages, capacity);
-        }
-        pendingClients[pendingCount] = client;
-        pendingCorrelations[pendingCount] = correlation;
-        pendingIndices[pendingCount] = index;
-        pendingStages[pendingCount] = stage;
-        pendingCount++;
     }
 
     /** @return how many commits were sent. */
     private int releaseCommits() {
-        boolean needSync = false;
-        final boolean replicaUp = source != null && source.isConnected();
-        for (int i = 0; i < pendingCount; i++) {
-            final int stage = pendingStages[i];
-            if (stage == CommitStage.SYNCED.ordinal() || stage == CommitStage.ACKED_OR_SYNCED.ordinal() && !replicaUp) {
-                needSync = true;
-                break;
-            }
-        }
-        if (needSync) {
+        if (pending.needSync(source != null && source.isConnected())) {
             appender.sync();
         }
-        final long acked = internals.lastAckedIndex();
-        final long synced = queue.lastSyncedIndex();
-        int kept = 0;
-        int released = 0;
-        for (int i = 0; i < pendingCount; i++) {
-            final long index = pendingIndices[i];
-            final int stage = pendingStages[i];
-            final boolean done = stage <= CommitStage.WRITTEN.ordinal() ? true
-                    : stage == CommitStage.SYNCED.ordinal() ? synced >= index
-                    : stage == CommitStage.ACKED.ordinal() ? acked >= index
-                    : acked >= index || synced >= index;
-            final Connection client = pendingClients[i];
-            if (!client.isAttached()) {
-                continue;
-            }
-            if (done && send(client, pendingCorrelations[i], index)) {
-                released++;
-            } else {
-                pendingClients[kept] = client;
-                pendingCorrelations[kept] = pendingCorrelations[i];
-                pendingIndices[kept] = index;
-                pendingStages[kept] = stage;
-                kept++;
-            }
-        }
-        for (int i = kept; i < pendingCount; i++) {
-            pendingClients[i] = null;
-        }
-        pendingCount = kept;
-        for (int i = 0; i < toFlushCount; i++) {
-            final Connection client = toFlush[i];
-            toFlush[i] = null;
-            if (client.isAttached()) {
-                try {
-                    flush(client);
-                } catch (IOException e) {
-                    gone(client, e);
-                }
-            }
-        }
-        toFlushCount = 0;
-        return released;
-    }
-
-    /** Sends a released commit and remembers its client for the flush; a client gone is closed. */
-    private boolean send(final Connection client, final long correlation, final long index) {
-        try {
-            if (!sendCommit(client, correlation, index)) {
-                return false;
-            }
-        } catch (IOException e) {
-            gone(client, e);
-            return false;
-        }
-        int i = 0;
-        while (i < toFlushCount && toFlush[i] != client) {
-            i++;
-        }
-        if (i == toFlushCount) {
-            if (toFlushCount == toFlush.length) {
-                toFlush = java.util.Arrays.copyOf(toFlush, toFlushCount * 2);
-            }
-            toFlush[toFlushCount++] = client;
-        }
-        return true;
-    }
-
-    private void gone(final Connection client, final IOException e) {
-        LOG.info("publish gateway of {}: client {} gone: {}", queue.directory(), client.peer(), e.toString());
-        // closing the channel cancels its key
-        client.close();
-    }
-
-    /**
-     * Builds a COMMIT frame in the client's send buffer.
-     *
-     * @return false, and nothing is built, if the buffer has no room for it even after a flush: a burst of commits
-     * to a client that reads them slower than they are released; the commit stays pending.
-     */
-    private static boolean sendCommit(final Connection client, final long correlation, final long index)
-            throws IOException {
-        if (client.send().capacity() - client.sendEnd() < COMMIT_LENGTH && !client.flush()) {
-            return false;
-        }
-        final ByteBuffer send = client.send();
-        final int offset = client.beginFrame(TYPE_COMMIT);
-        send.putLong(offset + COMMIT_CORRELATION_OFFSET, correlation);
-        send.putLong(offset + COMMIT_INDEX_OFFSET, index);
-        client.endFrame(offset, COMMIT_LENGTH);
-        return true;
-    }
-
-    /** Commits are small and clients read them: a client that stops reading is dropped, not waited for. */
-    private static void flush(final Connection client) throws IOException {
-        if (!client.flush() && client.send().capacity() - client.sendEnd() < COMMIT_LENGTH * 64) {
-            throw new IOException("client " + client.peer() + " does not read its commits");
-        }
+        return pending.release(internals.lastAckedIndex(), queue.lastSyncedIndex());
     }
 
     private void drop(final SelectionKey key, final Connection client) {

@@ -1,11 +1,7 @@
 package dev.spool.replication;
 
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
-import dev.spool.queue.internal.IndexedAppender;
-import dev.spool.queue.internal.QueueInternals;
-import dev.spool.queue.internal.QueueRole;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,21 +11,30 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.UUID;
 import java.util.function.Consumer;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
+import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
+import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
+import static dev.spool.replication.FrameDescriptor.TYPE_DATA;
+import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.FrameDescriptor.TYPE_HEARTBEAT;
+import static dev.spool.replication.FrameDescriptor.TYPE_HELLO;
+import static dev.spool.replication.FrameDescriptor.TYPE_START;
+import static dev.spool.replication.FrameDescriptor.typeName;
 
 /**
  * The receiving end of replication: listens for one {@link ReplicationSource} at a time and writes each excerpt it
- * receives at the same index into a replica queue ({@link QueueRole#REPLICA}), then acknowledges the highest index
+ * receives at the same index into a replica queue ({@link ReplicationRole#REPLICA}), then acknowledges the highest index
  * written, or synced if so configured. The replica is created at the first handshake with the source's identity,
  * roll cycle, epoch and maximum message length; until then {@link SpoolQueue#exists(Path)} is false.
  * <p>
@@ -45,52 +50,34 @@ public final class ReplicationSink implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSink.class);
     private static final int HANDSHAKE_CAPACITY = 4096;
 
-    private final SpoolQueueBuilder queueBuilder;
     private final Path directory;
+    private final ReplicaWriter replica;
+    private final SinkHandshake handshake;
     private int growTo;
-    private final int maxFrameLength;
     private final long heartbeatNs;
-    private final byte[] secret;
-    private final boolean ackSynced;
     private final ServerSocketChannel server;
     private final Selector selector;
     private final Thread thread;
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private volatile boolean running = true;
     private volatile boolean connected;
-    private volatile long lastIndex = -1;
     private volatile Throwable failure;
 
-    private SpoolQueue queue;
-    private IndexedAppender appender;
     private final Connection connection = new Connection(HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY);
+    private final ErrorFlyweight error = new ErrorFlyweight();
     private State state;
-    private byte[] sourceNonce;
-    private byte[] sinkNonce;
-    private long sourceTerm;
-    private long written = -1;
-    private long acked = -1;
 
     private enum State { AWAIT_HELLO, AWAIT_START, STREAMING }
 
     private ReplicationSink(final Builder builder) throws IOException {
         this.directory = builder.directory;
-        this.queueBuilder = SpoolQueue.builder(directory);
+        final SpoolQueueBuilder queueBuilder = SpoolQueue.builder(directory);
         builder.queueSettings.accept(queueBuilder);
-        this.maxFrameLength = builder.maxFrameLength;
         this.heartbeatNs = builder.heartbeatInterval.toNanos();
-        this.secret = builder.secret;
-        this.ackSynced = builder.ackSynced;
         ServerSocketChannel channel = null;
+        ReplicaWriter opened = null;
         try {
-            if (SpoolQueue.exists(directory)) {
-                queue = queueBuilder.build();
-                if (QueueInternals.of(queue).role() != QueueRole.REPLICA) {
-                    throw new IllegalStateException("queue " + directory + " is a " + QueueInternals.of(queue).role() + " queue of term "
-                            + QueueInternals.of(queue).term() + ": a sink writes only to a replica");
-                }
-                lastIndex = queue.lastIndex();
-            }
+            opened = new ReplicaWriter(directory, queueBuilder, builder.ackSynced);
             channel = ServerSocketChannel.open();
             channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             channel.bind(new InetSocketAddress(builder.bindAddress, builder.port));
@@ -103,11 +90,13 @@ public final class ReplicationSink implements AutoCloseable {
                 channel.close();
             }
             connection.close();
-            if (queue != null) {
-                queue.close();
+            if (opened != null) {
+                opened.close();
             }
             throw e;
         }
+        replica = opened;
+        handshake = new SinkHandshake(directory, replica, builder.maxFrameLength, builder.secret);
         thread = new Thread(this::run, THREAD_NAME);
         thread.setDaemon(true);
     }
@@ -136,7 +125,7 @@ public final class ReplicationSink implements AutoCloseable {
 
     /** @return the last index written to the replica, -1 if none. */
     public long lastIndex() {
-        return lastIndex;
+        return replica.lastIndex();
     }
 
     /** @return the error that stopped the sink's thread, or null while it runs. */
@@ -145,7 +134,7 @@ public final class ReplicationSink implements AutoCloseable {
     }
 
     /**
-     * Stops the sink and makes its replica the primary of the next term (see {@link QueueInternals#promote()}); the old
+     * Stops the sink and makes its replica the primary of the next term (see {@link Failover#promote}); the old
      * source is fenced as soon as it meets that term. Who decides to promote is outside Spool: call this from the
      * failover hook of your choice once the old source is known to be gone.
      *
@@ -155,13 +144,9 @@ public final class ReplicationSink implements AutoCloseable {
     public long promote() {
         stop();
         try {
-            if (queue == null) {
-                throw new IllegalStateException("sink of " + directory + " has no replica to promote: no source ever"
-                        + " completed a handshake with it");
-            }
-            return QueueInternals.of(queue).promote();
+            return replica.promote();
         } finally {
-            closeQueue();
+            replica.close();
         }
     }
 
@@ -169,19 +154,13 @@ public final class ReplicationSink implements AutoCloseable {
     @Override
     public void close() {
         stop();
-        closeQueue();
+        replica.close();
     }
 
     private void stop() {
         running = false;
         selector.wakeup();
         Threads.join(thread, "the sink of " + directory);
-    }
-
-    private void closeQueue() {
-        if (queue != null) {
-            queue.close();
-        }
     }
 
     private ReplicationSink startThread() {
@@ -223,6 +202,9 @@ public final class ReplicationSink implements AutoCloseable {
         } catch (FrameException e) {
             LOG.warn("replication sink of {}: closing the connection from {}: {}", directory, connection.peer(), e.getMessage());
             sendErrorAndDisconnect(ERROR_PROTOCOL, e.getMessage());
+        } catch (Refusal e) {
+            LOG.error("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(), e.getMessage());
+            sendErrorAndDisconnect(e.code(), e.getMessage());
         } catch (Connection.PeerClosedException e) {
             LOG.info("replication sink of {}: {}", directory, e.getMessage());
             disconnect();
@@ -240,7 +222,7 @@ public final class ReplicationSink implements AutoCloseable {
         if (connection.isAttached() && state == State.STREAMING) {
             LOG.info("replication sink of {}: refusing a connection from {}: the source at {} is streaming", directory,
                     channel.getRemoteAddress(), connection.peer());
-            refuseBusy(channel, queue == null ? 0 : QueueInternals.of(queue).term());
+            refuseBusy(channel, replica.term());
             return;
         }
         if (connection.isAttached()) {
@@ -262,37 +244,39 @@ public final class ReplicationSink implements AutoCloseable {
     /** Tells a second source, with one blocking write of a small frame, to retry later; the stream goes on. */
     private static void refuseBusy(final SocketChannel channel, final long term) throws IOException {
         try (SocketChannel refused = channel) {
-            final byte[] message = "another source is streaming to this sink".getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            final ByteBuffer frame = ByteBuffer.allocate(ERROR_MESSAGE_OFFSET + message.length).order(java.nio.ByteOrder.LITTLE_ENDIAN);
-            frame.putInt(LENGTH_OFFSET, frame.capacity()).putShort(TYPE_OFFSET, TYPE_ERROR).putShort(VERSION_OFFSET, VERSION)
-                    .putInt(ERROR_CODE_OFFSET, ERROR_BUSY).putInt(ERROR_MESSAGE_LENGTH_OFFSET, message.length)
-                    .putLong(ERROR_TERM_OFFSET, term)
-                    .put(ERROR_MESSAGE_OFFSET, message);
+            final byte[] message = "another source is streaming to this sink".getBytes(StandardCharsets.UTF_8);
+            final int length = ErrorFlyweight.frameLength(message.length);
+            final ByteBuffer frame = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+            new FrameHeader().wrap(frame, 0).encode(TYPE_ERROR).frameLength(length);
+            new ErrorFlyweight().wrap(frame, 0).code(ERROR_BUSY).term(term).message(message, message.length);
             refused.write(frame);
         }
     }
 
-    private void receive() throws IOException {
+    private void receive() throws IOException, Refusal {
         final Connection c = connection;
         c.receive();
-        final long before = written;
+        final long before = replica.written();
         while (c.isAttached() && c.nextFrame()) {
             final int type = c.frameType();
             switch (state) {
                 case AWAIT_HELLO:
                     expect(type, TYPE_HELLO);
-                    onHello();
+                    growTo = handshake.onHello(c);
+                    state = State.AWAIT_START;
                     break;
                 case AWAIT_START:
                     expect(type, TYPE_START);
-                    onStart();
+                    handshake.onStart(c);
+                    onStreaming();
                     break;
                 default:
                     if (type == TYPE_DATA) {
-                        onData();
+                        replica.write(c);
                     } else if (type == TYPE_ERROR) {
+                        error.wrap(c.received(), c.frameOffset());
                         LOG.error("replication sink of {}: the source at {} reports error {}: {}", directory, c.peer(),
-                                c.errorCode(), c.errorMessage());
+                                error.code(), error.message(c.frameLength()));
                         disconnect();
                         return;
                     } else {
@@ -300,16 +284,14 @@ public final class ReplicationSink implements AutoCloseable {
                     }
                     break;
             }
-            if (c.isAttached()) {
-                c.consumeFrame();
-                if (growTo > 0) {
-                    c.receiveCapacity(growTo);
-                    growTo = 0;
-                }
+            c.consumeFrame();
+            if (growTo > 0) {
+                c.receiveCapacity(growTo);
+                growTo = 0;
             }
         }
-        if (c.isAttached() && written != before) {
-            ack();
+        if (c.isAttached() && replica.written() != before) {
+            replica.ack(c);
         }
         if (c.isAttached()) {
             flushAll();
@@ -318,8 +300,9 @@ public final class ReplicationSink implements AutoCloseable {
 
     private void expect(final int type, final int expected) throws IOException {
         if (type == TYPE_ERROR) {
-            final String message = "the source at " + connection.peer() + " reports error " + connection.errorCode() + ": "
-                    + connection.errorMessage();
+            error.wrap(connection.received(), connection.frameOffset());
+            final String message = "the source at " + connection.peer() + " reports error " + error.code() + ": "
+                    + error.message(connection.frameLength());
             LOG.error("replication sink of {}: {}", directory, message);
             throw new Connection.PeerClosedException(message);
         }
@@ -329,182 +312,13 @@ public final class ReplicationSink implements AutoCloseable {
         }
     }
 
-    private void onHello() throws IOException {
-        final ByteBuffer frame = connection.received();
-        final int at = connection.frameOffset();
-        if (frame.getInt(at + HELLO_MAGIC_OFFSET) != MAGIC) {
-            throw new FrameException(String.format("HELLO from %s has magic 0x%08x, expected 0x%08x", connection.peer(),
-                    frame.getInt(at + HELLO_MAGIC_OFFSET), MAGIC));
-        }
-        final int rollCycleId = frame.getInt(at + HELLO_ROLL_CYCLE_OFFSET);
-        final UUID queueId = new UUID(frame.getLong(at + HELLO_QUEUE_ID_OFFSET), frame.getLong(at + HELLO_QUEUE_ID_OFFSET + Long.BYTES));
-        final long epochMillis = frame.getLong(at + HELLO_EPOCH_OFFSET);
-        sourceTerm = frame.getLong(at + HELLO_TERM_OFFSET);
-        final int maxMessageLength = frame.getInt(at + HELLO_MAX_MESSAGE_LENGTH_OFFSET);
-        final int frameLimit = frame.getInt(at + HELLO_FRAME_LIMIT_OFFSET);
-        sourceNonce = Handshake.bytes(frame, at + HELLO_NONCE_OFFSET, NONCE_LENGTH);
-        final RollCycle rollCycle = rollCycle(rollCycleId);
-        final String mismatch = mismatch(queueId, rollCycle, rollCycleId, epochMillis, maxMessageLength);
-        if (mismatch != null) {
-            refuse(ERROR_QUEUE_MISMATCH, mismatch);
-            return;
-        }
-        final long largestFrame = Math.max(frameLimit, (long) DATA_ENTRIES_OFFSET + ENTRY_HEADER_LENGTH + maxMessageLength);
-        if (frameLimit < HEADER_LENGTH || largestFrame > maxFrameLength) {
-            refuse(ERROR_PROTOCOL, "the source's frames (frame limit " + frameLimit + ", messages up to " + maxMessageLength
-                    + " bytes: up to " + largestFrame + " bytes) exceed the sink's maximum frame length " + maxFrameLength);
-            return;
-        }
-        growTo = (int) largestFrame;
-        if (queue == null) {
-            queueBuilder.replicaOf(queueId).rollCycle(rollCycle).epochMillis(epochMillis).maxMessageLength(maxMessageLength);
-        }
-        final long last = queue == null ? -1 : queue.lastIndex();
-        final long checksum = queue == null ? -1 : Handshake.checksumAt(queue, last);
-        final long term = queue == null ? 0 : QueueInternals.of(queue).term();
-        sinkNonce = Handshake.nonce();
-        final ByteBuffer send = connection.send();
-        final int offset = connection.beginFrame(TYPE_WELCOME);
-        send.putLong(offset + WELCOME_LAST_INDEX_OFFSET, last);
-        send.putLong(offset + WELCOME_CHECKSUM_OFFSET, checksum);
-        send.putLong(offset + WELCOME_TERM_OFFSET, term);
-        send.put(offset + WELCOME_NONCE_OFFSET, sinkNonce);
-        send.put(offset + WELCOME_MAC_OFFSET, Handshake.mac(secret, Handshake.SINK_LABEL, sourceNonce, sinkNonce));
-        connection.endFrame(offset, WELCOME_LENGTH);
-        lastIndex = last;
-        written = last;
-        state = State.AWAIT_START;
-    }
-
-    private static RollCycle rollCycle(final int id) {
-        for (final RollCycle rollCycle : RollCycle.values()) {
-            if (rollCycle.id() == id) {
-                return rollCycle;
-            }
-        }
-        return null;
-    }
-
-    private String mismatch(final UUID queueId, final RollCycle rollCycle, final int rollCycleId, final long epochMillis,
-                            final int maxMessageLength) {
-        if (rollCycle == null) {
-            return "unknown roll cycle id " + rollCycleId;
-        }
-        if (queue == null) {
-            return null;
-        }
-        if (!queue.queueId().equals(queueId)) {
-            return "the sink's replica " + directory + " has queue id " + queue.queueId() + ", the source's is " + queueId;
-        }
-        if (queue.rollCycle() != rollCycle || queue.epochMillis() != epochMillis) {
-            return "the sink's replica " + directory + " has roll cycle " + queue.rollCycle() + " and epoch " + queue.epochMillis()
-                    + ", the source's are " + rollCycle + " and " + epochMillis;
-        }
-        if (queue.maxMessageLength() < maxMessageLength) {
-            return "the sink's replica " + directory + " takes messages of up to " + queue.maxMessageLength()
-                    + " bytes, the source's up to " + maxMessageLength;
-        }
-        return null;
-    }
-
-    private void onStart() throws IOException {
-        final ByteBuffer frame = connection.received();
-        final int at = connection.frameOffset();
-        final byte[] expected = Handshake.mac(secret, Handshake.SOURCE_LABEL, sinkNonce, sourceNonce);
-        if (!Handshake.verify(secret, expected, Handshake.bytes(frame, at + START_MAC_OFFSET, MAC_LENGTH))) {
-            refuse(ERROR_AUTHENTICATION, "the source at " + connection.peer() + " failed the shared-secret check");
-            return;
-        }
-        final long resumeAfter = frame.getLong(at + START_INDEX_OFFSET);
-        if (resumeAfter != written) {
-            throw new FrameException("START from " + connection.peer() + " resumes after index " + resumeAfter
-                    + ", the sink's last index is " + written);
-        }
-        try {
-            if (queue == null) {
-                queue = queueBuilder.build();
-            }
-            if (sourceTerm < QueueInternals.of(queue).term()) {
-                refuse(ERROR_FENCED, "the source's term " + sourceTerm + " is older than the replica's " + QueueInternals.of(queue).term()
-                        + ": a later primary exists, the source is fenced");
-                return;
-            }
-            if (sourceTerm > QueueInternals.of(queue).term()) {
-                QueueInternals.of(queue).adoptTerm(sourceTerm);
-            }
-            if (appender == null) {
-                appender = QueueInternals.of(queue).createIndexedAppender();
-            }
-        } catch (RuntimeException e) {
-            LOG.error("replication sink of {}: cannot open the replica", directory, e);
-            refuse(ERROR_WRITE_FAILED, "the sink cannot open its replica " + directory + ": " + e.getMessage());
-            return;
-        }
+    private void onStreaming() {
         state = State.STREAMING;
         connected = true;
         LOG.info("replication sink of {}: source {} of term {} connected, resuming after index {}", directory,
-                connection.peer(), sourceTerm, written);
-        acked = -1;
-        if (written >= 0) {
-            ack();
-        }
-    }
-
-    /** Checks the whole frame before writing any of it: a malformed frame leaves the replica untouched. */
-    private void onData() throws IOException {
-        final ByteBuffer frame = connection.received();
-        final int at = connection.frameOffset();
-        final int end = at + connection.frameLength();
-        final int count = frame.getInt(at + DATA_COUNT_OFFSET);
-        int entry = at + DATA_ENTRIES_OFFSET;
-        long previous = written;
-        for (int i = 0; i < count; i++) {
-            if (entry + ENTRY_HEADER_LENGTH > end) {
-                throw new FrameException("DATA frame from " + connection.peer() + " ends inside entry " + i + " of " + count);
-            }
-            final long index = frame.getLong(entry + ENTRY_INDEX_OFFSET);
-            final int length = frame.getInt(entry + ENTRY_LENGTH_OFFSET);
-            if (length < 1 || length > end - entry - ENTRY_HEADER_LENGTH) {
-                throw new FrameException("DATA frame from " + connection.peer() + ": entry " + i + " at index " + index
-                        + " has length " + length + ", " + (end - entry - ENTRY_HEADER_LENGTH) + " bytes are left");
-            }
-            if (index <= previous) {
-                throw new FrameException("DATA frame from " + connection.peer() + ": entry " + i + " has index " + index
-                        + ", not after " + previous);
-            }
-            previous = index;
-            entry += ENTRY_HEADER_LENGTH + length;
-        }
-        if (count < 1 || entry != end) {
-            throw new FrameException("DATA frame from " + connection.peer() + " of length " + connection.frameLength()
-                    + " holds " + count + " entries ending at offset " + (entry - at));
-        }
-        entry = at + DATA_ENTRIES_OFFSET;
-        for (int i = 0; i < count; i++) {
-            final long index = frame.getLong(entry + ENTRY_INDEX_OFFSET);
-            final int length = frame.getInt(entry + ENTRY_LENGTH_OFFSET);
-            try {
-                appender.appendAt(index, connection.receivedStore(), entry + ENTRY_HEADER_LENGTH, length);
-            } catch (RuntimeException e) {
-                LOG.error("replication sink of {}: cannot write index {} from {}", directory, index, connection.peer(), e);
-                refuse(ERROR_WRITE_FAILED, "the sink cannot write index " + index + ": " + e.getMessage());
-                return;
-            }
-            written = index;
-            entry += ENTRY_HEADER_LENGTH + length;
-        }
-        lastIndex = written;
-    }
-
-    private void ack() {
-        long index = written;
-        if (ackSynced) {
-            final long synced = appender.sync();
-            index = Math.min(synced, written);
-        }
-        if (index > acked) {
-            acked = index;
-            connection.sendAck(index);
+                connection.peer(), handshake.sourceTerm(), replica.written());
+        if (replica.written() >= 0) {
+            replica.ack(connection);
         }
     }
 
@@ -538,14 +352,9 @@ public final class ReplicationSink implements AutoCloseable {
         }
     }
 
-    private void refuse(final int code, final String message) {
-        LOG.error("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(), message);
-        sendErrorAndDisconnect(code, message);
-    }
-
     private void sendErrorAndDisconnect(final int code, final String message) {
         try {
-            connection.sendError(code, queue == null ? 0 : QueueInternals.of(queue).term(), message);
+            connection.sendError(code, replica.term(), message);
             connection.flush();
         } catch (IOException e) {
             LOG.info("replication sink of {}: could not tell {} why: {}", directory, connection.peer(), e.toString());

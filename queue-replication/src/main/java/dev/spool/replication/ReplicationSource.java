@@ -1,20 +1,17 @@
 package dev.spool.replication;
 
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
-import net.openhft.chronicle.bytes.BytesStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -23,27 +20,24 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-import static dev.spool.replication.FrameDescriptor.*;
-import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
-
 /**
  * The sending end of replication: tails a primary queue and ships its excerpts to a {@link ReplicationSink}, in DATA
  * frames of whatever is available up to the frame limit, and records the sink's acknowledgements in the queue's
- * metadata ({@link QueueInternals#lastAckedIndex()}), where {@link CommitWaiter} and other processes see them.
+ * metadata ({@link Failover#lastAckedIndex}), where {@link CommitWaiter} and other processes see them.
  * <p>
  * It connects to the sink, and after a handshake (protocol version, queue identity, roll cycle, term, the sink's
  * last index and the checksum of its last excerpt, an optional shared-secret challenge) resumes after the sink's
  * last index: no gap, no duplicate. A lost connection is retried with exponential backoff; a mismatch (another
  * queue, a sink ahead of the source or with a different excerpt at its last index, a failed authentication) stops
- * the source with {@link #failure()} set, and a sink of a later term fences this queue ({@link QueueInternals#fence}).
+ * the source with {@link #failure()} set, and a sink of a later term fences this queue (its
+ * {@link Failover#role role} becomes {@link ReplicationRole#FENCED}).
  * <p>
  * Threads: one, {@value #THREAD_NAME}. It polls the queue and the socket while either has work; when neither
  * has, it spins and then yields for {@value #IDLE_SPINS} passes each (a pass reads the socket: some 100-300 µs in
  * all; while messages flow, the next one comes first), then sleeps in its selector, woken by the sink's next frame
- * or by the next append through this {@link SpoolQueue} instance (its {@link QueueInternals#appendDoorbell append
- * doorbell}): an idle source uses no CPU, and only an append that finds it asleep pays for waking it. Appends from
- * other processes ring no doorbell: the source sleeps at most 1 ms at a time by default ({@link Builder#maxSleep}),
- * which bounds their delay. A {@link Builder#pauseStrategy pause strategy}, such as
+ * or by the next append through this {@link SpoolQueue} instance (its append doorbell): an idle source uses no
+ * CPU, and only an append that finds it asleep pays for waking it. Appends from other processes ring no doorbell:
+ * the source sleeps at most 1 ms at a time by default ({@link Builder#maxSleep}), which bounds their delay. A {@link Builder#pauseStrategy pause strategy}, such as
  * {@link PauseStrategy#busySpin()}, makes it poll instead, at the cost of a core.
  * <p>
  * Built {@link Builder#invoked() invoked}, it streams on the caller's threads instead, in
@@ -74,7 +68,6 @@ public final class ReplicationSource implements AutoCloseable {
     private static final int DUTY_LOST = 3;
 
     private final SpoolQueue queue;
-    private final QueueInternals internals;
     private final InetSocketAddress sink;
     private final int frameLimit;
     private final long heartbeatNs;
@@ -89,7 +82,8 @@ public final class ReplicationSource implements AutoCloseable {
     /** While messages flow, the next one comes before a sleep would pay off; then an append wakes the thread. */
     private final IdleBackoff idle;
     private final Thread thread;
-    private final ExcerptHandler batcher = this::addToBatch;
+    private final SourceHandshake handshake;
+    private final SourceStream stream;
     private final boolean invoked;
     /** In invoked mode: who streams now, one of the {@code DUTY_} values. */
     private final AtomicInteger duty = new AtomicInteger(DUTY_NONE);
@@ -99,21 +93,11 @@ public final class ReplicationSource implements AutoCloseable {
     private volatile boolean connected;
     private volatile Throwable failure;
 
-    private ExcerptTailer tailer;
-    private int batchPosition = DATA_ENTRIES_OFFSET;
-    private int batchCount;
-    private int carryStart;
-    private int carryLength;
-    /** A DATA frame is in the send buffer: its completed flush moves the carried excerpt, a heartbeat's does not. */
-    private boolean dataInFlight;
-    private long highestRead = -1;
-    private long acked = -1;
     /** True while the thread sleeps in its selector: tests wait for it to prove that an append wakes it. */
     volatile boolean sleeping;
 
     private ReplicationSource(final Builder builder) throws IOException {
         this.queue = builder.queue;
-        this.internals = QueueInternals.of(this.queue);
         this.sink = builder.sink;
         this.frameLimit = builder.frameLimit;
         this.heartbeatNs = builder.heartbeatInterval.toNanos();
@@ -124,6 +108,7 @@ public final class ReplicationSource implements AutoCloseable {
         this.invoked = builder.invoked;
         // it wakes for its heartbeats too
         this.maxSleepMs = Math.max(1, Math.min(builder.maxSleep.toMillis(), heartbeatNs / 2_000_000));
+        final QueueInternals internals = QueueInternals.of(queue);
         if (internals.role() != QueueRole.PRIMARY) {
             throw new IllegalStateException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
                     + internals.term() + ": only a primary is replicated");
@@ -132,7 +117,10 @@ public final class ReplicationSource implements AutoCloseable {
         this.appended = internals.appendDoorbell(selector::wakeup);
         this.idle = new IdleBackoff(appended, IDLE_SPINS, IDLE_YIELDS);
         this.connection = new Connection(RECEIVE_CAPACITY,
-                frameLimit + DATA_ENTRIES_OFFSET + ENTRY_HEADER_LENGTH + queue.maxMessageLength());
+                Math.toIntExact(frameLimit + DataFlyweight.frameLength(queue.maxMessageLength())));
+        this.handshake = new SourceHandshake(queue, sink, connection, selector, secret, frameLimit, heartbeatNs,
+                this::isRunning);
+        this.stream = new SourceStream(queue, sink, connection, frameLimit, heartbeatNs);
         this.thread = new Thread(this::run, THREAD_NAME);
         thread.setDaemon(true);
     }
@@ -204,7 +192,7 @@ public final class ReplicationSource implements AutoCloseable {
             return 0;
         }
         try {
-            final boolean worked = streamOnce();
+            final boolean worked = stream.streamOnce();
             duty.set(DUTY_STREAMING);
             return worked ? 1 : 0;
         } catch (IOException | RuntimeException | Error e) {
@@ -235,6 +223,10 @@ public final class ReplicationSource implements AutoCloseable {
         Threads.join(thread, "the source of " + queue.directory());
     }
 
+    private boolean isRunning() {
+        return running;
+    }
+
     private ReplicationSource startThread() {
         thread.start();
         return this;
@@ -242,19 +234,19 @@ public final class ReplicationSource implements AutoCloseable {
 
     private void run() {
         long backoffNs = minBackoffNs;
-        try (ExcerptTailer ownTailer = queue.createTailer()) {
-            tailer = ownTailer;
+        try (ExcerptTailer tailer = queue.createTailer()) {
             while (running) {
                 boolean streamed = false;
                 try {
                     connect();
-                    handshake();
+                    stream.resume(tailer, handshake.run(tailer));
+                    connected = true;
                     streamed = true;
                     backoffNs = minBackoffNs;
                     if (invoked) {
                         handOverStreaming();
                     } else {
-                        stream();
+                        streamOnOwnThread();
                     }
                 } catch (ReplicationException e) {
                     failure = e;
@@ -309,135 +301,6 @@ public final class ReplicationSource implements AutoCloseable {
         }
     }
 
-    private void handshake() throws IOException {
-        final byte[] sourceNonce = Handshake.nonce();
-        final long term = internals.term();
-        final ByteBuffer send = connection.send();
-        int offset = connection.beginFrame(TYPE_HELLO);
-        send.putInt(offset + HELLO_MAGIC_OFFSET, MAGIC);
-        send.putInt(offset + HELLO_ROLL_CYCLE_OFFSET, queue.rollCycle().id());
-        send.putLong(offset + HELLO_QUEUE_ID_OFFSET, queue.queueId().getMostSignificantBits());
-        send.putLong(offset + HELLO_QUEUE_ID_OFFSET + Long.BYTES, queue.queueId().getLeastSignificantBits());
-        send.putLong(offset + HELLO_EPOCH_OFFSET, queue.epochMillis());
-        send.putLong(offset + HELLO_TERM_OFFSET, term);
-        send.putLong(offset + HELLO_LAST_INDEX_OFFSET, queue.lastIndex());
-        send.putInt(offset + HELLO_MAX_MESSAGE_LENGTH_OFFSET, queue.maxMessageLength());
-        send.putInt(offset + HELLO_FRAME_LIMIT_OFFSET, frameLimit);
-        send.put(offset + HELLO_NONCE_OFFSET, sourceNonce);
-        connection.endFrame(offset, HELLO_LENGTH);
-        final long deadline = System.nanoTime() + 3 * heartbeatNs;
-        awaitFlushed(deadline);
-        awaitFrame(deadline);
-        if (connection.frameType() == TYPE_ERROR) {
-            if (connection.errorTerm() > term) {
-                fence(connection.errorTerm());
-            }
-            final int code = connection.errorCode();
-            final String message = "the sink at " + sink + " refused the handshake with error " + code + ": "
-                    + connection.errorMessage();
-            if (code == ERROR_PROTOCOL || code == ERROR_WRITE_FAILED || code == ERROR_BUSY) {
-                throw new IOException(message);
-            }
-            throw new ReplicationException(message);
-        }
-        if (connection.frameType() != TYPE_WELCOME) {
-            throw new FrameException(typeName(connection.frameType()) + " frame from " + sink + " where WELCOME was expected");
-        }
-        final ByteBuffer frame = connection.received();
-        final int at = connection.frameOffset();
-        final long sinkLast = frame.getLong(at + WELCOME_LAST_INDEX_OFFSET);
-        final long sinkChecksum = frame.getLong(at + WELCOME_CHECKSUM_OFFSET);
-        final long sinkTerm = frame.getLong(at + WELCOME_TERM_OFFSET);
-        final byte[] sinkNonce = Handshake.bytes(frame, at + WELCOME_NONCE_OFFSET, NONCE_LENGTH);
-        final byte[] sinkMac = Handshake.bytes(frame, at + WELCOME_MAC_OFFSET, MAC_LENGTH);
-        connection.consumeFrame();
-        if (!Handshake.verify(secret, Handshake.mac(secret, Handshake.SINK_LABEL, sourceNonce, sinkNonce), sinkMac)) {
-            refuse(ERROR_AUTHENTICATION, "the sink at " + sink + " failed the shared-secret check");
-        }
-        if (sinkTerm > term) {
-            fence(sinkTerm);
-        }
-        final long sourceLast = queue.lastIndex();
-        if (sinkLast > sourceLast) {
-            refuse(ERROR_DIVERGED, "the sink at " + sink + " is ahead of the source: its last index is " + sinkLast
-                    + ", the source's " + sourceLast + " in " + queue.directory() + "; it holds excerpts the source does"
-                    + " not, which are reported, never merged");
-        }
-        if (sinkLast >= 0) {
-            final long checksum = Handshake.checksumAt(tailer, sinkLast);
-            if (checksum < 0) {
-                refuse(ERROR_DIVERGED, "the source " + queue.directory() + " has no excerpt at the sink's last index "
-                        + sinkLast + " (deleted by retention, or never written here)");
-            }
-            if (checksum != sinkChecksum) {
-                refuse(ERROR_DIVERGED, String.format("divergent history: the excerpt at index %d has CRC-32C 0x%08x on"
-                        + " the sink at %s and 0x%08x in the source %s", sinkLast, sinkChecksum, sink, checksum,
-                        queue.directory()));
-            }
-        } else {
-            tailer.toStart();
-        }
-        offset = connection.beginFrame(TYPE_START);
-        send.putLong(offset + START_INDEX_OFFSET, sinkLast);
-        send.put(offset + START_MAC_OFFSET, Handshake.mac(secret, Handshake.SOURCE_LABEL, sinkNonce, sourceNonce));
-        connection.endFrame(offset, START_LENGTH);
-        awaitFlushed(deadline);
-        highestRead = sinkLast;
-        acked = -1;
-        dataInFlight = false;
-        batchPosition = DATA_ENTRIES_OFFSET;
-        batchCount = 0;
-        carryLength = 0;
-        connected = true;
-        LOG.info("replication source of {}: connected to {}, resuming after index {}", queue.directory(), sink, sinkLast);
-    }
-
-    /** Fences this queue: the sink has seen a later primary. What was never acknowledged is reported, not merged. */
-    private void fence(final long sinkTerm) throws IOException {
-        internals.fence(sinkTerm);
-        final long lastAcked = internals.lastAckedIndex();
-        final long last = queue.lastIndex();
-        final String divergence = last > lastAcked
-                ? "indices after " + lastAcked + " up to " + last + " were written here and never acknowledged by a replica;"
-                + " the new primary may not have them, and they are not replicated"
-                : "every index it wrote was acknowledged (up to " + lastAcked + ")";
-        refuse(ERROR_FENCED, "queue " + queue.directory() + " of term " + internals.term() + " is fenced: the sink at " + sink
-                + " has term " + sinkTerm + ", so a later primary exists; " + divergence);
-    }
-
-    private void refuse(final int code, final String message) throws ReplicationException {
-        connection.sendError(code, internals.term(), message);
-        try {
-            connection.flush();
-        } catch (IOException e) {
-            LOG.info("replication source of {}: could not tell {} why it stops: {}", queue.directory(), sink, e.toString());
-        }
-        throw new ReplicationException(message);
-    }
-
-    private void awaitFlushed(final long deadline) throws IOException {
-        while (!connection.flush()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IOException("the sink at " + sink + " reads nothing");
-            }
-            LockSupport.parkNanos(100_000);
-        }
-    }
-
-    private void awaitFrame(final long deadline) throws IOException {
-        while (true) {
-            connection.receive();
-            if (connection.nextFrame()) {
-                return;
-            }
-            final long leftMs = (deadline - System.nanoTime()) / 1_000_000;
-            if (leftMs <= 0 || !running) {
-                throw new IOException("no handshake reply from " + sink + " in time");
-            }
-            selector.select(Connection.IGNORE_KEY, leftMs);
-        }
-    }
-
     /**
      * Invoked mode: lets {@link #doWork()} stream until it loses the connection or the source is closed, then takes
      * the connection back; rethrows what {@code doWork} caught.
@@ -466,14 +329,14 @@ public final class ReplicationSource implements AutoCloseable {
     }
 
     /** Streams on the source's thread until the connection fails or the source is closed. */
-    private void stream() throws IOException {
+    private void streamOnOwnThread() throws IOException {
         final PauseStrategy pause = this.pause;
         if (pause != null) {
             pause.reset();
         }
         idle.reset();
         while (running) {
-            final boolean worked = streamOnce();
+            final boolean worked = stream.streamOnce();
             if (pause != null) {
                 if (worked) {
                     pause.reset();
@@ -489,133 +352,6 @@ public final class ReplicationSource implements AutoCloseable {
                 sleeping = false;
                 idle.afterSleep();
             }
-        }
-    }
-
-    /**
-     * One pass of streaming: reads the sink's frames, sends what the queue has, heartbeats.
-     *
-     * @return true if anything was received or sent.
-     */
-    private boolean streamOnce() throws IOException {
-        final Connection c = connection;
-        boolean worked = false;
-        if (c.receive() > 0) {
-            worked = true;
-            while (c.nextFrame()) {
-                onFrame();
-                c.consumeFrame();
-            }
-        }
-        if (!c.sendIdle()) {
-            if (c.flush()) {
-                afterFlush();
-                worked = true;
-            }
-        } else if (fillBatch()) {
-            worked = true;
-            dataInFlight = true;
-            if (c.flush()) {
-                afterFlush();
-            }
-        }
-        final long now = System.nanoTime();
-        if (c.sendIdle() && now - c.lastSentNs() > heartbeatNs) {
-            c.sendHeartbeat();
-            c.flush();
-        }
-        if (now - c.lastReceivedNs() > 3 * heartbeatNs) {
-            throw new IOException("no frame from the sink for " + (now - c.lastReceivedNs()) / 1_000_000 + " ms");
-        }
-        return worked;
-    }
-
-    private void onFrame() throws IOException {
-        final Connection c = connection;
-        switch (c.frameType()) {
-            case TYPE_ACK:
-                final long index = c.received().getLong(c.frameOffset() + ACK_INDEX_OFFSET);
-                if (index > highestRead) {
-                    throw new FrameException("ACK of index " + index + " from " + sink + ", beyond the last index sent, "
-                            + highestRead);
-                }
-                if (index > acked) {
-                    acked = index;
-                    internals.recordAcked(index);
-                }
-                break;
-            case TYPE_HEARTBEAT:
-                break;
-            case TYPE_ERROR:
-                final int code = c.errorCode();
-                final String message = "the sink at " + sink + " reports error " + code + ": " + c.errorMessage();
-                if (code == ERROR_FENCED || code == ERROR_QUEUE_MISMATCH || code == ERROR_DIVERGED
-                        || code == ERROR_AUTHENTICATION) {
-                    throw new ReplicationException(message);
-                }
-                throw new IOException(message);
-            default:
-                throw new FrameException(typeName(c.frameType()) + " frame from the sink at " + sink + " while streaming");
-        }
-    }
-
-    /**
-     * Builds a DATA frame at the start of the send buffer from what the tailer has, up to the frame limit. An
-     * excerpt that would take the frame past the limit is read anyway (a tailer cannot peek at a length) and carried
-     * to the next frame, unless it is alone.
-     *
-     * @return true if a frame was built.
-     */
-    private boolean fillBatch() {
-        while (batchPosition < frameLimit) {
-            final int entry = batchPosition;
-            if (!tailer.read(batcher)) {
-                break;
-            }
-            batchCount++;
-            if (batchPosition > frameLimit && batchCount > 1) {
-                carryStart = entry;
-                carryLength = batchPosition - entry;
-                batchCount--;
-                batchPosition = entry;
-                break;
-            }
-        }
-        if (batchCount == 0) {
-            return false;
-        }
-        final ByteBuffer send = connection.send();
-        final int offset = connection.beginFrame(TYPE_DATA);
-        send.putInt(offset + DATA_COUNT_OFFSET, batchCount);
-        send.putInt(offset + DATA_COUNT_OFFSET + Integer.BYTES, 0);
-        connection.endFrame(offset, batchPosition);
-        return true;
-    }
-
-    private void addToBatch(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
-        final ByteBuffer send = connection.send();
-        final int entry = batchPosition;
-        send.putLong(entry + ENTRY_INDEX_OFFSET, index);
-        send.putInt(entry + ENTRY_LENGTH_OFFSET, length);
-        MEMORY.copyMemory(bytes.addressForRead(offset), connection.sendAddress() + entry + ENTRY_HEADER_LENGTH, (long) length);
-        batchPosition = entry + ENTRY_HEADER_LENGTH + length;
-        highestRead = index;
-    }
-
-    /** The frame is on the wire: a carried excerpt becomes the first entry of the next one. */
-    private void afterFlush() {
-        if (!dataInFlight) {
-            return;
-        }
-        dataInFlight = false;
-        batchPosition = DATA_ENTRIES_OFFSET;
-        batchCount = 0;
-        if (carryLength > 0) {
-            // memmove: the ranges may overlap
-            MEMORY.copyMemory(connection.sendAddress() + carryStart, connection.sendAddress() + DATA_ENTRIES_OFFSET, (long) carryLength);
-            batchPosition = DATA_ENTRIES_OFFSET + carryLength;
-            batchCount = 1;
-            carryLength = 0;
         }
     }
 
@@ -643,7 +379,7 @@ public final class ReplicationSource implements AutoCloseable {
          * @return this builder.
          */
         public Builder frameLimit(final int frameLimit) {
-            if (frameLimit < DATA_ENTRIES_OFFSET + ENTRY_HEADER_LENGTH + 1) {
+            if (frameLimit < DataFlyweight.frameLength(1)) {
                 throw new IllegalArgumentException("frameLimit=" + frameLimit + " cannot hold one excerpt");
             }
             this.frameLimit = frameLimit;

@@ -4,6 +4,15 @@
  * them into a replica queue and acknowledges them; {@link dev.spool.replication.CommitWaiter} lets a writer wait
  * for the {@link dev.spool.replication.CommitStage} it chose for each message; a sink's
  * {@link dev.spool.replication.ReplicationSink#promote()} turns the replica into the primary of a new term, which
- * fences the old one. The frame layout is drawn in the package-private {@code FrameDescriptor}.
+ * fences the old one, and {@link dev.spool.replication.Failover} reads a queue's
+ * {@link dev.spool.replication.ReplicationRole role}, term and acknowledged index, and promotes a stopped replica. {@link dev.spool.replication.PublishGateway} and {@link dev.spool.replication.PublishClient}
+ * carry publishes and their commits over TCP.
+ * <p>
+ * Not API, all package-private: the frame layout, drawn in {@code FrameDescriptor}, and its codec, the only code
+ * that touches frame offsets ({@code FrameHeader} and one flyweight per frame type, whose decoders check every
+ * field a peer sends); the transport ({@code Connection}); each end's jobs (the source's {@code SourceHandshake}
+ * and {@code SourceStream}, the sink's {@code SinkHandshake} and {@code ReplicaWriter}, the gateway's
+ * {@code PendingCommits}). What they need from a queue beyond its API comes from queue-core's
+ * {@code dev.spool.queue.internal}, which no public signature here exposes.
  */
 package dev.spool.replication;

@@ -29,18 +29,40 @@ class BadFrameTest extends SpoolTestBase {
 
     private static ByteBuffer frame(final int length, final int type, final int version) {
         final ByteBuffer frame = ByteBuffer.allocate(Math.max(HEADER_LENGTH, Math.min(length, 1 << 16))).order(ByteOrder.LITTLE_ENDIAN);
-        frame.putInt(LENGTH_OFFSET, length).putShort(TYPE_OFFSET, (short) type).putShort(VERSION_OFFSET, (short) version);
+        new FrameHeader().wrap(frame, 0).encode(type).version(version).frameLength(length);
         return frame;
     }
 
-    private static ByteBuffer hello(final UUID queueId, final int magic) {
-        final ByteBuffer hello = frame(HELLO_LENGTH, TYPE_HELLO, VERSION);
-        hello.putInt(HELLO_MAGIC_OFFSET, magic).putInt(HELLO_ROLL_CYCLE_OFFSET, dev.spool.queue.RollCycle.DAILY.id())
-                .putLong(HELLO_QUEUE_ID_OFFSET, queueId.getMostSignificantBits())
-                .putLong(HELLO_QUEUE_ID_OFFSET + Long.BYTES, queueId.getLeastSignificantBits())
-                .putLong(HELLO_EPOCH_OFFSET, 0).putLong(HELLO_TERM_OFFSET, 0).putLong(HELLO_LAST_INDEX_OFFSET, -1)
-                .putInt(HELLO_MAX_MESSAGE_LENGTH_OFFSET, 1024).putInt(HELLO_FRAME_LIMIT_OFFSET, 4096);
+    private static ByteBuffer hello(final UUID queueId, final int magic, final int version) {
+        final ByteBuffer hello = frame(HELLO_LENGTH, TYPE_HELLO, version);
+        new HelloFlyweight().wrap(hello, 0).magic(magic).rollCycleId(dev.spool.queue.RollCycle.DAILY.id())
+                .queueId(queueId).epochMillis(0).term(0).lastIndex(-1).maxMessageLength(1024).frameLimit(4096);
         return hello;
+    }
+
+    private static ByteBuffer hello(final UUID queueId, final int magic) {
+        return hello(queueId, magic, VERSION);
+    }
+
+    /** Sends a frame and returns the message of the ERROR frame the sink answers with before it closes. */
+    private static String refusal(final ReplicationSink sink, final ByteBuffer frame) throws IOException {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(frame.array(), 0, frame.capacity());
+            final InputStream in = socket.getInputStream();
+            final ByteBuffer header = ByteBuffer.wrap(in.readNBytes(HEADER_LENGTH)).order(ByteOrder.LITTLE_ENDIAN);
+            final FrameHeader received = new FrameHeader().wrap(header, 0);
+            assertEquals(TYPE_ERROR, received.type());
+            assertEquals(VERSION, received.version());
+            final ByteBuffer error = ByteBuffer.allocate(received.frameLength()).order(ByteOrder.LITTLE_ENDIAN);
+            error.put(header.array()).put(in.readNBytes(received.frameLength() - HEADER_LENGTH));
+            assertEquals(-1, in.read(), "the sink closes the connection");
+            final ErrorFlyweight flyweight = new ErrorFlyweight().wrap(error, 0);
+            assertEquals(ERROR_PROTOCOL, flyweight.code());
+            final String message = flyweight.message(received.frameLength());
+            assertTrue(message.contains(":" + socket.getLocalPort()), "names the peer: " + message);
+            return message;
+        }
     }
 
     /** Sends the frames and asserts that the sink closes the connection. */
@@ -78,6 +100,31 @@ class BadFrameTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRefuseAnOlderSpoolAtTheHandshakeNamingTheVersionFoundAndExpected() throws IOException {
+        expectWarning("closing the connection");
+        try (ReplicationSink sink = sink()) {
+            final String message = refusal(sink, hello(UUID.randomUUID(), VERSION_1_MAGIC, 1));
+            assertTrue(message.contains("HELLO frame from /"), message);
+            assertTrue(message.contains("protocol version=1, this build speaks 2: the peer runs an older Spool"), message);
+            assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
+            assertEquals(-1, sink.lastIndex());
+            assertNull(sink.failure(), "the sink goes on listening");
+        }
+    }
+
+    @Test
+    void shouldRefuseTheOldMagicAtTheHandshakeNamingTheMagicFoundAndExpected() throws IOException {
+        expectWarning("closing the connection");
+        try (ReplicationSink sink = sink()) {
+            final String message = refusal(sink, hello(UUID.randomUUID(), VERSION_1_MAGIC));
+            assertTrue(message.contains("magic=0x524c5053, protocol version 1's (the peer runs an older Spool),"
+                    + " expected 0x464c5053 of version 2"), message);
+            assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
+            assertNull(sink.failure(), "the sink goes on listening");
+        }
+    }
+
+    @Test
     void shouldCloseTheConnectionOnAMalformedDataFrameAndLeaveTheReplicaUntouched() throws IOException {
         expectWarning("closing the connection");
         expectWarning("lost");
@@ -93,19 +140,19 @@ class BadFrameTest extends SpoolTestBase {
                 socket.setSoTimeout(30_000);
                 final OutputStream out = socket.getOutputStream();
                 final ByteBuffer hello = hello(primary.queueId(), MAGIC);
-                hello.putInt(HELLO_ROLL_CYCLE_OFFSET, primary.rollCycle().id()).putLong(HELLO_TERM_OFFSET, 0)
-                        .putInt(HELLO_MAX_MESSAGE_LENGTH_OFFSET, primary.maxMessageLength());
+                new HelloFlyweight().wrap(hello, 0).rollCycleId(primary.rollCycle().id()).term(0)
+                        .maxMessageLength(primary.maxMessageLength());
                 out.write(hello.array());
                 final InputStream in = socket.getInputStream();
                 final byte[] welcome = in.readNBytes(WELCOME_LENGTH);
                 assertEquals(WELCOME_LENGTH, welcome.length);
                 final ByteBuffer start = frame(START_LENGTH, TYPE_START, VERSION);
-                start.putLong(START_INDEX_OFFSET, last);
+                new StartFlyweight().wrap(start, 0).resumeAfter(last);
                 out.write(start.array());
                 // two entries announced, one present, and its index follows the replica's last one: nothing is written
-                final ByteBuffer data = frame(DATA_ENTRIES_OFFSET + ENTRY_HEADER_LENGTH + 4, TYPE_DATA, VERSION);
-                data.putInt(DATA_COUNT_OFFSET, 2).putLong(DATA_ENTRIES_OFFSET + ENTRY_INDEX_OFFSET, last + 1)
-                        .putInt(DATA_ENTRIES_OFFSET + ENTRY_LENGTH_OFFSET, 4);
+                final ByteBuffer data = frame((int) DataFlyweight.frameLength(4), TYPE_DATA, VERSION);
+                final DataFlyweight entries = new DataFlyweight().wrap(data, 0).count(2);
+                entries.putEntry(entries.firstEntry(), last + 1, 4);
                 out.write(data.array());
                 out.flush();
                 final byte[] discard = new byte[4096];
@@ -130,11 +177,12 @@ class BadFrameTest extends SpoolTestBase {
                      new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort()))
                      .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).start()) {
             fake.setSoTimeout(30_000);
-            for (int attempt = 0; attempt < 2; attempt++) {
+            // an older Spool's sink (version 1), then a newer one's
+            for (final int version : new int[]{1, 7}) {
                 try (Socket socket = fake.accept()) {
                     final byte[] hello = socket.getInputStream().readNBytes(HELLO_LENGTH);
                     assertEquals(HELLO_LENGTH, hello.length);
-                    socket.getOutputStream().write(frame(WELCOME_LENGTH, TYPE_WELCOME, 7).array());
+                    socket.getOutputStream().write(frame(WELCOME_LENGTH, TYPE_WELCOME, version).array());
                     assertEquals(-1, socket.getInputStream().read(), "the source closes the connection");
                 }
             }
@@ -157,14 +205,14 @@ class BadFrameTest extends SpoolTestBase {
                 socket.setSoTimeout(30_000);
                 assertEquals(HELLO_LENGTH, socket.getInputStream().readNBytes(HELLO_LENGTH).length);
                 final ByteBuffer welcome = frame(WELCOME_LENGTH, TYPE_WELCOME, VERSION);
-                welcome.putLong(WELCOME_LAST_INDEX_OFFSET, -1).putLong(WELCOME_CHECKSUM_OFFSET, -1).putLong(WELCOME_TERM_OFFSET, 0);
+                new WelcomeFlyweight().wrap(welcome, 0).lastIndex(-1).checksum(-1).term(0);
                 socket.getOutputStream().write(welcome.array());
                 assertEquals(START_LENGTH, socket.getInputStream().readNBytes(START_LENGTH).length);
                 await(source::isConnected, "the source streams");
                 // the fake sink never writes again: the source sends heartbeats, then gives up on it
                 final byte[] heartbeat = socket.getInputStream().readNBytes(HEARTBEAT_LENGTH);
                 assertEquals(HEARTBEAT_LENGTH, heartbeat.length);
-                assertEquals(TYPE_HEARTBEAT, ByteBuffer.wrap(heartbeat).order(ByteOrder.LITTLE_ENDIAN).getShort(TYPE_OFFSET));
+                assertEquals(TYPE_HEARTBEAT, new FrameHeader().wrap(ByteBuffer.wrap(heartbeat).order(ByteOrder.LITTLE_ENDIAN), 0).type());
                 int read;
                 do {
                     read = socket.getInputStream().read();

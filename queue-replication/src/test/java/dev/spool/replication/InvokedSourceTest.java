@@ -3,7 +3,6 @@ package dev.spool.replication;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
-import dev.spool.queue.internal.QueueInternals;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -62,7 +61,7 @@ class InvokedSourceTest extends SpoolTestBase {
                 invokeUntil(source, () -> !source.isConnected(), "the source hands the lost connection back");
                 try (ReplicationSink restarted = sink(port)) {
                     invokeUntil(source, () -> restarted.lastIndex() == primary.lastIndex()
-                            && QueueInternals.of(primary).lastAckedIndex() == primary.lastIndex(), "the restarted sink caught up");
+                            && Failover.lastAckedIndex(primary) == primary.lastIndex(), "the restarted sink caught up");
                 }
             }
             try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
@@ -96,7 +95,7 @@ class InvokedSourceTest extends SpoolTestBase {
                         TimeUnit.SECONDS);
                 assertTrue(index >= 0, "message " + sequence + " committed at " + stage);
                 if (stage == CommitStage.ACKED) {
-                    assertTrue(sink.lastIndex() >= index && QueueInternals.of(primary).lastAckedIndex() >= index,
+                    assertTrue(sink.lastIndex() >= index && Failover.lastAckedIndex(primary) >= index,
                             "the gateway streamed message " + sequence + " to the replica before its commit");
                 }
             }

@@ -3,8 +3,6 @@ package dev.spool.replication;
 import dev.spool.queue.ChildJvm;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
-import dev.spool.queue.internal.QueueInternals;
-import dev.spool.queue.internal.QueueRole;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -54,8 +52,8 @@ class ProcessFailoverTest extends SpoolTestBase {
             assertEquals(0, sinkB.awaitExit(60, TimeUnit.SECONDS));
         }
         try (SpoolQueue promoted = open(b)) {
-            assertEquals(QueueRole.PRIMARY, QueueInternals.of(promoted).role());
-            assertEquals(1, QueueInternals.of(promoted).term());
+            assertEquals(ReplicationRole.PRIMARY, Failover.role(promoted));
+            assertEquals(1, Failover.term(promoted));
             assertTrue(promoted.lastIndex() >= lastAcked, "every index acknowledged to the client is on the promoted replica");
         }
         try (ChildJvm sinkC = startSink(c, portC, stderr);
@@ -74,11 +72,11 @@ class ProcessFailoverTest extends SpoolTestBase {
             }
         }
         try (SpoolQueue old = open(a); SpoolQueue promoted = open(b); SpoolQueue replica = open(c)) {
-            assertEquals(QueueRole.FENCED, QueueInternals.of(old).role());
+            assertEquals(ReplicationRole.FENCED, Failover.role(old));
             assertThrows(IllegalStateException.class, old::createAppender);
             assertEquals(promoted.lastIndex(), replica.lastIndex());
             assertIdentical(promoted, replica);
-            assertEquals(1, QueueInternals.of(replica).term());
+            assertEquals(1, Failover.term(replica));
         }
     }
 

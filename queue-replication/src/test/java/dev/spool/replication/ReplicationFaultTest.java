@@ -5,7 +5,6 @@ import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.Soak;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
-import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.Bytes;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -130,7 +129,7 @@ class ReplicationFaultTest extends SpoolTestBase {
 
     private static long lastAcked(final Path dir) {
         try (SpoolQueue queue = open(dir)) {
-            return QueueInternals.of(queue).lastAckedIndex();
+            return Failover.lastAckedIndex(queue);
         }
     }
 

@@ -3,8 +3,6 @@ package dev.spool.replication;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
-import dev.spool.queue.internal.QueueInternals;
-import dev.spool.queue.internal.QueueRole;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -38,7 +36,7 @@ class ReplicationTest extends SpoolTestBase {
 
     private void awaitReplicated(final SpoolQueue primary, final ReplicationSink sink) {
         final long last = primary.lastIndex();
-        await(() -> sink.lastIndex() == last && QueueInternals.of(primary).lastAckedIndex() == last, "index " + last + " is replicated and acked");
+        await(() -> sink.lastIndex() == last && Failover.lastAckedIndex(primary) == last, "index " + last + " is replicated and acked");
     }
 
     @Test
@@ -54,10 +52,34 @@ class ReplicationTest extends SpoolTestBase {
         }
         try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
             assertEquals(3_000, assertIdentical(primary, replica));
-            assertEquals(QueueRole.REPLICA, QueueInternals.of(replica).role());
+            assertEquals(ReplicationRole.REPLICA, Failover.role(replica));
             assertEquals(primary.queueId(), replica.queueId());
             final IllegalStateException refused = assertThrows(IllegalStateException.class, replica::createAppender);
             assertTrue(refused.getMessage().contains("local appends are refused"), refused.getMessage());
+        }
+    }
+
+    @Test
+    void shouldPromoteAStoppedReplicaThroughFailoverAndRefuseToPromoteAPrimary() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender()) {
+            try (ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
+                append(appender, 0, 10);
+                awaitReplicated(primary, sink);
+                assertEquals(primary.lastIndex(), Failover.lastAckedIndex(primary));
+            }
+            assertEquals(ReplicationRole.PRIMARY, Failover.role(primary));
+            assertEquals(0, Failover.term(primary));
+            assertThrows(IllegalStateException.class, () -> Failover.promote(primary), "only a replica is promoted");
+            try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
+                assertEquals(ReplicationRole.REPLICA, Failover.role(replica));
+                assertEquals(1, Failover.promote(replica));
+                assertEquals(ReplicationRole.PRIMARY, Failover.role(replica));
+                assertEquals(1, Failover.term(replica));
+                try (ExcerptAppender promoted = replica.createAppender()) {
+                    assertEquals(primary.lastIndex() + 1, promoted.append(message(10)),
+                            "the promoted replica continues from its last index");
+                }
+            }
         }
     }
 
@@ -185,7 +207,7 @@ class ReplicationTest extends SpoolTestBase {
             final long first = appender.append(message(0));
             assertTrue(waiter.await(first, CommitStage.WRITTEN, 0, TimeUnit.SECONDS));
             assertTrue(waiter.await(first, CommitStage.ACKED, 30, TimeUnit.SECONDS));
-            assertTrue(QueueInternals.of(primary).lastAckedIndex() >= first);
+            assertTrue(Failover.lastAckedIndex(primary) >= first);
             assertTrue(primary.lastSyncedIndex() < first, "an ack needs no sync");
             final long second = appender.append(message(1));
             assertTrue(waiter.await(second, CommitStage.ACKED_OR_SYNCED, 30, TimeUnit.SECONDS));
@@ -210,8 +232,8 @@ class ReplicationTest extends SpoolTestBase {
             append(appender, 0, 500);
             awaitReplicated(primary, sink);
             try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
-                assertTrue(replica.lastSyncedIndex() >= QueueInternals.of(primary).lastAckedIndex(),
-                        "acked " + QueueInternals.of(primary).lastAckedIndex() + ", synced on the replica " + replica.lastSyncedIndex());
+                assertTrue(replica.lastSyncedIndex() >= Failover.lastAckedIndex(primary),
+                        "acked " + Failover.lastAckedIndex(primary) + ", synced on the replica " + replica.lastSyncedIndex());
             }
             assertTrue(source.isConnected());
         }
@@ -242,15 +264,15 @@ class ReplicationTest extends SpoolTestBase {
             try (ReplicationSink sink = sink("promoted"); ReplicationSource source = source(old, sink)) {
                 append(appender, 0, 100);
                 awaitReplicated(old, sink);
-                acked = QueueInternals.of(old).lastAckedIndex();
+                acked = Failover.lastAckedIndex(old);
                 source.close();
                 append(appender, 100, 110);
                 assertEquals(1, sink.promote());
             }
             try (SpoolQueue promoted = open(tempDir.resolve("promoted"));
                  ExcerptAppender newWriter = promoted.createAppender()) {
-                assertEquals(QueueRole.PRIMARY, QueueInternals.of(promoted).role());
-                assertEquals(1, QueueInternals.of(promoted).term());
+                assertEquals(ReplicationRole.PRIMARY, Failover.role(promoted));
+                assertEquals(1, Failover.term(promoted));
                 assertEquals(acked + 1, newWriter.append(message(1_000)), "the promoted replica continues from its last index");
                 try (ReplicationSink third = sink("third")) {
                     try (ReplicationSource fromPromoted = source(promoted, third)) {
@@ -272,10 +294,10 @@ class ReplicationTest extends SpoolTestBase {
                 }
                 try (SpoolQueue replica = open(tempDir.resolve("third"))) {
                     assertEquals(102, assertIdentical(promoted, replica), "100 from the old primary, 2 from the promoted one");
-                    assertEquals(1, QueueInternals.of(replica).term());
+                    assertEquals(1, Failover.term(replica));
                 }
             }
-            assertEquals(QueueRole.FENCED, QueueInternals.of(old).role());
+            assertEquals(ReplicationRole.FENCED, Failover.role(old));
             final IllegalStateException refused = assertThrows(IllegalStateException.class, old::createAppender);
             assertTrue(refused.getMessage().contains("fenced by term 1"), refused.getMessage());
             assertThrows(IllegalStateException.class, () -> ReplicationSource.builder(old, new java.net.InetSocketAddress(

@@ -3,7 +3,6 @@ package dev.spool.replication;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
-import dev.spool.queue.internal.QueueInternals;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -63,7 +62,7 @@ class WakeUpTest extends SpoolTestBase {
                 final byte[] message = message(sequence);
                 final long correlation = client.publish(message, 0, message.length, CommitStage.ACKED);
                 final long index = client.awaitCommit(correlation, 10, TimeUnit.SECONDS);
-                assertTrue(index >= 0 && QueueInternals.of(primary).lastAckedIndex() >= index,
+                assertTrue(index >= 0 && Failover.lastAckedIndex(primary) >= index,
                         "message " + sequence + " committed on the replica's ack within 10 s");
             }
         }

@@ -1,0 +1,144 @@
+package dev.spool.replication;
+
+import java.nio.ByteBuffer;
+
+import static dev.spool.replication.FrameDescriptor.DATA_COUNT_OFFSET;
+import static dev.spool.replication.FrameDescriptor.DATA_ENTRIES_OFFSET;
+import static dev.spool.replication.FrameDescriptor.DATA_RESERVED_OFFSET;
+import static dev.spool.replication.FrameDescriptor.ENTRY_HEADER_LENGTH;
+import static dev.spool.replication.FrameDescriptor.ENTRY_INDEX_OFFSET;
+import static dev.spool.replication.FrameDescriptor.ENTRY_LENGTH_OFFSET;
+
+/**
+ * Flyweight over a DATA frame: an entry count, then entries of index, payload length and payload, unpadded, in
+ * index order. Wraps a little-endian buffer at the frame's offset; the header is {@link FrameHeader}'s. Entries are
+ * addressed by their absolute offset in the buffer: {@link #firstEntry()}, then {@link #nextEntry(int)}. The encoder
+ * writes each entry's header and leaves the payload's copy to the caller, which copies straight from the queue.
+ * Allocates nothing but on the throw path.
+ */
+final class DataFlyweight {
+    private ByteBuffer buffer;
+    private int offset;
+
+    /**
+     * @param payloadLength the length of one excerpt.
+     * @return the length of a DATA frame holding that excerpt alone.
+     */
+    static long frameLength(final long payloadLength) {
+        return DATA_ENTRIES_OFFSET + ENTRY_HEADER_LENGTH + payloadLength;
+    }
+
+    /**
+     * @param buffer a little-endian buffer holding, or to hold, the frame.
+     * @param offset where the frame starts.
+     * @return this flyweight, over that frame.
+     */
+    DataFlyweight wrap(final ByteBuffer buffer, final int offset) {
+        this.buffer = buffer;
+        this.offset = offset;
+        return this;
+    }
+
+    /** @return how many entries the frame holds. */
+    int count() {
+        return buffer.getInt(offset + DATA_COUNT_OFFSET);
+    }
+
+    /**
+     * @param count how many entries the frame holds.
+     * @return this flyweight.
+     */
+    DataFlyweight count(final int count) {
+        buffer.putInt(offset + DATA_COUNT_OFFSET, count);
+        buffer.putInt(offset + DATA_RESERVED_OFFSET, 0);
+        return this;
+    }
+
+    /** @return where the first entry starts in the buffer (absolute). */
+    int firstEntry() {
+        return offset + DATA_ENTRIES_OFFSET;
+    }
+
+    /**
+     * @param entry where an entry starts (absolute).
+     * @return its index.
+     */
+    long entryIndex(final int entry) {
+        return buffer.getLong(entry + ENTRY_INDEX_OFFSET);
+    }
+
+    /**
+     * @param entry where an entry starts (absolute).
+     * @return its payload's length.
+     */
+    int entryLength(final int entry) {
+        return buffer.getInt(entry + ENTRY_LENGTH_OFFSET);
+    }
+
+    /**
+     * @param entry where an entry starts (absolute).
+     * @return where its payload starts (absolute).
+     */
+    int entryPayload(final int entry) {
+        return entry + ENTRY_HEADER_LENGTH;
+    }
+
+    /**
+     * @param entry where an entry starts (absolute).
+     * @return where the entry after it starts (absolute).
+     */
+    int nextEntry(final int entry) {
+        return entry + ENTRY_HEADER_LENGTH + entryLength(entry);
+    }
+
+    /**
+     * Encoder: writes an entry's header; the caller copies the payload to {@link #entryPayload(int)}.
+     *
+     * @param entry  where the entry starts (absolute).
+     * @param index  the excerpt's index.
+     * @param length the payload's length.
+     * @return where the entry after it starts (absolute).
+     */
+    int putEntry(final int entry, final long index, final int length) {
+        buffer.putLong(entry + ENTRY_INDEX_OFFSET, index);
+        buffer.putInt(entry + ENTRY_LENGTH_OFFSET, length);
+        return entry + ENTRY_HEADER_LENGTH + length;
+    }
+
+    /**
+     * Decoder: checks the whole frame before anything in it is applied: at least one entry, each inside the frame
+     * with a payload of at least one byte, indices rising after the receiver's last, the entries filling the frame.
+     *
+     * @param peer          names the sender in the error.
+     * @param frameLength   the frame's length, from its header.
+     * @param previousIndex the receiver's last index: the first entry's must be above it.
+     * @throws FrameException naming the peer, the entry, and its index or length.
+     */
+    void check(final String peer, final int frameLength, final long previousIndex) throws FrameException {
+        final int end = offset + frameLength;
+        final int count = count();
+        int entry = firstEntry();
+        long previous = previousIndex;
+        for (int i = 0; i < count; i++) {
+            if (entry + ENTRY_HEADER_LENGTH > end) {
+                throw new FrameException("DATA frame from " + peer + " ends inside entry " + i + " of " + count);
+            }
+            final long index = entryIndex(entry);
+            final int length = entryLength(entry);
+            if (length < 1 || length > end - entry - ENTRY_HEADER_LENGTH) {
+                throw new FrameException("DATA frame from " + peer + ": entry " + i + " at index " + index
+                        + " has length " + length + ", " + (end - entry - ENTRY_HEADER_LENGTH) + " bytes are left");
+            }
+            if (index <= previous) {
+                throw new FrameException("DATA frame from " + peer + ": entry " + i + " has index " + index
+                        + ", not after " + previous);
+            }
+            previous = index;
+            entry += ENTRY_HEADER_LENGTH + length;
+        }
+        if (count < 1 || entry != end) {
+            throw new FrameException("DATA frame from " + peer + " of length " + frameLength + " holds " + count
+                    + " entries ending at offset " + (entry - offset));
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package dev.spool.replication;
+
+import java.nio.ByteBuffer;
+
+import static dev.spool.replication.FrameDescriptor.HEADER_LENGTH;
+import static dev.spool.replication.FrameDescriptor.LENGTH_OFFSET;
+import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
+import static dev.spool.replication.FrameDescriptor.TYPE_HELLO;
+import static dev.spool.replication.FrameDescriptor.TYPE_OFFSET;
+import static dev.spool.replication.FrameDescriptor.VERSION;
+import static dev.spool.replication.FrameDescriptor.VERSION_OFFSET;
+import static dev.spool.replication.FrameDescriptor.fixedLength;
+import static dev.spool.replication.FrameDescriptor.typeName;
+
+/**
+ * Flyweight over the header every frame starts with ({@link FrameDescriptor}): length, type, protocol version. The
+ * encoder side stamps a frame this build sends; the decoder side checks a peer's frame before its body is read.
+ * Wraps a little-endian buffer at a frame's offset, with absolute gets and puts: no allocation but on the throw path.
+ */
+final class FrameHeader {
+    private ByteBuffer buffer;
+    private int offset;
+
+    /**
+     * @param buffer a little-endian buffer holding, or to hold, a frame.
+     * @param offset where the frame starts.
+     * @return this flyweight, over that frame.
+     */
+    FrameHeader wrap(final ByteBuffer buffer, final int offset) {
+        this.buffer = buffer;
+        this.offset = offset;
+        return this;
+    }
+
+    /** @return the frame's length in bytes, header included. */
+    int frameLength() {
+        return buffer.getInt(offset + LENGTH_OFFSET);
+    }
+
+    /** @return the frame's type, one of the {@code TYPE_} values of {@link FrameDescriptor} if it is valid. */
+    int type() {
+        return buffer.getShort(offset + TYPE_OFFSET);
+    }
+
+    /** @return the protocol version the frame's sender speaks. */
+    int version() {
+        return buffer.getShort(offset + VERSION_OFFSET);
+    }
+
+    /**
+     * Encoder: stamps the type and this build's protocol version; {@link #frameLength(int)} completes the header once
+     * the body is written.
+     *
+     * @param type the frame's type.
+     * @return this flyweight.
+     */
+    FrameHeader encode(final int type) {
+        buffer.putShort(offset + TYPE_OFFSET, (short) type);
+        buffer.putShort(offset + VERSION_OFFSET, VERSION);
+        return this;
+    }
+
+    /**
+     * Encoder: overrides the version {@link #encode(int)} stamped, for tests that play an older or newer peer.
+     *
+     * @param version the protocol version to claim.
+     * @return this flyweight.
+     */
+    FrameHeader version(final int version) {
+        buffer.putShort(offset + VERSION_OFFSET, (short) version);
+        return this;
+    }
+
+    /**
+     * Encoder: sets the frame's length.
+     *
+     * @param length bytes, header included.
+     * @return this flyweight.
+     */
+    FrameHeader frameLength(final int length) {
+        buffer.putInt(offset + LENGTH_OFFSET, length);
+        return this;
+    }
+
+    /**
+     * Decoder: checks the header of a frame from a peer: its version, its length within the receiver's limit, its
+     * type, and the length its type requires.
+     *
+     * @param peer           names the sender in the error.
+     * @param maxFrameLength the longest frame the receiver accepts now.
+     * @return the frame's length.
+     * @throws FrameException naming the peer, the frame type, and the field and value that are wrong.
+     */
+    int check(final String peer, final int maxFrameLength) throws FrameException {
+        final int length = frameLength();
+        final int type = type();
+        final int version = version();
+        if (version != VERSION) {
+            throw new FrameException(String.format("%s frame from %s: protocol version=%d, this build speaks %d%s",
+                    typeName(type), peer, version, VERSION, olderOrNewer(version)));
+        }
+        if (length < HEADER_LENGTH || length > maxFrameLength) {
+            throw new FrameException(String.format("%s frame from %s: length=%d outside [%d, %d]", typeName(type), peer,
+                    length, HEADER_LENGTH, maxFrameLength));
+        }
+        if (type < TYPE_HELLO || type > TYPE_COMMIT) {
+            throw new FrameException("frame of " + typeName(type) + " from " + peer);
+        }
+        final int fixed = fixedLength(type);
+        if (fixed >= 0 && length != fixed) {
+            throw new FrameException(String.format("%s frame from %s: length=%d, expected %d", typeName(type), peer,
+                    length, fixed));
+        }
+        return length;
+    }
+
+    private static String olderOrNewer(final int version) {
+        if (version >= 1 && version < VERSION) {
+            return ": the peer runs an older Spool";
+        }
+        return version > VERSION ? ": the peer runs a newer Spool" : "";
+    }
+}

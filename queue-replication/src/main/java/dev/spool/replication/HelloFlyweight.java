@@ -1,0 +1,204 @@
+package dev.spool.replication;
+
+import java.nio.ByteBuffer;
+import java.util.UUID;
+
+import static dev.spool.replication.FrameDescriptor.HELLO_EPOCH_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_FRAME_LIMIT_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_LAST_INDEX_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_MAGIC_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_MAX_MESSAGE_LENGTH_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_NONCE_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_QUEUE_ID_LEAST_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_QUEUE_ID_MOST_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_ROLL_CYCLE_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_TERM_OFFSET;
+import static dev.spool.replication.FrameDescriptor.MAGIC;
+import static dev.spool.replication.FrameDescriptor.NONCE_LENGTH;
+import static dev.spool.replication.FrameDescriptor.VERSION;
+import static dev.spool.replication.FrameDescriptor.VERSION_1_MAGIC;
+
+/**
+ * Flyweight over a HELLO frame, the source's opening of the handshake: magic, the queue's identity and limits, the
+ * source's term and last index, its frame limit and nonce. Wraps a little-endian buffer at the frame's offset; the
+ * header is {@link FrameHeader}'s. Once per connection, so the nonce and queue id are returned as new objects.
+ */
+final class HelloFlyweight {
+    private ByteBuffer buffer;
+    private int offset;
+
+    /**
+     * @param buffer a little-endian buffer holding, or to hold, the frame.
+     * @param offset where the frame starts.
+     * @return this flyweight, over that frame.
+     */
+    HelloFlyweight wrap(final ByteBuffer buffer, final int offset) {
+        this.buffer = buffer;
+        this.offset = offset;
+        return this;
+    }
+
+    /** @return the magic, {@link FrameDescriptor#MAGIC} from a peer of this protocol. */
+    int magic() {
+        return buffer.getInt(offset + HELLO_MAGIC_OFFSET);
+    }
+
+    /**
+     * @param magic {@link FrameDescriptor#MAGIC}, or another for tests that play an older or broken peer.
+     * @return this flyweight.
+     */
+    HelloFlyweight magic(final int magic) {
+        buffer.putInt(offset + HELLO_MAGIC_OFFSET, magic);
+        return this;
+    }
+
+    /** @return the id of the source's roll cycle. */
+    int rollCycleId() {
+        return buffer.getInt(offset + HELLO_ROLL_CYCLE_OFFSET);
+    }
+
+    /**
+     * @param rollCycleId the id of the source's roll cycle.
+     * @return this flyweight.
+     */
+    HelloFlyweight rollCycleId(final int rollCycleId) {
+        buffer.putInt(offset + HELLO_ROLL_CYCLE_OFFSET, rollCycleId);
+        return this;
+    }
+
+    /** @return the source queue's identity. */
+    UUID queueId() {
+        return new UUID(buffer.getLong(offset + HELLO_QUEUE_ID_MOST_OFFSET),
+                buffer.getLong(offset + HELLO_QUEUE_ID_LEAST_OFFSET));
+    }
+
+    /**
+     * @param queueId the source queue's identity.
+     * @return this flyweight.
+     */
+    HelloFlyweight queueId(final UUID queueId) {
+        buffer.putLong(offset + HELLO_QUEUE_ID_MOST_OFFSET, queueId.getMostSignificantBits());
+        buffer.putLong(offset + HELLO_QUEUE_ID_LEAST_OFFSET, queueId.getLeastSignificantBits());
+        return this;
+    }
+
+    /** @return the source queue's epoch, ms since 1970. */
+    long epochMillis() {
+        return buffer.getLong(offset + HELLO_EPOCH_OFFSET);
+    }
+
+    /**
+     * @param epochMillis the source queue's epoch, ms since 1970.
+     * @return this flyweight.
+     */
+    HelloFlyweight epochMillis(final long epochMillis) {
+        buffer.putLong(offset + HELLO_EPOCH_OFFSET, epochMillis);
+        return this;
+    }
+
+    /** @return the source queue's term. */
+    long term() {
+        return buffer.getLong(offset + HELLO_TERM_OFFSET);
+    }
+
+    /**
+     * @param term the source queue's term.
+     * @return this flyweight.
+     */
+    HelloFlyweight term(final long term) {
+        buffer.putLong(offset + HELLO_TERM_OFFSET, term);
+        return this;
+    }
+
+    /** @return the source's last index, -1 if it is empty. */
+    long lastIndex() {
+        return buffer.getLong(offset + HELLO_LAST_INDEX_OFFSET);
+    }
+
+    /**
+     * @param lastIndex the source's last index, -1 if it is empty.
+     * @return this flyweight.
+     */
+    HelloFlyweight lastIndex(final long lastIndex) {
+        buffer.putLong(offset + HELLO_LAST_INDEX_OFFSET, lastIndex);
+        return this;
+    }
+
+    /** @return the longest message the source queue takes. */
+    int maxMessageLength() {
+        return buffer.getInt(offset + HELLO_MAX_MESSAGE_LENGTH_OFFSET);
+    }
+
+    /**
+     * @param maxMessageLength the longest message the source queue takes.
+     * @return this flyweight.
+     */
+    HelloFlyweight maxMessageLength(final int maxMessageLength) {
+        buffer.putInt(offset + HELLO_MAX_MESSAGE_LENGTH_OFFSET, maxMessageLength);
+        return this;
+    }
+
+    /** @return the source's frame limit: its DATA frames are at most this long unless one excerpt alone is longer. */
+    int frameLimit() {
+        return buffer.getInt(offset + HELLO_FRAME_LIMIT_OFFSET);
+    }
+
+    /**
+     * @param frameLimit the source's frame limit.
+     * @return this flyweight.
+     */
+    HelloFlyweight frameLimit(final int frameLimit) {
+        buffer.putInt(offset + HELLO_FRAME_LIMIT_OFFSET, frameLimit);
+        return this;
+    }
+
+    /** @return a copy of the source's nonce. */
+    byte[] nonce() {
+        final byte[] nonce = new byte[NONCE_LENGTH];
+        buffer.get(offset + HELLO_NONCE_OFFSET, nonce);
+        return nonce;
+    }
+
+    /**
+     * @param nonce the source's nonce, {@link FrameDescriptor#NONCE_LENGTH} bytes.
+     * @return this flyweight.
+     */
+    HelloFlyweight nonce(final byte[] nonce) {
+        buffer.put(offset + HELLO_NONCE_OFFSET, nonce, 0, NONCE_LENGTH);
+        return this;
+    }
+
+    /**
+     * Decoder: checks the fields a HELLO from a peer must have whatever the sink's queue: the magic, a term, a last
+     * index, a message length and a frame limit that can be. Whether the queue matches the sink's is the sink's
+     * question.
+     *
+     * @param peer names the sender in the error.
+     * @throws FrameException naming the peer, the field and its value.
+     */
+    void check(final String peer) throws FrameException {
+        final int magic = magic();
+        if (magic == VERSION_1_MAGIC) {
+            throw new FrameException(String.format("HELLO frame from %s: magic=0x%08x, protocol version 1's (the peer"
+                    + " runs an older Spool), expected 0x%08x of version %d", peer, magic, MAGIC, VERSION));
+        }
+        if (magic != MAGIC) {
+            throw new FrameException(String.format("HELLO frame from %s: magic=0x%08x, expected 0x%08x", peer, magic,
+                    MAGIC));
+        }
+        if (term() < 0) {
+            throw new FrameException("HELLO frame from " + peer + ": term=" + term() + " is negative");
+        }
+        if (lastIndex() < -1) {
+            throw new FrameException("HELLO frame from " + peer + ": lastIndex=" + lastIndex() + " is below -1");
+        }
+        if (maxMessageLength() < 1) {
+            throw new FrameException("HELLO frame from " + peer + ": maxMessageLength=" + maxMessageLength()
+                    + " is not positive");
+        }
+        if (frameLimit() < DataFlyweight.frameLength(1)) {
+            throw new FrameException("HELLO frame from " + peer + ": frameLimit=" + frameLimit()
+                    + " cannot hold one excerpt, which takes at least " + DataFlyweight.frameLength(1));
+        }
+    }
+}

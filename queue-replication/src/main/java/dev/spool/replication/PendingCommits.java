@@ -1,0 +1,180 @@
+package dev.spool.replication;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+import static dev.spool.replication.FrameDescriptor.COMMIT_LENGTH;
+import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
+
+/**
+ * The gateway's commits that wait for their {@link CommitStage}, in arrival order, and their COMMIT frames: each is
+ * released, built in its client's send buffer and flushed once the queue's synced or acknowledged index reaches it.
+ * The arrays grow and are then reused: a release allocates nothing. The gateway's thread only.
+ */
+final class PendingCommits {
+    private static final Logger LOG = LoggerFactory.getLogger(PublishGateway.class);
+    private final Path directory;
+    private final CommitFlyweight commit = new CommitFlyweight();
+    /** Pending commits, in arrival order: client, correlation, index, stage. */
+    private Connection[] clients = new Connection[64];
+    private long[] correlations = new long[64];
+    private long[] indices = new long[64];
+    private int[] stages = new int[64];
+    private int count;
+    /** Clients with commits built since the last flush. */
+    private Connection[] toFlush = new Connection[8];
+    private int toFlushCount;
+
+    /** @param directory the gateway queue's directory, for the log. */
+    PendingCommits(final Path directory) {
+        this.directory = directory;
+    }
+
+    /** @return how many commits wait. */
+    int count() {
+        return count;
+    }
+
+    /**
+     * @param client      who published.
+     * @param correlation the client's correlation id.
+     * @param index       the message's index.
+     * @param stage       the ordinal of the {@link CommitStage} it waits for.
+     */
+    void add(final Connection client, final long correlation, final long index, final int stage) {
+        if (count == clients.length) {
+            final int capacity = count * 2;
+            clients = Arrays.copyOf(clients, capacity);
+            correlations = Arrays.copyOf(correlations, capacity);
+            indices = Arrays.copyOf(indices, capacity);
+            stages = Arrays.copyOf(stages, capacity);
+        }
+        clients[count] = client;
+        correlations[count] = correlation;
+        indices[count] = index;
+        stages[count] = stage;
+        count++;
+    }
+
+    /**
+     * @param replicaUp whether the replica is connected now.
+     * @return true if a commit waits for a sync: {@link CommitStage#SYNCED}, or
+     * {@link CommitStage#ACKED_OR_SYNCED} while the replica is away.
+     */
+    boolean needSync(final boolean replicaUp) {
+        for (int i = 0; i < count; i++) {
+            final int stage = stages[i];
+            if (stage == CommitStage.SYNCED.ordinal() || stage == CommitStage.ACKED_OR_SYNCED.ordinal() && !replicaUp) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Sends the commits whose stage is reached and flushes their clients; a client gone is closed, and its commits
+     * are dropped.
+     *
+     * @param acked  the queue's last acknowledged index.
+     * @param synced the queue's last synced index.
+     * @return how many commits were sent.
+     */
+    int release(final long acked, final long synced) {
+        int kept = 0;
+        int released = 0;
+        for (int i = 0; i < count; i++) {
+            final long index = indices[i];
+            final int stage = stages[i];
+            final boolean done = stage <= CommitStage.WRITTEN.ordinal() ? true
+                    : stage == CommitStage.SYNCED.ordinal() ? synced >= index
+                    : stage == CommitStage.ACKED.ordinal() ? acked >= index
+                    : acked >= index || synced >= index;
+            final Connection client = clients[i];
+            if (!client.isAttached()) {
+                continue;
+            }
+            if (done && send(client, correlations[i], index)) {
+                released++;
+            } else {
+                clients[kept] = client;
+                correlations[kept] = correlations[i];
+                indices[kept] = index;
+                stages[kept] = stage;
+                kept++;
+            }
+        }
+        for (int i = kept; i < count; i++) {
+            clients[i] = null;
+        }
+        count = kept;
+        for (int i = 0; i < toFlushCount; i++) {
+            final Connection client = toFlush[i];
+            toFlush[i] = null;
+            if (client.isAttached()) {
+                try {
+                    flush(client);
+                } catch (IOException e) {
+                    gone(client, e);
+                }
+            }
+        }
+        toFlushCount = 0;
+        return released;
+    }
+
+    /**
+     * Builds a COMMIT frame in the client's send buffer.
+     *
+     * @return false, and nothing is built, if the buffer has no room for it even after a flush: a burst of commits
+     * to a client that reads them slower than they are released; the commit stays pending.
+     */
+    boolean sendCommit(final Connection client, final long correlation, final long index) throws IOException {
+        if (client.send().capacity() - client.sendEnd() < COMMIT_LENGTH && !client.flush()) {
+            return false;
+        }
+        final int offset = client.beginFrame(TYPE_COMMIT);
+        commit.wrap(client.send(), offset).correlation(correlation).index(index);
+        client.endFrame(offset, COMMIT_LENGTH);
+        return true;
+    }
+
+    /** Commits are small and clients read them: a client that stops reading is dropped, not waited for. */
+    static void flush(final Connection client) throws IOException {
+        if (!client.flush() && client.send().capacity() - client.sendEnd() < COMMIT_LENGTH * 64) {
+            throw new IOException("client " + client.peer() + " does not read its commits");
+        }
+    }
+
+    /** Sends a released commit and remembers its client for the flush; a client gone is closed. */
+    private boolean send(final Connection client, final long correlation, final long index) {
+        try {
+            if (!sendCommit(client, correlation, index)) {
+                return false;
+            }
+        } catch (IOException e) {
+            gone(client, e);
+            return false;
+        }
+        int i = 0;
+        while (i < toFlushCount && toFlush[i] != client) {
+            i++;
+        }
+        if (i == toFlushCount) {
+            if (toFlushCount == toFlush.length) {
+                toFlush = Arrays.copyOf(toFlush, toFlushCount * 2);
+            }
+            toFlush[toFlushCount++] = client;
+        }
+        return true;
+    }
+
+    private void gone(final Connection client, final IOException e) {
+        LOG.info("publish gateway of {}: client {} gone: {}", directory, client.peer(), e.toString());
+        // closing the channel cancels its key
+        client.close();
+    }
+}

@@ -1,0 +1,140 @@
+package dev.spool.replication;
+
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolQueue;
+
+import java.nio.file.Path;
+import java.util.UUID;
+
+import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
+import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
+import static dev.spool.replication.FrameDescriptor.ERROR_QUEUE_MISMATCH;
+import static dev.spool.replication.FrameDescriptor.TYPE_WELCOME;
+import static dev.spool.replication.FrameDescriptor.WELCOME_LENGTH;
+
+/**
+ * The sink's side of the handshake, once per connection: checks the source's HELLO against the replica (identity,
+ * roll cycle, epoch, message length, frame sizes) and answers WELCOME with the replica's last index, that excerpt's
+ * checksum, its term and the sink's proof of the shared secret; then checks the source's START and opens the
+ * replica for writing. Runs on the sink's thread; allocation is fine here.
+ */
+final class SinkHandshake {
+    private final Path directory;
+    private final ReplicaWriter replica;
+    private final int maxFrameLength;
+    private final byte[] secret;
+    private final HelloFlyweight hello = new HelloFlyweight();
+    private final WelcomeFlyweight welcome = new WelcomeFlyweight();
+    private final StartFlyweight start = new StartFlyweight();
+    private byte[] sourceNonce;
+    private byte[] sinkNonce;
+    private long sourceTerm;
+
+    /**
+     * @param maxFrameLength the largest frame the sink accepts.
+     * @param secret         the shared secret, or null.
+     */
+    SinkHandshake(final Path directory, final ReplicaWriter replica, final int maxFrameLength, final byte[] secret) {
+        this.directory = directory;
+        this.replica = replica;
+        this.maxFrameLength = maxFrameLength;
+        this.secret = secret;
+    }
+
+    /** @return the term of the source whose HELLO was accepted last. */
+    long sourceTerm() {
+        return sourceTerm;
+    }
+
+    /**
+     * Checks the HELLO the connection holds and queues the WELCOME.
+     *
+     * @return the largest frame the source will send: the receive buffer must hold it.
+     * @throws FrameException if the HELLO is malformed or from an older Spool.
+     * @throws Refusal        if the source's queue is not the replica's, or its frames are too large for this sink.
+     */
+    int onHello(final Connection connection) throws FrameException, Refusal {
+        hello.wrap(connection.received(), connection.frameOffset()).check(connection.peer());
+        final int rollCycleId = hello.rollCycleId();
+        final UUID queueId = hello.queueId();
+        final long epochMillis = hello.epochMillis();
+        sourceTerm = hello.term();
+        final int maxMessageLength = hello.maxMessageLength();
+        final int frameLimit = hello.frameLimit();
+        sourceNonce = hello.nonce();
+        final RollCycle rollCycle = rollCycle(rollCycleId);
+        final String mismatch = mismatch(queueId, rollCycle, rollCycleId, epochMillis, maxMessageLength);
+        if (mismatch != null) {
+            throw new Refusal(ERROR_QUEUE_MISMATCH, mismatch);
+        }
+        final long largestFrame = Math.max(frameLimit, DataFlyweight.frameLength(maxMessageLength));
+        if (largestFrame > maxFrameLength) {
+            throw new Refusal(ERROR_PROTOCOL, "the source's frames (frame limit " + frameLimit + ", messages up to "
+                    + maxMessageLength + " bytes: up to " + largestFrame + " bytes) exceed the sink's maximum frame"
+                    + " length " + maxFrameLength);
+        }
+        final SpoolQueue queue = replica.queue();
+        if (queue == null) {
+            replica.queueBuilder().replicaOf(queueId).rollCycle(rollCycle).epochMillis(epochMillis)
+                    .maxMessageLength(maxMessageLength);
+        }
+        final long last = queue == null ? -1 : queue.lastIndex();
+        sinkNonce = Handshake.nonce();
+        final int offset = connection.beginFrame(TYPE_WELCOME);
+        welcome.wrap(connection.send(), offset).lastIndex(last)
+                .checksum(queue == null ? -1 : Handshake.checksumAt(queue, last)).term(replica.term())
+                .nonce(sinkNonce).mac(Handshake.mac(secret, Handshake.SINK_LABEL, sourceNonce, sinkNonce));
+        connection.endFrame(offset, WELCOME_LENGTH);
+        replica.resumeAfter(last);
+        return (int) largestFrame;
+    }
+
+    /**
+     * Checks the START the connection holds and opens the replica for writing.
+     *
+     * @throws FrameException if the START does not resume after the sink's last index.
+     * @throws Refusal        if the source fails the shared-secret check, is fenced, or the replica cannot be opened.
+     */
+    void onStart(final Connection connection) throws FrameException, Refusal {
+        start.wrap(connection.received(), connection.frameOffset());
+        final byte[] expected = Handshake.mac(secret, Handshake.SOURCE_LABEL, sinkNonce, sourceNonce);
+        if (!Handshake.verify(secret, expected, start.mac())) {
+            throw new Refusal(ERROR_AUTHENTICATION, "the source at " + connection.peer()
+                    + " failed the shared-secret check");
+        }
+        start.check(connection.peer(), replica.written());
+        replica.open(sourceTerm);
+    }
+
+    private static RollCycle rollCycle(final int id) {
+        for (final RollCycle rollCycle : RollCycle.values()) {
+            if (rollCycle.id() == id) {
+                return rollCycle;
+            }
+        }
+        return null;
+    }
+
+    private String mismatch(final UUID queueId, final RollCycle rollCycle, final int rollCycleId, final long epochMillis,
+                            final int maxMessageLength) {
+        if (rollCycle == null) {
+            return "unknown roll cycle id " + rollCycleId;
+        }
+        final SpoolQueue queue = replica.queue();
+        if (queue == null) {
+            return null;
+        }
+        if (!queue.queueId().equals(queueId)) {
+            return "the sink's replica " + directory + " has queue id " + queue.queueId() + ", the source's is " + queueId;
+        }
+        if (queue.rollCycle() != rollCycle || queue.epochMillis() != epochMillis) {
+            return "the sink's replica " + directory + " has roll cycle " + queue.rollCycle() + " and epoch "
+                    + queue.epochMillis() + ", the source's are " + rollCycle + " and " + epochMillis;
+        }
+        if (queue.maxMessageLength() < maxMessageLength) {
+            return "the sink's replica " + directory + " takes messages of up to " + queue.maxMessageLength()
+                    + " bytes, the source's up to " + maxMessageLength;
+        }
+        return null;
+    }
+}

@@ -1,0 +1,203 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.Selector;
+import java.util.function.BooleanSupplier;
+import java.util.concurrent.locks.LockSupport;
+
+import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
+import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
+import static dev.spool.replication.FrameDescriptor.ERROR_DIVERGED;
+import static dev.spool.replication.FrameDescriptor.ERROR_FENCED;
+import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
+import static dev.spool.replication.FrameDescriptor.ERROR_WRITE_FAILED;
+import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
+import static dev.spool.replication.FrameDescriptor.MAGIC;
+import static dev.spool.replication.FrameDescriptor.START_LENGTH;
+import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.FrameDescriptor.TYPE_HELLO;
+import static dev.spool.replication.FrameDescriptor.TYPE_START;
+import static dev.spool.replication.FrameDescriptor.TYPE_WELCOME;
+import static dev.spool.replication.FrameDescriptor.typeName;
+
+/**
+ * The source's side of the handshake, once per connection: sends HELLO, checks the sink's WELCOME (its proof of the
+ * shared secret, its term, and that its last excerpt is the source's at the same index), and sends START. A sink of
+ * a later term fences the source's queue; a mismatch is told to the sink in an ERROR frame and stops the source.
+ * Runs on the source's thread; allocation is fine here.
+ */
+final class SourceHandshake {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
+    private final SpoolQueue queue;
+    private final QueueInternals internals;
+    private final InetSocketAddress sink;
+    private final Connection connection;
+    private final Selector selector;
+    private final byte[] secret;
+    private final int frameLimit;
+    private final long heartbeatNs;
+    private final BooleanSupplier running;
+    private final HelloFlyweight hello = new HelloFlyweight();
+    private final WelcomeFlyweight welcome = new WelcomeFlyweight();
+    private final StartFlyweight start = new StartFlyweight();
+    private final ErrorFlyweight error = new ErrorFlyweight();
+
+    /**
+     * @param selector wakes the wait for the WELCOME; the connection's channel is registered with it.
+     * @param running  false once the source is closing: the wait ends.
+     */
+    SourceHandshake(final SpoolQueue queue, final InetSocketAddress sink, final Connection connection,
+                    final Selector selector, final byte[] secret, final int frameLimit, final long heartbeatNs,
+                    final BooleanSupplier running) {
+        this.queue = queue;
+        this.internals = QueueInternals.of(queue);
+        this.sink = sink;
+        this.connection = connection;
+        this.selector = selector;
+        this.secret = secret;
+        this.frameLimit = frameLimit;
+        this.heartbeatNs = heartbeatNs;
+        this.running = running;
+    }
+
+    /**
+     * Runs the handshake on a freshly attached connection.
+     *
+     * @param tailer the source's tailer, left where streaming resumes: after the sink's last index.
+     * @return the sink's last index, -1 if it has none.
+     * @throws ReplicationException if replication cannot go on: mismatch, divergence, authentication, fencing.
+     * @throws IOException          if the connection failed or the sink sent a bad frame: retried.
+     */
+    long run(final ExcerptTailer tailer) throws IOException {
+        final byte[] sourceNonce = Handshake.nonce();
+        final long term = internals.term();
+        int offset = connection.beginFrame(TYPE_HELLO);
+        hello.wrap(connection.send(), offset).magic(MAGIC).rollCycleId(queue.rollCycle().id()).queueId(queue.queueId())
+                .epochMillis(queue.epochMillis()).term(term).lastIndex(queue.lastIndex())
+                .maxMessageLength(queue.maxMessageLength()).frameLimit(frameLimit).nonce(sourceNonce);
+        connection.endFrame(offset, HELLO_LENGTH);
+        final long deadline = System.nanoTime() + 3 * heartbeatNs;
+        awaitFlushed(deadline);
+        awaitFrame(deadline);
+        if (connection.frameType() == TYPE_ERROR) {
+            onRefused(term);
+        }
+        if (connection.frameType() != TYPE_WELCOME) {
+            throw new FrameException(typeName(connection.frameType()) + " frame from " + sink + " where WELCOME was expected");
+        }
+        welcome.wrap(connection.received(), connection.frameOffset()).check(String.valueOf(sink));
+        final long sinkLast = welcome.lastIndex();
+        final long sinkChecksum = welcome.checksum();
+        final long sinkTerm = welcome.term();
+        final byte[] sinkNonce = welcome.nonce();
+        final byte[] sinkMac = welcome.mac();
+        connection.consumeFrame();
+        if (!Handshake.verify(secret, Handshake.mac(secret, Handshake.SINK_LABEL, sourceNonce, sinkNonce), sinkMac)) {
+            refuse(ERROR_AUTHENTICATION, "the sink at " + sink + " failed the shared-secret check");
+        }
+        if (sinkTerm > term) {
+            fence(sinkTerm);
+        }
+        checkHistory(tailer, sinkLast, sinkChecksum);
+        offset = connection.beginFrame(TYPE_START);
+        start.wrap(connection.send(), offset).resumeAfter(sinkLast)
+                .mac(Handshake.mac(secret, Handshake.SOURCE_LABEL, sinkNonce, sourceNonce));
+        connection.endFrame(offset, START_LENGTH);
+        awaitFlushed(deadline);
+        LOG.info("replication source of {}: connected to {}, resuming after index {}", queue.directory(), sink, sinkLast);
+        return sinkLast;
+    }
+
+    /** The sink answered HELLO with ERROR: fenced if its term is later; retried if the error is passing. */
+    private void onRefused(final long term) throws IOException {
+        error.wrap(connection.received(), connection.frameOffset());
+        if (error.term() > term) {
+            fence(error.term());
+        }
+        final int code = error.code();
+        final String message = "the sink at " + sink + " refused the handshake with error " + code + ": "
+                + error.message(connection.frameLength());
+        if (code == ERROR_PROTOCOL || code == ERROR_WRITE_FAILED || code == ERROR_BUSY) {
+            throw new IOException(message);
+        }
+        throw new ReplicationException(message);
+    }
+
+    /** The sink must hold a prefix of the source's history: its last excerpt is the source's at that index. */
+    private void checkHistory(final ExcerptTailer tailer, final long sinkLast, final long sinkChecksum)
+            throws ReplicationException {
+        final long sourceLast = queue.lastIndex();
+        if (sinkLast > sourceLast) {
+            refuse(ERROR_DIVERGED, "the sink at " + sink + " is ahead of the source: its last index is " + sinkLast
+                    + ", the source's " + sourceLast + " in " + queue.directory() + "; it holds excerpts the source does"
+                    + " not, which are reported, never merged");
+        }
+        if (sinkLast < 0) {
+            tailer.toStart();
+            return;
+        }
+        final long checksum = Handshake.checksumAt(tailer, sinkLast);
+        if (checksum < 0) {
+            refuse(ERROR_DIVERGED, "the source " + queue.directory() + " has no excerpt at the sink's last index "
+                    + sinkLast + " (deleted by retention, or never written here)");
+        }
+        if (checksum != sinkChecksum) {
+            refuse(ERROR_DIVERGED, String.format("divergent history: the excerpt at index %d has CRC-32C 0x%08x on"
+                    + " the sink at %s and 0x%08x in the source %s", sinkLast, sinkChecksum, sink, checksum,
+                    queue.directory()));
+        }
+    }
+
+    /** Fences this queue: the sink has seen a later primary. What was never acknowledged is reported, not merged. */
+    private void fence(final long sinkTerm) throws ReplicationException {
+        internals.fence(sinkTerm);
+        final long lastAcked = internals.lastAckedIndex();
+        final long last = queue.lastIndex();
+        final String divergence = last > lastAcked
+                ? "indices after " + lastAcked + " up to " + last + " were written here and never acknowledged by a replica;"
+                + " the new primary may not have them, and they are not replicated"
+                : "every index it wrote was acknowledged (up to " + lastAcked + ")";
+        refuse(ERROR_FENCED, "queue " + queue.directory() + " of term " + internals.term() + " is fenced: the sink at " + sink
+                + " has term " + sinkTerm + ", so a later primary exists; " + divergence);
+    }
+
+    private void refuse(final int code, final String message) throws ReplicationException {
+        connection.sendError(code, internals.term(), message);
+        try {
+            connection.flush();
+        } catch (IOException e) {
+            LOG.info("replication source of {}: could not tell {} why it stops: {}", queue.directory(), sink, e.toString());
+        }
+        throw new ReplicationException(message);
+    }
+
+    private void awaitFlushed(final long deadline) throws IOException {
+        while (!connection.flush()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("the sink at " + sink + " reads nothing");
+            }
+            LockSupport.parkNanos(100_000);
+        }
+    }
+
+    private void awaitFrame(final long deadline) throws IOException {
+        while (true) {
+            connection.receive();
+            if (connection.nextFrame()) {
+                return;
+            }
+            final long leftMs = (deadline - System.nanoTime()) / 1_000_000;
+            if (leftMs <= 0 || !running.getAsBoolean()) {
+                throw new IOException("no handshake reply from " + sink + " in time");
+            }
+            selector.select(Connection.IGNORE_KEY, leftMs);
+        }
+    }
+}

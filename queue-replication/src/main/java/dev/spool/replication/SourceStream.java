@@ -1,0 +1,197 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
+import net.openhft.chronicle.bytes.BytesStore;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+
+import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
+import static dev.spool.replication.FrameDescriptor.ERROR_DIVERGED;
+import static dev.spool.replication.FrameDescriptor.ERROR_FENCED;
+import static dev.spool.replication.FrameDescriptor.ERROR_QUEUE_MISMATCH;
+import static dev.spool.replication.FrameDescriptor.TYPE_ACK;
+import static dev.spool.replication.FrameDescriptor.TYPE_DATA;
+import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.FrameDescriptor.TYPE_HEARTBEAT;
+import static dev.spool.replication.FrameDescriptor.typeName;
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+/**
+ * The source's streaming cursor, after the handshake: reads the sink's acknowledgements into the queue's metadata,
+ * batches what the tailer has into DATA frames up to the frame limit, and heartbeats. A DATA frame is built at the
+ * start of the send buffer, the payloads copied straight from the queue; an excerpt that would take the frame past
+ * the limit is read anyway (a tailer cannot peek at a length) and carried to the next frame, unless it is alone.
+ * Used by one thread at a time (the source's, or a caller of {@link ReplicationSource#doWork()}); allocates nothing.
+ */
+final class SourceStream {
+    /** Where acknowledgements are recorded, for waiters in this process and others. */
+    private final QueueInternals internals;
+    private final InetSocketAddress sink;
+    /** The sink's address as text, built once: errors name it, and an ACK's check must not allocate. */
+    private final String sinkName;
+    private final Connection connection;
+    private final int frameLimit;
+    private final long heartbeatNs;
+    private final ExcerptHandler batcher = this::addToBatch;
+    private final DataFlyweight data = new DataFlyweight();
+    private final AckFlyweight ack = new AckFlyweight();
+    private final ErrorFlyweight error = new ErrorFlyweight();
+
+    private ExcerptTailer tailer;
+    private int batchPosition;
+    private int batchCount;
+    private int carryStart;
+    private int carryLength;
+    /** A DATA frame is in the send buffer: its completed flush moves the carried excerpt, a heartbeat's does not. */
+    private boolean dataInFlight;
+    private long highestRead = -1;
+    private long acked = -1;
+
+    /** @param frameLimit the most bytes of a DATA frame, unless one excerpt alone is longer. */
+    SourceStream(final SpoolQueue queue, final InetSocketAddress sink, final Connection connection,
+                 final int frameLimit, final long heartbeatNs) {
+        this.internals = QueueInternals.of(queue);
+        this.sink = sink;
+        this.sinkName = String.valueOf(sink);
+        this.connection = connection;
+        this.frameLimit = frameLimit;
+        this.heartbeatNs = heartbeatNs;
+    }
+
+    /**
+     * Starts a stream on a connection past its handshake.
+     *
+     * @param tailer   the source's tailer, after the sink's last index.
+     * @param sinkLast the sink's last index.
+     */
+    void resume(final ExcerptTailer tailer, final long sinkLast) {
+        this.tailer = tailer;
+        data.wrap(connection.send(), 0);
+        highestRead = sinkLast;
+        acked = -1;
+        dataInFlight = false;
+        batchPosition = data.firstEntry();
+        batchCount = 0;
+        carryLength = 0;
+    }
+
+    /**
+     * One pass of streaming: reads the sink's frames, sends what the queue has, heartbeats.
+     *
+     * @return true if anything was received or sent.
+     * @throws IOException if the connection failed, the sink went silent or sent a bad frame or an error.
+     */
+    boolean streamOnce() throws IOException {
+        final Connection c = connection;
+        boolean worked = false;
+        if (c.receive() > 0) {
+            worked = true;
+            while (c.nextFrame()) {
+                onFrame();
+                c.consumeFrame();
+            }
+        }
+        if (!c.sendIdle()) {
+            if (c.flush()) {
+                afterFlush();
+                worked = true;
+            }
+        } else if (fillBatch()) {
+            worked = true;
+            dataInFlight = true;
+            if (c.flush()) {
+                afterFlush();
+            }
+        }
+        final long now = System.nanoTime();
+        if (c.sendIdle() && now - c.lastSentNs() > heartbeatNs) {
+            c.sendHeartbeat();
+            c.flush();
+        }
+        if (now - c.lastReceivedNs() > 3 * heartbeatNs) {
+            throw new IOException("no frame from the sink for " + (now - c.lastReceivedNs()) / 1_000_000 + " ms");
+        }
+        return worked;
+    }
+
+    private void onFrame() throws IOException {
+        final Connection c = connection;
+        switch (c.frameType()) {
+            case TYPE_ACK:
+                final long index = ack.wrap(c.received(), c.frameOffset()).checkedIndex(sinkName, highestRead);
+                if (index > acked) {
+                    acked = index;
+                    internals.recordAcked(index);
+                }
+                break;
+            case TYPE_HEARTBEAT:
+                break;
+            case TYPE_ERROR:
+                error.wrap(c.received(), c.frameOffset());
+                final int code = error.code();
+                final String message = "the sink at " + sink + " reports error " + code + ": "
+                        + error.message(c.frameLength());
+                if (code == ERROR_FENCED || code == ERROR_QUEUE_MISMATCH || code == ERROR_DIVERGED
+                        || code == ERROR_AUTHENTICATION) {
+                    throw new ReplicationException(message);
+                }
+                throw new IOException(message);
+            default:
+                throw new FrameException(typeName(c.frameType()) + " frame from the sink at " + sink + " while streaming");
+        }
+    }
+
+    /** @return true if a DATA frame was built at the start of the send buffer. */
+    private boolean fillBatch() {
+        while (batchPosition < frameLimit) {
+            final int entry = batchPosition;
+            if (!tailer.read(batcher)) {
+                break;
+            }
+            batchCount++;
+            if (batchPosition > frameLimit && batchCount > 1) {
+                carryStart = entry;
+                carryLength = batchPosition - entry;
+                batchCount--;
+                batchPosition = entry;
+                break;
+            }
+        }
+        if (batchCount == 0) {
+            return false;
+        }
+        final int offset = connection.beginFrame(TYPE_DATA);
+        data.count(batchCount);
+        connection.endFrame(offset, batchPosition);
+        return true;
+    }
+
+    private void addToBatch(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
+        final int entry = batchPosition;
+        batchPosition = data.putEntry(entry, index, length);
+        MEMORY.copyMemory(bytes.addressForRead(offset), connection.sendAddress() + data.entryPayload(entry), (long) length);
+        highestRead = index;
+    }
+
+    /** The frame is on the wire: a carried excerpt becomes the first entry of the next one. */
+    private void afterFlush() {
+        if (!dataInFlight) {
+            return;
+        }
+        dataInFlight = false;
+        final int first = data.firstEntry();
+        batchPosition = first;
+        batchCount = 0;
+        if (carryLength > 0) {
+            // memmove: the ranges may overlap
+            MEMORY.copyMemory(connection.sendAddress() + carryStart, connection.sendAddress() + first, (long) carryLength);
+            batchPosition = first + carryLength;
+            batchCount = 1;
+            carryLength = 0;
+        }
+    }
+}
