@@ -29,12 +29,14 @@ final class StoreTailer implements ExcerptTailer {
     private final PauseStrategy pause;
     private final MappedCursor cursor = new MappedCursor("tailer");
     private final ExcerptLocator locator;
+    private final int maxMessageLength;
 
     private Direction direction = Direction.FORWARD;
     private SyncMarkerHandler syncMarkerHandler;
     private CycleFile file;
     private long cycle = -1;
     private long cycleBase;
+    private long spacingMask;
     /** Forward: the header of the next excerpt to look at. */
     private long position;
     /** The sequence of the next excerpt to read, in either direction. */
@@ -49,7 +51,8 @@ final class StoreTailer implements ExcerptTailer {
         this.name = name;
         this.namedIndexOffset = namedIndexOffset;
         this.pause = pause;
-        this.locator = new ExcerptLocator(metadata, cursor, store.maxMessageLength());
+        this.maxMessageLength = store.maxMessageLength();
+        this.locator = new ExcerptLocator(metadata, cursor, maxMessageLength);
     }
 
     @Override
@@ -114,11 +117,8 @@ final class StoreTailer implements ExcerptTailer {
         }
     }
 
-    /**
-     * Moves forward over metadata, ends of cycle and missing cycles to the next data excerpt.
-     *
-     * @return its header, with {@link #position} at it, or 0 if there is none yet.
-     */
+    /** Moves forward over metadata, ends of cycle and missing cycles to the next data excerpt: its header, with
+     * {@link #position} at it, or 0 if there is none yet. */
     private int peek() {
         checkOpen();
         while (true) {
@@ -130,7 +130,10 @@ final class StoreTailer implements ExcerptTailer {
             }
             int header = MEMORY.readVolatileInt(cursor.address(position));
             if (isData(header)) {
-                locator.checkData(header, position, sequence);
+                // the hot path reads this tailer's own fields; only a rare case pays the locator's full check
+                if (length(header) > maxMessageLength || (sequence & spacingMask) == 0 || cycle < metadata.highestCycle()) {
+                    locator.checkData(header, position, sequence);
+                }
                 return header;
             }
             if (header == 0 || isInProgress(header)) {
@@ -378,6 +381,7 @@ final class StoreTailer implements ExcerptTailer {
         file = next;
         cycle = next.cycle();
         cycleBase = rollCycle.toIndex(cycle, 0);
+        spacingMask = next.indexSpacing() - 1;
         cursor.attach(next);
         locator.attach(next);
     }
