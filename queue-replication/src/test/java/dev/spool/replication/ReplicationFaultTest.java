@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -41,11 +42,25 @@ class ReplicationFaultTest extends SpoolTestBase {
 
     private void runFaultLoop(final long total, final long perSecond, final int faults, final boolean invoked)
             throws Exception {
+        final Path stderr = tempDir.resolve("children.err");
+        try {
+            runFaultLoop(total, perSecond, faults, invoked, stderr);
+        } catch (AssertionError | Exception e) {
+            // the temporary directory goes with the test: keep what the children said, to tell why
+            System.out.println("children's error output:");
+            if (Files.exists(stderr)) {
+                Files.readAllLines(stderr).forEach(System.out::println);
+            }
+            throw e;
+        }
+    }
+
+    private void runFaultLoop(final long total, final long perSecond, final int faults, final boolean invoked,
+                              final Path stderr) throws Exception {
         final long seed = System.nanoTime();
         final Random random = new Random(seed);
         final Path primaryDir = tempDir.resolve("primary");
         final Path replicaDir = tempDir.resolve("replica");
-        final Path stderr = tempDir.resolve("children.err");
         final int sinkPort = freePort();
         ChildJvm sink = startSink(replicaDir, sinkPort, stderr);
         try (Proxy proxy = new Proxy(sinkPort)) {
