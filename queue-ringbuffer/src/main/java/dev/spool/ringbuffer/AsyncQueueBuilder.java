@@ -27,6 +27,8 @@ public final class AsyncQueueBuilder {
     private int drainBatch = DEFAULT_DRAIN_BATCH;
     private SpoolQueueBuilder.PauseStrategyFactory drainerPause = PauseStrategy::backoff;
     private DrainHook drainHook = DrainHook.NONE;
+    /** Negative: a quarter of the capacity. */
+    private int ringReserve = -1;
 
     AsyncQueueBuilder(final SpoolQueue queue, final SpoolQueueBuilder queueBuilder) {
         this.queue = queue;
@@ -51,6 +53,21 @@ public final class AsyncQueueBuilder {
      */
     public AsyncQueueBuilder ringCapacity(final int ringCapacity) {
         this.ringCapacity = ringCapacity;
+        return this;
+    }
+
+    /**
+     * @param ringReserve bytes of drained records the drainer keeps in the ring before it gives their space back to
+     *                    the appenders, so that a ring reader up to that far behind the drainer reads on from the ring
+     *                    instead of moving to the queue; from 0 to half the capacity, default a quarter of it. The
+     *                    appenders then have the capacity less the reserve for records not yet drained.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder ringReserve(final int ringReserve) {
+        if (ringReserve < 0) {
+            throw new IllegalArgumentException("ringReserve=" + ringReserve + " must not be negative");
+        }
+        this.ringReserve = ringReserve;
         return this;
     }
 
@@ -175,5 +192,15 @@ public final class AsyncQueueBuilder {
 
     DrainHook drainHook() {
         return drainHook;
+    }
+
+    /** @return the drainer's reserve in bytes; checked against the capacity. */
+    int ringReserve() {
+        final int reserve = ringReserve < 0 ? ringCapacity / 4 : ringReserve;
+        if (reserve > ringCapacity / 2) {
+            throw new IllegalArgumentException("ringReserve=" + reserve + " is more than half the ring's capacity="
+                    + ringCapacity);
+        }
+        return reserve;
     }
 }

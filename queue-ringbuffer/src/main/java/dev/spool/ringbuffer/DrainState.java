@@ -19,6 +19,7 @@ final class DrainState {
     private long snapshotPosition;
     private long snapshotIndex;
     private long snapshotTime;
+    private boolean snapshotRead;
 
     /** @param address where the mapped ring file starts. */
     DrainState(final long address) {
@@ -131,9 +132,9 @@ final class DrainState {
     /**
      * Reads the drained snapshot with volatile loads: the sequence, the three values, the sequence again. On
      * success {@link #snapshotPosition()}, {@link #snapshotIndex()} and {@link #snapshotTime()} hold values that
-     * belong together, until the next call.
+     * belong together, until the next successful call; a failed call leaves them as they were.
      *
-     * @return false if the drainer was changing the snapshot: try again later.
+     * @return false if the drainer was changing the snapshot: the last snapshot read, if any, still holds.
      */
     boolean readVolatileSnapshot() {
         final long sequence = MEMORY.readVolatileLong(address + DRAINED_SEQUENCE_OFFSET);
@@ -150,7 +151,13 @@ final class DrainState {
         snapshotIndex = index;
         snapshotTime = time;
         snapshotPosition = position;
+        snapshotRead = true;
         return true;
+    }
+
+    /** @return true once a {@link #readVolatileSnapshot()} has succeeded: the snapshot values are some snapshot's. */
+    boolean hasSnapshot() {
+        return snapshotRead;
     }
 
     /** @return the drained position of the last successful {@link #readVolatileSnapshot()}. */
