@@ -127,6 +127,24 @@ public final class AsyncQueueBuilder {
     }
 
     /**
+     * Diagnostic only, never for production: makes the drainer stall for {@code stall} once every {@code period},
+     * part-way through a batch (after a record's append into the queue, before the batch's drained snapshot), as a
+     * write-back or journal stall of the queue's files would. For measuring what appenders and ring readers see
+     * while the drainer is stuck, as the benchmarks' {@code ring-stall} variant does.
+     *
+     * @param period how often the drainer stalls, from the end of one stall to the start of the next.
+     * @param stall  how long each stall lasts.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder diagnosticDrainStall(final Duration period, final Duration stall) {
+        if (period.isNegative() || stall.isNegative()) {
+            throw new IllegalArgumentException("period=" + period + " and stall=" + stall + " must not be negative");
+        }
+        this.drainHook = new PeriodicDrainStall(period.toNanos(), stall.toNanos());
+        return this;
+    }
+
+    /**
      * For tests only: the hook the drainer calls at the points of its batch, {@link DrainHook#NONE} unless set.
      *
      * @param drainHook the hook.

@@ -5,9 +5,11 @@ import dev.spool.queue.Messages;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -180,6 +182,27 @@ class DrainerStallTest extends SpoolTestBase {
                 }
             }
             assertFalse(ahead.read((bytes, offset, length, index) -> fail("nothing more to read")));
+        }
+    }
+
+    @Test
+    void shouldStallTheDrainerMidBatchForTheDiagnosticStall() {
+        try (AsyncQueue async = AsyncQueue.builder(SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20))
+                .ringPath(tempDir.resolve("q.ring")).ringCapacity(CAPACITY)
+                .diagnosticDrainStall(Duration.ZERO, Duration.ofMillis(20)).build();
+             AsyncAppender appender = async.createAppender();
+             AsyncTailer tailer = async.createTailer()) {
+            for (int sequence = 0; sequence < 3; sequence++) {
+                appender.append(message(sequence));
+            }
+            final Drainer drainer = async.createDrainer();
+            final long start = System.nanoTime();
+            assertEquals(3, drainer.doWork());
+            final long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(tookMillis >= 60, "a 20 ms stall after each of 3 appends, took " + tookMillis + " ms");
+            final List<Seen> seen = new ArrayList<>();
+            readAvailable(tailer, seen);
+            assertEquals(readQueue(async.queue()), seen);
         }
     }
 }
