@@ -103,15 +103,10 @@ final class DrainState {
         return MEMORY.readVolatileLong(address + LAST_DRAINED_TIME_OFFSET);
     }
 
-    /** @return the position up to which records are in the queue, with acquire semantics. */
-    long readVolatileDrainedPosition() {
-        return MEMORY.readVolatileLong(address + DRAINED_POSITION_OFFSET);
-    }
-
     /**
      * Publishes the drained snapshot, the drainer's thread only: the sequence made odd with a volatile store, the
-     * three values with release stores, the sequence made even with a volatile store. The closing full fence means a
-     * ring reader that finds the position past a record knows the record may be overwritten from then on.
+     * three values with release stores, the sequence made even with a volatile store, whose full fence publishes the
+     * snapshot before the head moves past the batch.
      *
      * @param position  where the drained records end in the ring.
      * @param lastIndex the queue index of the last drained record, -1 if none.

@@ -30,9 +30,9 @@ import static dev.spool.ringbuffer.RecordDescriptor.*;
  * <p>
  * Crash safety: before appending a batch the drainer records a drain intent in the ring header (the batch's
  * bounds, its count of data records and the queue's last index before it); after the batch it publishes the drained
- * snapshot and moves the head, and releases to the producers only what lies a reserve below the head, so that a ring
- * reader that far behind it keeps reading the ring. A new drainer that finds an intent starting at the head knows its predecessor died
- * inside the batch: it counts the excerpts the queue has after the recorded index, skips that many records and
+ * snapshot and moves the head, and releases to the producers only what lies a reserve below the head, so that a
+ * ring reader that far behind it keeps reading the ring. A new drainer that finds an intent starting at the head
+ * knows its predecessor died inside the batch: it counts the excerpts the queue has after the recorded index, skips that many records and
  * appends the rest. Nothing is lost and nothing is written twice.
  */
 public final class Drainer implements AutoCloseable {
@@ -191,7 +191,7 @@ public final class Drainer implements AutoCloseable {
         drainedBatches++;
         state.writeOrderedCounts(drainedRecords, drainedBatches);
         hook.beforeSnapshot(from, to);
-        // before the head: a ring reader that enters the ring walks forward from a drained snapshot
+        // before the head, which makes the intent stale: a drainer dying in between leaves the batch to its successor
         state.writeVolatileSnapshot(to, lastIndex, rule.lastTime());
         consumer.consume(to);
         hook.beforeRelease(from, to);
