@@ -45,6 +45,7 @@ public final class AsyncQueue implements AutoCloseable {
     private final RingBuffer ring;
     private final BackPressure backPressure;
     private final int drainBatch;
+    private final int ringReserve;
     private final AsyncQueueBuilder builder;
     private final int maxLength;
     private final Map<Object, Boolean> users = new IdentityHashMap<>();
@@ -55,6 +56,7 @@ public final class AsyncQueue implements AutoCloseable {
         this.queue = queue;
         this.ownsQueue = ownsQueue;
         this.builder = builder;
+        this.ringReserve = builder.ringReserve();
         this.ring = RingBuffer.open(builder.ringPath(queue), builder.ringCapacity(), builder.claimTimeout(),
                 builder.blockedClaimTimeout());
         this.backPressure = builder.backPressure();
@@ -132,7 +134,8 @@ public final class AsyncQueue implements AutoCloseable {
             if (drainer != null && !drainer.isClosed()) {
                 throw new IllegalStateException("this async queue already has a drainer for " + ring.path());
             }
-            drainer = Drainer.open(ring, queue, drainBatch, builder.drainerPause().create());
+            drainer = Drainer.open(ring, queue, drainBatch, builder.drainerPause().create(),
+                    ringReserve, builder.drainHook());
             return drainer;
         }
     }
@@ -230,7 +233,7 @@ public final class AsyncQueue implements AutoCloseable {
         while (!ring.isEmpty() && System.nanoTime() - deadline < 0) {
             if (draining == null || draining.isClosed()) {
                 // a drainer of another process drains the ring until it dies: then this one takes over
-                draining = Drainer.tryOpen(ring, queue, drainBatch, pause);
+                draining = Drainer.tryOpen(ring, queue, drainBatch, pause, ringReserve, builder.drainHook());
                 if (draining == null) {
                     pause.pause();
                     continue;

@@ -26,6 +26,9 @@ public final class AsyncQueueBuilder {
     private Duration blockedClaimTimeout = RingBuffer.DEFAULT_BLOCKED_CLAIM_TIMEOUT;
     private int drainBatch = DEFAULT_DRAIN_BATCH;
     private SpoolQueueBuilder.PauseStrategyFactory drainerPause = PauseStrategy::backoff;
+    private DrainHook drainHook = DrainHook.NONE;
+    /** Negative: a quarter of the capacity. */
+    private int ringReserve = -1;
 
     AsyncQueueBuilder(final SpoolQueue queue, final SpoolQueueBuilder queueBuilder) {
         this.queue = queue;
@@ -50,6 +53,21 @@ public final class AsyncQueueBuilder {
      */
     public AsyncQueueBuilder ringCapacity(final int ringCapacity) {
         this.ringCapacity = ringCapacity;
+        return this;
+    }
+
+    /**
+     * @param ringReserve bytes of drained records the drainer keeps in the ring before it gives their space back to
+     *                    the appenders, so that a ring reader up to that far behind the drainer reads on from the ring
+     *                    instead of moving to the queue; from 0 to half the capacity, default a quarter of it. The
+     *                    appenders then have the capacity less the reserve for records not yet drained.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder ringReserve(final int ringReserve) {
+        if (ringReserve < 0) {
+            throw new IllegalArgumentException("ringReserve=" + ringReserve + " must not be negative");
+        }
+        this.ringReserve = ringReserve;
         return this;
     }
 
@@ -109,6 +127,35 @@ public final class AsyncQueueBuilder {
     }
 
     /**
+     * Diagnostic only, never for production: makes the drainer stall for {@code stall} once every {@code period},
+     * part-way through a batch (after a record's append into the queue, before the batch's drained snapshot), as a
+     * write-back or journal stall of the queue's files would. For measuring what appenders and ring readers see
+     * while the drainer is stuck, as the benchmarks' {@code ring-stall} variant does.
+     *
+     * @param period how often the drainer stalls, from the end of one stall to the start of the next.
+     * @param stall  how long each stall lasts.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder diagnosticDrainStall(final Duration period, final Duration stall) {
+        if (period.isNegative() || stall.isNegative()) {
+            throw new IllegalArgumentException("period=" + period + " and stall=" + stall + " must not be negative");
+        }
+        this.drainHook = new PeriodicDrainStall(period.toNanos(), stall.toNanos());
+        return this;
+    }
+
+    /**
+     * For tests only: the hook the drainer calls at the points of its batch, {@link DrainHook#NONE} unless set.
+     *
+     * @param drainHook the hook.
+     * @return this builder.
+     */
+    AsyncQueueBuilder drainHook(final DrainHook drainHook) {
+        this.drainHook = drainHook;
+        return this;
+    }
+
+    /**
      * Opens the ring, and the queue if this builder was given its directory or its builder: the async queue then
      * owns the queue, closes it, and offers {@link AsyncQueue#createTailer()}. Either way the drainer puts each record
      * in the cycle of its claim time, never earlier than the record before.
@@ -159,5 +206,19 @@ public final class AsyncQueueBuilder {
 
     SpoolQueueBuilder.PauseStrategyFactory drainerPause() {
         return drainerPause;
+    }
+
+    DrainHook drainHook() {
+        return drainHook;
+    }
+
+    /** @return the drainer's reserve in bytes; checked against the capacity. */
+    int ringReserve() {
+        final int reserve = ringReserve < 0 ? ringCapacity / 4 : ringReserve;
+        if (reserve > ringCapacity / 2) {
+            throw new IllegalArgumentException("ringReserve=" + reserve + " is more than half the ring's capacity="
+                    + ringCapacity);
+        }
+        return reserve;
     }
 }

@@ -14,14 +14,19 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
  * Reads an {@link AsyncQueue} in queue order, from the queue and then from the ring: once it has read everything
- * drained so far it reads the committed records still in the ring, before they reach the queue's files, each with
+ * in the queue it reads the committed records still in the ring, before they reach the queue's files, each with
  * the index it gets in the queue (the drainer and this tailer apply the same {@code CycleRule} to the same claim
- * times). When the drainer overtakes it, it goes on from the queue at the next index, without a gap or a repeat.
+ * times). It never waits for the drainer: a drained record stays in the ring until the drainer is a reserve past it
+ * ({@link AsyncQueueBuilder#ringReserve(int)}), and only once the ring's release limit passes a record this tailer
+ * has not read does it go on from the queue at the next index, without a gap or a repeat. From the queue it moves
+ * back into the ring at the first read that finds the queue's end: it takes a drained snapshot no later than its
+ * last index (the newest, or if the drainer is changing it the last one it read) and walks the ring from there to
+ * that index, at most the batch being drained.
  * <p>
- * A ring record is copied into the tailer's own buffer and checked after the copy: if the drainer released the
- * record meanwhile (so it may have been released or reused) the copy is discarded and the record read from the
- * queue instead. The handler therefore gets the tailer's buffer for ring records and the queue's mapped memory
- * for queue excerpts; either is valid only during the call. Reads never block and allocate nothing.
+ * A ring record is copied into the tailer's own buffer and checked after the copy: if the release limit passed the
+ * record meanwhile (so it may have been reused) the copy is discarded and the record read from the queue instead.
+ * The handler therefore gets the tailer's buffer for ring records and the queue's mapped memory for queue
+ * excerpts; either is valid only during the call. Reads never block and allocate nothing.
  * One tailer belongs to one thread at a time.
  */
 public final class AsyncTailer implements AutoCloseable {
@@ -81,19 +86,57 @@ public final class AsyncTailer implements AutoCloseable {
         }
     }
 
-    /** Moves into the ring if the drained snapshot ends exactly where this tailer is. */
+    /**
+     * Moves into the ring at the record after {@link #lastIndex}: from a drained snapshot no later than it, the latest
+     * or else the last one read, walks the ring with the cycle rule to that index. Never waits on the drainer: the
+     * walk covers at most the batch being drained, whose records stay in the ring until a reserve after it.
+     *
+     * @return false if the queue holds excerpts this tailer has not read, or no snapshot serves yet.
+     */
     private boolean enterRing() {
-        if (!drained.readVolatileSnapshot() || drained.snapshotIndex() != lastIndex) {
-            // a snapshot in the making, or the queue holds excerpts this tailer has not seen yet
+        if (!drained.readVolatileSnapshot() && !drained.hasSnapshot()) {
+            return false;
+        }
+        if (drained.snapshotIndex() > lastIndex) {
+            // the queue holds excerpts this tailer has not seen yet
             return false;
         }
         rule.reset(drained.snapshotIndex(), drained.snapshotTime());
-        ringPosition = drained.snapshotPosition();
+        long position = drained.snapshotPosition();
+        while (rule.lastIndex() != lastIndex) {
+            if (position >= ring.tailPosition()) {
+                return false;
+            }
+            final long word = ring.headerWordAt(position);
+            final int length = length(word);
+            if (length <= 0) {
+                return false;
+            }
+            final long claimTime = ring.claimTime(position);
+            // the header and time loads complete before the check: bytes released meanwhile are not trusted
+            VarHandle.acquireFence();
+            if (ring.releaseLimit() > position) {
+                return false;
+            }
+            ring.checkRecord(word, position);
+            if (type(word) == TYPE_DATA && rule.next(claimTime) > lastIndex) {
+                throw new SpoolException("ring " + ring.path() + " gives index " + Long.toHexString(rule.lastIndex())
+                        + " at position " + position + " after a drained snapshot at index "
+                        + Long.toHexString(drained.snapshotIndex()) + ", past the queue's " + Long.toHexString(lastIndex)
+                        + " that this tailer read last: something other than the ring's drainer wrote to queue "
+                        + owner.queue().directory());
+            }
+            position += align(length);
+        }
+        if (ring.releaseLimit() > position) {
+            return false;
+        }
+        ringPosition = position;
         inRing = true;
         return true;
     }
 
-    /** @return 1 if a record was read, 0 if there is none yet, -1 if the drainer has overtaken this tailer. */
+    /** @return 1 if a record was read, 0 if there is none yet, -1 if the record was released: read the queue. */
     private int readRing(final ExcerptHandler handler) {
         while (true) {
             final long position = ringPosition;
@@ -102,7 +145,7 @@ public final class AsyncTailer implements AutoCloseable {
                 return 0;
             }
             final long word = ring.headerWordAt(position);
-            if (drained.readVolatileDrainedPosition() > position) {
+            if (ring.releaseLimit() > position) {
                 return -1;
             }
             final int length = length(word);
@@ -119,7 +162,7 @@ public final class AsyncTailer implements AutoCloseable {
             MEMORY.copyMemory(store.addressForRead(ring.payloadOffset(position)), copyAddress, (long) payloadLength);
             // the copy's loads complete before the check below: a record released meanwhile is not trusted
             VarHandle.acquireFence();
-            if (drained.readVolatileDrainedPosition() > position) {
+            if (ring.releaseLimit() > position) {
                 return -1;
             }
             final long index = rule.next(claimTime);

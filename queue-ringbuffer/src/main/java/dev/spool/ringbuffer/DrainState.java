@@ -19,6 +19,7 @@ final class DrainState {
     private long snapshotPosition;
     private long snapshotIndex;
     private long snapshotTime;
+    private boolean snapshotRead;
 
     /** @param address where the mapped ring file starts. */
     DrainState(final long address) {
@@ -102,15 +103,10 @@ final class DrainState {
         return MEMORY.readVolatileLong(address + LAST_DRAINED_TIME_OFFSET);
     }
 
-    /** @return the position up to which records are in the queue, with acquire semantics. */
-    long readVolatileDrainedPosition() {
-        return MEMORY.readVolatileLong(address + DRAINED_POSITION_OFFSET);
-    }
-
     /**
      * Publishes the drained snapshot, the drainer's thread only: the sequence made odd with a volatile store, the
-     * three values with release stores, the sequence made even with a volatile store. The closing full fence means a
-     * ring reader that finds the position past a record knows the record may be overwritten from then on.
+     * three values with release stores, the sequence made even with a volatile store, whose full fence publishes the
+     * snapshot before the head moves past the batch.
      *
      * @param position  where the drained records end in the ring.
      * @param lastIndex the queue index of the last drained record, -1 if none.
@@ -131,9 +127,9 @@ final class DrainState {
     /**
      * Reads the drained snapshot with volatile loads: the sequence, the three values, the sequence again. On
      * success {@link #snapshotPosition()}, {@link #snapshotIndex()} and {@link #snapshotTime()} hold values that
-     * belong together, until the next call.
+     * belong together, until the next successful call; a failed call leaves them as they were.
      *
-     * @return false if the drainer was changing the snapshot: try again later.
+     * @return false if the drainer was changing the snapshot: the last snapshot read, if any, still holds.
      */
     boolean readVolatileSnapshot() {
         final long sequence = MEMORY.readVolatileLong(address + DRAINED_SEQUENCE_OFFSET);
@@ -150,7 +146,13 @@ final class DrainState {
         snapshotIndex = index;
         snapshotTime = time;
         snapshotPosition = position;
+        snapshotRead = true;
         return true;
+    }
+
+    /** @return true once a {@link #readVolatileSnapshot()} has succeeded: the snapshot values are some snapshot's. */
+    boolean hasSnapshot() {
+        return snapshotRead;
     }
 
     /** @return the drained position of the last successful {@link #readVolatileSnapshot()}. */

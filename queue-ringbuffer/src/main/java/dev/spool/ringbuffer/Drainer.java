@@ -29,9 +29,10 @@ import static dev.spool.ringbuffer.RecordDescriptor.*;
  * burn a core; {@link PauseStrategy#busySpin()} trades that core for the lowest latency.
  * <p>
  * Crash safety: before appending a batch the drainer records a drain intent in the ring header (the batch's
- * bounds, its count of data records and the queue's last index before it); after the batch it releases the drained
- * bytes and moves the head. A new drainer that finds an intent starting at the head knows its predecessor died
- * inside the batch: it counts the excerpts the queue has after the recorded index, skips that many records and
+ * bounds, its count of data records and the queue's last index before it); after the batch it publishes the drained
+ * snapshot and moves the head, and releases to the producers only what lies a reserve below the head, so that a
+ * ring reader that far behind it keeps reading the ring. A new drainer that finds an intent starting at the head
+ * knows its predecessor died inside the batch: it counts the excerpts the queue has after the recorded index, skips that many records and
  * appends the rest. Nothing is lost and nothing is written twice.
  */
 public final class Drainer implements AutoCloseable {
@@ -49,6 +50,8 @@ public final class Drainer implements AutoCloseable {
     private final int batchLimit;
     private final PauseStrategy pause;
     private final CycleRule rule;
+    private final DrainHook hook;
+    private final int reserve;
     private long lastIndex;
     private long drainedRecords;
     private long drainedBatches;
@@ -61,8 +64,9 @@ public final class Drainer implements AutoCloseable {
      * @return a drainer holding the ring's drainer lock, after finishing what a dead predecessor left.
      * @throws SpoolException if a live process, this one included, holds the lock.
      */
-    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
-        final Drainer drainer = tryOpen(ring, queue, batchLimit, pause);
+    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause,
+                        final int reserve, final DrainHook hook) {
+        final Drainer drainer = tryOpen(ring, queue, batchLimit, pause, reserve, hook);
         if (drainer == null) {
             throw new SpoolException("ring " + ring.path() + " already has a drainer in a live process (lock file "
                     + ring.locks().path() + ")");
@@ -71,12 +75,14 @@ public final class Drainer implements AutoCloseable {
     }
 
     /** @return a drainer as {@link #open} makes it, or null if a live process holds the ring's drainer lock. */
-    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
-        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, batchLimit, pause) : null;
+    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause,
+                           final int reserve, final DrainHook hook) {
+        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, batchLimit, pause, reserve, hook) : null;
     }
 
     /** Takes over the drainer lock the caller holds. */
-    private Drainer(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
+    private Drainer(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause,
+                    final int reserve, final DrainHook hook) {
         this.ring = ring;
         this.consumer = ring.consumer();
         this.state = ring.drainState();
@@ -85,6 +91,8 @@ public final class Drainer implements AutoCloseable {
         this.store = ring.store();
         this.batchLimit = batchLimit;
         this.pause = pause;
+        this.hook = hook;
+        this.reserve = reserve;
         this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
         IndexedAppender created = null;
         try {
@@ -94,6 +102,7 @@ public final class Drainer implements AutoCloseable {
             this.drainedBatches = state.readVolatileDrainedBatches();
             this.lastIndex = queue.lastIndex();
             rule.reset(lastIndex, state.readVolatileLastDrainedTime());
+            consumer.finishRelease();
             recover();
             state.writeVolatileSnapshot(ring.headPosition(), lastIndex, rule.lastTime());
         } catch (RuntimeException e) {
@@ -158,6 +167,7 @@ public final class Drainer implements AutoCloseable {
                 appendAt(index, position, length - RecordDescriptor.HEADER_LENGTH);
                 journal.writeOrdered(position, index);
                 lastIndex = index;
+                hook.afterAppend(position, index);
             }
             position += align(length);
         }
@@ -180,9 +190,13 @@ public final class Drainer implements AutoCloseable {
         drainedRecords += count;
         drainedBatches++;
         state.writeOrderedCounts(drainedRecords, drainedBatches);
-        // before the release: a ring reader that finds the drained position past a record stops trusting its bytes
+        hook.beforeSnapshot(from, to);
+        // before the head, which makes the intent stale: a drainer dying in between leaves the batch to its successor
         state.writeVolatileSnapshot(to, lastIndex, rule.lastTime());
-        consumer.release(from, to);
+        consumer.consume(to);
+        hook.beforeRelease(from, to);
+        // lazily: a ring reader up to the reserve behind the drainer keeps reading the ring
+        consumer.releaseBelow(to - reserve);
     }
 
     /** Finishes the batch a dead drainer left, if its intent starts at the head. */
@@ -204,12 +218,6 @@ public final class Drainer implements AutoCloseable {
         long resume = start;
         while (resume < end && data < already) {
             final long word = ring.headerWordAt(resume);
-            if (length(word) == 0) {
-                // the dead drainer was releasing the batch, which it starts only once all of it is in the queue and
-                // journalled, and after it published the batch's last claim time: nothing is left to append
-                resume = end;
-                break;
-            }
             if (type(word) == TYPE_DATA) {
                 rule.next(ring.claimTime(resume));
                 journal.writeOrdered(resume, present[data++]);

@@ -180,17 +180,17 @@ public final class RingBuffer implements AutoCloseable {
     private long reserve(final int recordLength) {
         final int required = align(recordLength);
         final RingHeader header = this.header;
-        long head = header.readVolatileHead();
+        long free = header.readVolatileFreePosition();
         long tail;
         int padding;
         do {
             tail = header.readVolatileTail();
             final int toEnd = capacity - (int) (tail & mask);
             padding = required > toEnd ? toEnd : 0;
-            if (required + padding > capacity - (tail - head)) {
-                // the head read first may be stale: only a fresh one proves the ring full
-                head = header.readVolatileHead();
-                if (required + padding > capacity - (tail - head)) {
+            if (required + padding > capacity - (tail - free)) {
+                // the free position read first may be stale: only a fresh one proves the ring full
+                free = header.readVolatileFreePosition();
+                if (required + padding > capacity - (tail - free)) {
                     return INSUFFICIENT_CAPACITY;
                 }
             }
@@ -203,7 +203,7 @@ public final class RingBuffer implements AutoCloseable {
                     headerWord(padding, TYPE_PADDING, owner));
             position += padding;
         }
-        final long occupancy = position + required - head;
+        final long occupancy = position + required - free;
         if (occupancy > highWaterCache) {
             raiseHighWaterMark(occupancy);
         }
@@ -344,6 +344,16 @@ public final class RingBuffer implements AutoCloseable {
     /** @return the position of the oldest byte not yet consumed. */
     public long headPosition() {
         return header.readVolatileHead();
+    }
+
+    /** @return the position below which producers may claim the space again. */
+    long freePosition() {
+        return header.readVolatileFreePosition();
+    }
+
+    /** @return the position below which ring bytes may be overwritten: a ring reader stops trusting them. */
+    long releaseLimit() {
+        return header.readVolatileReleaseLimit();
     }
 
     /** @return true if everything claimed has been consumed. */

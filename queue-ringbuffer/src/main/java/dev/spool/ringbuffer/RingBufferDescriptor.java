@@ -33,9 +33,12 @@ package dev.spool.ringbuffer;
  *  |  Drained snapshot sequence (long): odd while it changes       |  448
  *  |  Drained snapshot: position (long) | claim time, clamped (ms) |  456
  *  +---------------------------------------------------------------+
- *  |  High-water mark, bytes (long)                                |  512 (producers' rare writes)
- *  |  Back-pressure events (long) | Revoked claims (long)          |  520
- *  |  Unblocked claims (long)                                      |  536
+ *  |  Release limit (long): bytes before it may be overwritten     |  512 (consumer's rare writes)
+ *  |  Free position (long): producers may claim what is before it  |  520
+ *  +---------------------------------------------------------------+
+ *  |  High-water mark, bytes (long)                                |  640 (producers' rare writes)
+ *  |  Back-pressure events (long) | Revoked claims (long)          |  648
+ *  |  Unblocked claims (long)                                      |  664
  *  +---------------------------------------------------------------+
  *  |                   Reserved to offset 1024                   ...
  *  +---------------------------------------------------------------+
@@ -53,32 +56,42 @@ package dev.spool.ringbuffer;
  * {@code p & (capacity - 1)}. Tail and head sit on lines of their own, 128 bytes apart so that adjacent-line
  * prefetch does not pair them: producers write the tail, the drainer writes the head and its intent.
  * <p>
+ * Three positions follow the records through the consumer, {@code free <= release limit <= head <= tail}: the head
+ * says what is consumed (in the queue, for a drained ring); the release limit says which bytes may be overwritten
+ * from now on, so a ring reader that copied a record below it discards the copy; the free position says what
+ * producers may claim again. Releasing {@code [free, to)} is: the release limit to {@code to} (volatile store), the
+ * bytes filled with the next lap's unclaimed word (see {@link RecordDescriptor}), the free position to {@code to}
+ * (release store). A drainer releases lazily, only whole records ending at most a reserve below the head, so that a
+ * ring reader that far behind the drainer still reads from the ring; a consumer that died part-way through a
+ * release leaves the release limit above the free position, and the next drainer finishes that release.
+ * <p>
  * The drain intent makes draining crash-safe: before it appends a batch {@code [start, end)} to the queue, the
  * drainer writes the queue's last index before the batch, the batch's count of data records and its end, then
- * the start with a volatile store. After the batch it releases the drained bytes (fills them with the next lap's unclaimed word,
- * see {@link RecordDescriptor}) and moves the head to the end,
- * which leaves the intent stale ({@code start != head}). A drainer that finds {@code start == head} knows its
+ * the start with a volatile store. After the batch it publishes the drained snapshot and moves the head to the
+ * end, which leaves the intent stale ({@code start != head}). A drainer that finds {@code start == head} knows its
  * predecessor died inside that batch; the queue's excerpts after the recorded last index tell it how many of the
- * batch's records are already there.
+ * batch's records are already there. The batch's bytes are still intact: nothing at or above the head is released.
  * <p>
  * The drained snapshot tells a ring reader where the queue ends in ring terms: the position up to which records
  * are in the queue, the last drained index and the clamped claim time that decided its cycle, written as a
- * seqlock (sequence made odd, the three values, sequence made even) so that a reader sees the three together.
+ * seqlock (sequence made odd, the three values, sequence made even) so that a reader sees the three together. A
+ * reader that finds the sequence odd uses the last snapshot it read instead, while its position is not below the
+ * release limit: any snapshot the reader can walk forward from in the ring serves.
  * <p>
  * The index journal maps a drained record's position to its queue index: entry {@code (p & (capacity-1)) / 16},
  * valid while it holds {@code p}. Every data record is at least 16 bytes long, so two records of one lap never
  * share an entry. The drainer writes -1, the index, then the position; a reader accepts the index only if it
  * read the same position before and after it.
  * <p>
- * Each protocol has one owner that reads and writes its fields: {@code RingHeader} the identity, positions,
- * producers' counters and slot generations; {@code DrainState} the drainer's line (intent, counters, snapshot);
+ * Each protocol has one owner that reads and writes its fields: {@code RingHeader} the identity, positions (tail,
+ * head, release limit, free position), producers' counters and slot generations; {@code DrainState} the drainer's line (intent, counters, snapshot);
  * {@code IndexJournal} the journal.
  */
 final class RingBufferDescriptor {
     /** 'SPLR' in little-endian. */
     static final int MAGIC = 0x524C5053;
     /** Layout version. */
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = MAGIC_OFFSET + Integer.BYTES;
@@ -102,7 +115,10 @@ final class RingBufferDescriptor {
     static final int DRAINED_POSITION_OFFSET = DRAINED_SEQUENCE_OFFSET + Long.BYTES;
     static final int LAST_DRAINED_TIME_OFFSET = DRAINED_POSITION_OFFSET + Long.BYTES;
 
-    static final int HIGH_WATER_MARK_OFFSET = INTENT_START_OFFSET + LINE_LENGTH;
+    static final int RELEASE_LIMIT_OFFSET = INTENT_START_OFFSET + LINE_LENGTH;
+    static final int FREE_POSITION_OFFSET = RELEASE_LIMIT_OFFSET + Long.BYTES;
+
+    static final int HIGH_WATER_MARK_OFFSET = RELEASE_LIMIT_OFFSET + LINE_LENGTH;
     static final int BACK_PRESSURE_EVENTS_OFFSET = HIGH_WATER_MARK_OFFSET + Long.BYTES;
     static final int REVOKED_CLAIMS_OFFSET = BACK_PRESSURE_EVENTS_OFFSET + Long.BYTES;
     static final int UNBLOCKED_CLAIMS_OFFSET = REVOKED_CLAIMS_OFFSET + Long.BYTES;

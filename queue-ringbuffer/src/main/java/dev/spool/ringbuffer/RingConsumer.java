@@ -5,8 +5,9 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
  * The read side of a ring's record protocol, for its one consumer across every process: reads committed records
- * from the head, gets past claims that stop it ({@link ClaimRevoker}), and releases what it has finished with.
- * The consumer's thread only: the revoker keeps the consumer's watch.
+ * from the head, gets past claims that stop it ({@link ClaimRevoker}), moves the head past what it has consumed and
+ * releases it to the producers, at once ({@link #read}) or lazily ({@link #releaseBelow}), see
+ * {@link RingBufferDescriptor}. The consumer's thread only: the revoker keeps the consumer's watch.
  */
 final class RingConsumer {
     private final RingBuffer ring;
@@ -30,6 +31,11 @@ final class RingConsumer {
     /** See {@link RingBuffer#read(RingHandler, int)}. */
     int read(final RingHandler handler, final int limit) {
         final long head = header.readVolatileHead();
+        if (header.readVolatileFreePosition() != head) {
+            // a consumer died between moving the head and freeing the space
+            finishRelease();
+            releaseBelow(head);
+        }
         final long tail = header.readVolatileTail();
         long position = head;
         int count = 0;
@@ -50,9 +56,43 @@ final class RingConsumer {
             position += align(length);
         }
         if (position != head) {
+            header.writeOrderedHead(position);
             release(head, position);
         }
         return count;
+    }
+
+    /** Moves the head to {@code position}: the records before it are consumed. */
+    void consume(final long position) {
+        header.writeOrderedHead(position);
+    }
+
+    /**
+     * Releases the consumed records from the free position that end at or below {@code limit}, whole records only;
+     * {@code limit} must not pass the head.
+     */
+    void releaseBelow(final long limit) {
+        final long free = header.readVolatileFreePosition();
+        long position = free;
+        while (position < limit) {
+            final long next = position + align(length(ring.headerWordAt(position)));
+            if (next > limit) {
+                break;
+            }
+            position = next;
+        }
+        if (position != free) {
+            release(free, position);
+        }
+    }
+
+    /** Finishes a release that a dead consumer began: it raised the release limit and died before the free position. */
+    void finishRelease() {
+        final long free = header.readVolatileFreePosition();
+        final long limit = header.readVolatileReleaseLimit();
+        if (limit > free) {
+            release(free, limit);
+        }
     }
 
     /**
@@ -66,18 +106,19 @@ final class RingConsumer {
     }
 
     /**
-     * Releases {@code [from, to)}, which the consumer has finished with: fills each word with the unclaimed word of
-     * the lap that will use it next, then gives the space back to the producers.
+     * Releases {@code [from, to)}, which the consumer has finished with: raises the release limit, fills each word
+     * with the unclaimed word of the lap that will use it next, then gives the space back to the producers.
      */
-    void release(final long from, final long to) {
+    private void release(final long from, final long to) {
+        header.writeVolatileReleaseLimit(to);
         final long lap = from >>> capacityShift;
         final long firstEnd = Math.min(to, (lap + 1) << capacityShift);
         fill(dataAddress + (from & mask), firstEnd - from, unclaimedWord(lap + 1));
         if (to > firstEnd) {
             fill(dataAddress, to - firstEnd, unclaimedWord(lap + 2));
         }
-        // release store: the unclaimed words are visible to a producer that sees the new head and claims the space
-        header.writeOrderedHead(to);
+        // release store: the unclaimed words are visible to a producer that sees the new position and claims the space
+        header.writeOrderedFreePosition(to);
     }
 
     private static void fill(final long fromAddress, final long length, final long word) {

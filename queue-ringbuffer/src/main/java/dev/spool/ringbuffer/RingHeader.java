@@ -78,17 +78,40 @@ final class RingHeader {
         return MEMORY.compareAndSwapLong(address + TAIL_POSITION_OFFSET, expected, update);
     }
 
-    /** @return the head position, with acquire semantics: every byte before it has been consumed and released. */
+    /** @return the head position, with acquire semantics: every byte before it has been consumed. */
     long readVolatileHead() {
         return MEMORY.readVolatileLong(address + HEAD_POSITION_OFFSET);
     }
 
-    /**
-     * Moves the head with a release store, so that whatever the consumer wrote to the space before it (the next
-     * lap's unclaimed words) is visible to a producer that sees the new head and claims the space.
-     */
+    /** Moves the head with a release store: whatever the consumer did with the records before it is visible first. */
     void writeOrderedHead(final long position) {
         MEMORY.writeOrderedLong(address + HEAD_POSITION_OFFSET, position);
+    }
+
+    /** @return the release limit, with acquire semantics: bytes before it may be overwritten from now on. */
+    long readVolatileReleaseLimit() {
+        return MEMORY.readVolatileLong(address + RELEASE_LIMIT_OFFSET);
+    }
+
+    /**
+     * Raises the release limit with a volatile store, whose full fence orders it before the fill that follows: a ring
+     * reader whose copy may hold filled bytes then finds the limit past the record.
+     */
+    void writeVolatileReleaseLimit(final long position) {
+        MEMORY.writeVolatileLong(address + RELEASE_LIMIT_OFFSET, position);
+    }
+
+    /** @return the free position, with acquire semantics: producers may claim the space before it again. */
+    long readVolatileFreePosition() {
+        return MEMORY.readVolatileLong(address + FREE_POSITION_OFFSET);
+    }
+
+    /**
+     * Moves the free position with a release store, so that whatever the consumer wrote to the space before it (the
+     * next lap's unclaimed words) is visible to a producer that sees the new position and claims the space.
+     */
+    void writeOrderedFreePosition(final long position) {
+        MEMORY.writeOrderedLong(address + FREE_POSITION_OFFSET, position);
     }
 
     /** @return the high-water mark, with acquire semantics. */

@@ -26,7 +26,10 @@ public final class RingStats {
         return Math.max(0, ring.tailPosition() - ring.headPosition());
     }
 
-    /** @return the highest occupancy a claim has seen, in bytes, since the ring was created. */
+    /**
+     * @return the most bytes a claim has found in use since the ring was created: records not yet drained and the
+     * drained ones the drainer's reserve keeps, padding included.
+     */
     public long highWaterMark() {
         return header.readVolatileHighWaterMark();
     }

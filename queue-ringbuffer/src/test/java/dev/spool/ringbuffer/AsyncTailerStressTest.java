@@ -4,7 +4,8 @@ import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.Soak;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.util.concurrent.TimeUnit;
 
@@ -13,15 +14,17 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * A producer thread, the drainer's parking thread and a reader thread on an async tailer race over a small ring
  * that the producer laps many times: the reader sees every record once, in order, whether it reads it from the
- * ring or, after the drainer overtook it, from the queue.
+ * ring or, after the drainer released records it had not read, from the queue and back into the ring; with no
+ * reserve (released at once) and with one (the drainer's lead absorbed).
  */
 class AsyncTailerStressTest extends SpoolTestBase {
 
-    @Test
-    void shouldReadEveryRecordOnceInOrderWhileTheDrainerOvertakesTheReader() throws Exception {
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1 << 14})
+    void shouldReadEveryRecordOnceInOrderWhileTheDrainerOvertakesTheReader(final int ringReserve) throws Exception {
         final int total = Soak.count(300_000, 3_000_000);
         try (AsyncQueue async = AsyncQueue.builder(SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20))
-                .ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16)
+                .ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).ringReserve(ringReserve)
                 .drainerPause(() -> PauseStrategy.backoff(0, 10, 10_000, 1_000_000)).build();
              AsyncAppender appender = async.createAppender()) {
             async.startDrainer();

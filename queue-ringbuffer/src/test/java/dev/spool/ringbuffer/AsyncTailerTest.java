@@ -29,8 +29,12 @@ class AsyncTailerTest extends SpoolTestBase {
     }
 
     private AsyncQueue open(final RollCycle rollCycle) {
+        return open(rollCycle, 1 << 14);
+    }
+
+    private AsyncQueue open(final RollCycle rollCycle, final int ringReserve) {
         return AsyncQueue.builder(SpoolQueue.builder(queueDir()).rollCycle(rollCycle).chunkLength(1 << 20))
-                .ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).build();
+                .ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).ringReserve(ringReserve).build();
     }
 
     private static byte[] message(final int sequence) {
@@ -78,8 +82,8 @@ class AsyncTailerTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldContinueFromTheQueueWhenTheDrainerOvertakesIt() {
-        try (AsyncQueue async = open(RollCycle.DAILY); AsyncAppender appender = async.createAppender();
+    void shouldContinueFromTheQueueWhenTheDrainerReleasedWhatItHasNotRead() {
+        try (AsyncQueue async = open(RollCycle.DAILY, 0); AsyncAppender appender = async.createAppender();
              AsyncTailer tailer = async.createTailer()) {
             final Drainer drainer = async.createDrainer();
             for (int i = 0; i < 50; i++) {
@@ -98,6 +102,34 @@ class AsyncTailerTest extends SpoolTestBase {
                 // the rest of the drained ones from the queue, then the ring
             }
             assertEquals(30, tailer.ringReads(), "10 before the drain, 20 after it");
+            drainAll(drainer);
+            final List<Seen> queued = readQueue(async.queue());
+            assertEquals(70, queued.size());
+            assertEquals(queued, seen, "no gap, no repeat, the queue's indices");
+        }
+    }
+
+    @Test
+    void shouldKeepReadingTheRingWhenTheDrainerOvertakesItWithinTheReserve() {
+        try (AsyncQueue async = open(RollCycle.DAILY); AsyncAppender appender = async.createAppender();
+             AsyncTailer tailer = async.createTailer()) {
+            final Drainer drainer = async.createDrainer();
+            for (int i = 0; i < 50; i++) {
+                appender.append(message(i));
+            }
+            final List<Seen> seen = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                assertTrue(read(tailer, seen));
+            }
+            assertEquals(10, tailer.ringReads());
+            drainAll(drainer);
+            for (int i = 50; i < 70; i++) {
+                appender.append(message(i));
+            }
+            while (read(tailer, seen)) {
+                // the drained ones and the new ones, all from the ring
+            }
+            assertEquals(70, tailer.ringReads(), "the drained records stay in the ring within the reserve");
             drainAll(drainer);
             final List<Seen> queued = readQueue(async.queue());
             assertEquals(70, queued.size());

@@ -14,12 +14,12 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-/** A drainer that finds its predecessor died while releasing a batch finishes the release and appends nothing. */
+/** A drainer that finds its predecessor died while releasing drained records finishes the release and appends nothing. */
 class DrainerRecoveryTest extends SpoolTestBase {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void shouldAppendNothingAgainWhenThePredecessorDiedWhileReleasingItsBatch() {
+    void shouldFinishTheReleaseAndAppendNothingWhenThePredecessorDiedWhileReleasing() {
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
              AsyncQueue async = AsyncQueue.builder(queue).ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).build()) {
             final RingBuffer ring = async.ring();
@@ -32,7 +32,7 @@ class DrainerRecoveryTest extends SpoolTestBase {
                     appender.append(message);
                 }
             }
-            // what a drainer does up to the release of the batch, then dies after releasing its first word
+            // what a drainer does with a batch, then dies releasing it: the release limit raised, the first word filled
             final long head = ring.headPosition();
             final long end = ring.tailPosition();
             ring.drainState().writeVolatileIntent(head, end, queue.lastIndex(), messages.size());
@@ -41,11 +41,15 @@ class DrainerRecoveryTest extends SpoolTestBase {
                     queueAppender.append(message);
                 }
             }
+            ring.drainState().writeVolatileSnapshot(end, queue.lastIndex(), ring.claimTime(head));
+            ring.consumer().consume(end);
+            ring.header().writeVolatileReleaseLimit(end);
             ring.buffer().writeVolatileLong(ring.payloadOffset(head) - RecordDescriptor.HEADER_LENGTH, RecordDescriptor.unclaimedWord(1));
 
             final Drainer drainer = async.createDrainer();
+            assertEquals(end, ring.freePosition(), "the release is finished");
             assertEquals(0, drainer.doWork());
-            assertTrue(ring.isEmpty(), "the release is finished");
+            assertTrue(ring.isEmpty());
             final List<Integer> sequences = new ArrayList<>();
             try (ExcerptTailer tailer = queue.createTailer()) {
                 while (tailer.read((bytes, offset, length, index) -> sequences.add(Messages.decode(bytes, offset, length, index)[1]))) {
@@ -53,7 +57,8 @@ class DrainerRecoveryTest extends SpoolTestBase {
                 }
             }
             assertEquals(List.of(0, 1, 2), sequences, "each record once");
-            assertEquals(3, ring.stats().recoveredRecords());
+            assertEquals(0, ring.stats().recoveredRecords(), "the batch was complete: nothing to recover");
+            assertEquals(end, ring.freePosition());
         }
     }
 }

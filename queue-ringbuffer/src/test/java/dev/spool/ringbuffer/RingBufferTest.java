@@ -215,6 +215,18 @@ class RingBufferTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRejectARingOfVersion2WhoseHeadWasAlsoItsFreePosition() throws Exception {
+        RingBuffer.open(ringPath(), CAPACITY).close();
+        try (RandomAccessFile file = new RandomAccessFile(ringPath().toFile(), "rw")) {
+            file.seek(RingBufferDescriptor.VERSION_OFFSET);
+            file.write(new byte[]{2, 0, 0, 0});
+        }
+        final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> RingBuffer.open(ringPath(), CAPACITY));
+        assertTrue(e.getMessage().contains("version=2") && e.getMessage().contains("reads 3")
+                && e.getMessage().contains(ringPath().toString()), e.getMessage());
+    }
+
+    @Test
     void shouldRejectAFileWithABadCapacity() throws Exception {
         RingBuffer.open(ringPath(), CAPACITY).close();
         try (RandomAccessFile file = new RandomAccessFile(ringPath().toFile(), "rw")) {

@@ -39,6 +39,23 @@ public final class BenchmarkDirectory {
         }
     }
 
+    /**
+     * @param prefix start of the directory's name, naming the benchmark that owns it.
+     * @return a new, empty directory on tmpfs ({@code /dev/shm}) where the machine has it, else as {@link #create}:
+     * for controls that take the disk out of a result.
+     */
+    public static BenchmarkDirectory createOnTmpfs(final String prefix) {
+        final Path shm = Paths.get("/dev/shm");
+        if (!Files.isDirectory(shm)) {
+            return create(prefix);
+        }
+        try {
+            return new BenchmarkDirectory(Files.createTempDirectory(shm, prefix));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a benchmark directory in " + shm + ": " + e.getMessage(), e);
+        }
+    }
+
     /** @return where benchmark directories are created. */
     public static Path base() {
         return Paths.get(System.getProperty(BASE_PROPERTY, System.getProperty("java.io.tmpdir")));

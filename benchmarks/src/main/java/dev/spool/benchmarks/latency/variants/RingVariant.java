@@ -1,32 +1,80 @@
 package dev.spool.benchmarks.latency.variants;
 
+import dev.spool.benchmarks.support.BenchmarkDirectory;
 import dev.spool.benchmarks.support.Payloads;
 import dev.spool.benchmarks.support.RingPaths;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.ringbuffer.AsyncAppender;
 import dev.spool.ringbuffer.AsyncQueue;
+import dev.spool.ringbuffer.AsyncQueueBuilder;
 import dev.spool.ringbuffer.AsyncTailer;
 import dev.spool.ringbuffer.Drainer;
+import dev.spool.ringbuffer.RingHandler;
+import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.Bytes;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * Spool with its ring buffer on tmpfs in front of the queue (same queue settings as {@link SpoolVariant}): JLBH's
- * thread appends into the ring with an {@link AsyncAppender} and returns without touching the queue's files.
- * <ul>
- *     <li>{@code ring}: the reader thread is also the drainer's event loop: each turn it drains what the ring holds
- *     into the queue ({@link Drainer#doWork()}) and then reads the queue with a plain tailer. Two spinning threads;
- *     the queue's page faults land on the reader's thread.</li>
- *     <li>{@code ring-read}: the reader reads the ring itself with an {@link AsyncTailer}, before the drainer has
- *     copied the records; the drainer runs on its own thread, which parks when idle (not counted as spinning).</li>
- * </ul>
+ * thread appends into the ring with an {@link AsyncAppender} and returns without touching the queue's files. The
+ * modes ({@link Mode}) differ in who drains and what the reader reads; together they show whether the queue's
+ * stalls reach the ring's reader and appender, and what the ring costs without them.
  */
 final class RingVariant implements LatencyVariant {
-    private final boolean readRing;
+    /** How long the drainer of {@code ring-stall} stalls, and how often. */
+    static final Duration STALL = Duration.ofMillis(100);
+    static final Duration STALL_PERIOD = Duration.ofSeconds(1);
+
+    /** Who drains, and what the reader reads. */
+    enum Mode {
+        /** The reader thread drains ({@link Drainer#doWork()}) and then reads the queue with a plain tailer. */
+        RING("ring", "Spool async queue: append into a /dev/shm ring, reader thread drains (doWork) then reads the queue"),
+        /** The reader reads the ring with an {@link AsyncTailer}; the drainer on its own parking thread. */
+        READ("ring-read", "Spool async queue: append into a /dev/shm ring, read the ring with AsyncTailer; drainer on"
+                + " its own parking thread"),
+        /** The reader thread invokes the drainer each turn, then reads the ring with an {@link AsyncTailer}. */
+        INVOKED("ring-invoked", "Spool async queue: append into a /dev/shm ring, reader thread drains (doWork) then"
+                + " reads the ring with AsyncTailer"),
+        /** As {@link #READ}, with the queue's directory on tmpfs too: the control without the disk. */
+        TMPFS("ring-tmpfs", "control: as ring-read, with the queue on /dev/shm too"),
+        /**
+         * The ring alone, its floor: no drainer and no queue; the reader consumes the ring itself with
+         * {@code RingBuffer.read}, which frees each record as it reads it, so a run of any length fits.
+         */
+        NO_DRAIN("ring-nodrain", "control: the /dev/shm ring alone, no drainer, no queue: the reader consumes the ring"
+                + " (RingBuffer.read)"),
+        /** As {@link #READ}, the drainer stalled mid-batch for {@link #STALL} every {@link #STALL_PERIOD}. */
+        STALLED("ring-stall", "as ring-read, the drainer stalled mid-batch for 100 ms every second (diagnosticDrainStall)");
+
+        private final String variantName;
+        private final String description;
+
+        Mode(final String variantName, final String description) {
+            this.variantName = variantName;
+            this.description = description;
+        }
+
+        boolean readsRing() {
+            return this != RING && this != NO_DRAIN;
+        }
+
+        boolean drainerOnItsOwnThread() {
+            return this == READ || this == TMPFS || this == STALLED;
+        }
+
+        boolean readerDrains() {
+            return this == RING || this == INVOKED;
+        }
+    }
+
+    private final Mode mode;
     private final StartTimeReader startTimeReader = new StartTimeReader();
+    private final RingStartTimeReader ringStartTimeReader = new RingStartTimeReader();
     private Path ringPath;
+    private BenchmarkDirectory tmpfsQueue;
     private AsyncQueue async;
     private AsyncAppender appender;
     private Drainer drainer;
@@ -34,38 +82,52 @@ final class RingVariant implements LatencyVariant {
     private AsyncTailer ringTailer;
     private Bytes<?> message;
 
-    /** @param readRing true to read from the ring ({@code ring-read}), false to read the queue ({@code ring}). */
-    RingVariant(final boolean readRing) {
-        this.readRing = readRing;
+    RingVariant(final Mode mode) {
+        this.mode = mode;
     }
 
     @Override
     public String name() {
-        return readRing ? "ring-read" : "ring";
+        return mode.variantName;
     }
 
     @Override
     public String description() {
-        return readRing
-                ? "Spool async queue: append into a /dev/shm ring, read the ring with AsyncTailer; drainer on its own parking thread"
-                : "Spool async queue: append into a /dev/shm ring, reader thread drains (doWork) then reads the queue";
+        return mode.description;
     }
 
     @Override
     public void init(final Path directory, final int length) {
         ringPath = RingPaths.create(directory);
-        async = AsyncQueue.builder(Payloads.spoolQueue(directory.resolve("queue")))
+        final Path queueDirectory;
+        if (mode == Mode.TMPFS) {
+            tmpfsQueue = BenchmarkDirectory.createOnTmpfs("spool-bench-queue-");
+            queueDirectory = tmpfsQueue.path();
+        } else {
+            queueDirectory = directory.resolve("queue");
+        }
+        final AsyncQueueBuilder builder = AsyncQueue.builder(Payloads.spoolQueue(queueDirectory))
                 .ringPath(ringPath)
-                .drainerPause(() -> PauseStrategy.backoff(0, 10, 10_000, 1_000_000))
-                .build();
+                .drainerPause(() -> PauseStrategy.backoff(0, 10, 10_000, 1_000_000));
+        if (mode == Mode.STALLED) {
+            builder.diagnosticDrainStall(STALL_PERIOD, STALL);
+        }
+        async = builder.build();
         appender = async.createAppender();
         message = Payloads.directMessage(length);
-        drainer = readRing ? async.startDrainer() : async.createDrainer();
+        if (mode.drainerOnItsOwnThread()) {
+            drainer = async.startDrainer();
+        } else if (mode.readerDrains()) {
+            drainer = async.createDrainer();
+        }
     }
 
     @Override
     public void openReader() {
-        if (readRing) {
+        if (mode == Mode.NO_DRAIN) {
+            return;
+        }
+        if (mode.readsRing()) {
             ringTailer = async.createTailer();
         } else {
             queueTailer = async.queue().createTailer();
@@ -81,18 +143,23 @@ final class RingVariant implements LatencyVariant {
 
     @Override
     public long receive() {
-        if (readRing) {
+        if (mode.readerDrains()) {
+            drainer.doWork();
+        }
+        if (mode == Mode.NO_DRAIN) {
+            return async.ring().read(ringStartTimeReader, 1) > 0 ? ringStartTimeReader.startTimeNs : NOTHING;
+        }
+        if (mode.readsRing()) {
             return ringTailer.read(startTimeReader) ? startTimeReader.startTimeNs() : NOTHING;
         }
-        drainer.doWork();
         return queueTailer.read(startTimeReader) ? startTimeReader.startTimeNs() : NOTHING;
     }
 
     @Override
     public void closeReader() {
-        if (readRing) {
+        if (mode.readsRing()) {
             ringTailer.close();
-        } else {
+        } else if (queueTailer != null) {
             queueTailer.close();
         }
     }
@@ -100,12 +167,25 @@ final class RingVariant implements LatencyVariant {
     @Override
     public void close() {
         appender.close();
-        if (!readRing) {
+        if (mode.readerDrains()) {
             // the reader thread has stopped: this thread may run the drainer now
             drainer.close();
         }
         async.close();
         message.releaseLast();
         RingPaths.delete(ringPath);
+        if (tmpfsQueue != null) {
+            tmpfsQueue.delete();
+        }
+    }
+
+    /** Keeps the start time of the ring record just read: a field, so a read allocates nothing. */
+    private static final class RingStartTimeReader implements RingHandler {
+        private long startTimeNs;
+
+        @Override
+        public void onRecord(final BytesStore<?, ?> buffer, final long offset, final int length, final long position) {
+            startTimeNs = buffer.readLong(offset);
+        }
     }
 }
