@@ -3,6 +3,7 @@
  * compatibility between versions. {@link dev.spool.queue.internal.QueueInternals#of QueueInternals.of(queue)} gives
  * a queue's role, term, acknowledgements, doorbells, promotion and fencing, and its
  * {@link dev.spool.queue.internal.IndexedAppender} that writes at given indices; {@link
- * dev.spool.queue.internal.ProcessSlots} claims a slot per live process through byte-range locks.
+ * dev.spool.queue.internal.ProcessSlots} claims a slot per live process through byte-range locks; {@link
+ * dev.spool.queue.internal.AgentThreads} starts a module's background duty, an Agrona agent, on a daemon thread.
  */
 package dev.spool.queue.internal;
