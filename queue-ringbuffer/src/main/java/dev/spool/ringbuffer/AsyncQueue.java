@@ -132,7 +132,7 @@ public final class AsyncQueue implements AutoCloseable {
             if (drainer != null && !drainer.isClosed()) {
                 throw new IllegalStateException("this async queue already has a drainer for " + ring.path());
             }
-            drainer = Drainer.open(ring, queue, drainBatch, builder.drainerPause().create());
+            drainer = Drainer.open(ring, queue, drainBatch, builder.drainerPause().create(), builder.drainHook());
             return drainer;
         }
     }
@@ -230,7 +230,7 @@ public final class AsyncQueue implements AutoCloseable {
         while (!ring.isEmpty() && System.nanoTime() - deadline < 0) {
             if (draining == null || draining.isClosed()) {
                 // a drainer of another process drains the ring until it dies: then this one takes over
-                draining = Drainer.tryOpen(ring, queue, drainBatch, pause);
+                draining = Drainer.tryOpen(ring, queue, drainBatch, pause, builder.drainHook());
                 if (draining == null) {
                     pause.pause();
                     continue;

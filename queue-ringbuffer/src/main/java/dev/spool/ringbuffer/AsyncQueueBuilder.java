@@ -26,6 +26,7 @@ public final class AsyncQueueBuilder {
     private Duration blockedClaimTimeout = RingBuffer.DEFAULT_BLOCKED_CLAIM_TIMEOUT;
     private int drainBatch = DEFAULT_DRAIN_BATCH;
     private SpoolQueueBuilder.PauseStrategyFactory drainerPause = PauseStrategy::backoff;
+    private DrainHook drainHook = DrainHook.NONE;
 
     AsyncQueueBuilder(final SpoolQueue queue, final SpoolQueueBuilder queueBuilder) {
         this.queue = queue;
@@ -109,6 +110,17 @@ public final class AsyncQueueBuilder {
     }
 
     /**
+     * For tests only: the hook the drainer calls at the points of its batch, {@link DrainHook#NONE} unless set.
+     *
+     * @param drainHook the hook.
+     * @return this builder.
+     */
+    AsyncQueueBuilder drainHook(final DrainHook drainHook) {
+        this.drainHook = drainHook;
+        return this;
+    }
+
+    /**
      * Opens the ring, and the queue if this builder was given its directory or its builder: the async queue then
      * owns the queue, closes it, and offers {@link AsyncQueue#createTailer()}. Either way the drainer puts each record
      * in the cycle of its claim time, never earlier than the record before.
@@ -159,5 +171,9 @@ public final class AsyncQueueBuilder {
 
     SpoolQueueBuilder.PauseStrategyFactory drainerPause() {
         return drainerPause;
+    }
+
+    DrainHook drainHook() {
+        return drainHook;
     }
 }

@@ -49,6 +49,7 @@ public final class Drainer implements AutoCloseable {
     private final int batchLimit;
     private final PauseStrategy pause;
     private final CycleRule rule;
+    private final DrainHook hook;
     private long lastIndex;
     private long drainedRecords;
     private long drainedBatches;
@@ -61,8 +62,9 @@ public final class Drainer implements AutoCloseable {
      * @return a drainer holding the ring's drainer lock, after finishing what a dead predecessor left.
      * @throws SpoolException if a live process, this one included, holds the lock.
      */
-    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
-        final Drainer drainer = tryOpen(ring, queue, batchLimit, pause);
+    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause,
+                        final DrainHook hook) {
+        final Drainer drainer = tryOpen(ring, queue, batchLimit, pause, hook);
         if (drainer == null) {
             throw new SpoolException("ring " + ring.path() + " already has a drainer in a live process (lock file "
                     + ring.locks().path() + ")");
@@ -71,12 +73,14 @@ public final class Drainer implements AutoCloseable {
     }
 
     /** @return a drainer as {@link #open} makes it, or null if a live process holds the ring's drainer lock. */
-    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
-        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, batchLimit, pause) : null;
+    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause,
+                           final DrainHook hook) {
+        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, batchLimit, pause, hook) : null;
     }
 
     /** Takes over the drainer lock the caller holds. */
-    private Drainer(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause) {
+    private Drainer(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause,
+                    final DrainHook hook) {
         this.ring = ring;
         this.consumer = ring.consumer();
         this.state = ring.drainState();
@@ -85,6 +89,7 @@ public final class Drainer implements AutoCloseable {
         this.store = ring.store();
         this.batchLimit = batchLimit;
         this.pause = pause;
+        this.hook = hook;
         this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
         IndexedAppender created = null;
         try {
@@ -158,6 +163,7 @@ public final class Drainer implements AutoCloseable {
                 appendAt(index, position, length - RecordDescriptor.HEADER_LENGTH);
                 journal.writeOrdered(position, index);
                 lastIndex = index;
+                hook.afterAppend(position, index);
             }
             position += align(length);
         }
@@ -180,8 +186,10 @@ public final class Drainer implements AutoCloseable {
         drainedRecords += count;
         drainedBatches++;
         state.writeOrderedCounts(drainedRecords, drainedBatches);
+        hook.beforeSnapshot(from, to);
         // before the release: a ring reader that finds the drained position past a record stops trusting its bytes
         state.writeVolatileSnapshot(to, lastIndex, rule.lastTime());
+        hook.beforeRelease(from, to);
         consumer.release(from, to);
     }
 

@@ -346,6 +346,11 @@ public final class RingBuffer implements AutoCloseable {
         return header.readVolatileHead();
     }
 
+    /** @return the position below which producers may claim the space again. */
+    long freePosition() {
+        return header.readVolatileHead();
+    }
+
     /** @return true if everything claimed has been consumed. */
     public boolean isEmpty() {
         return headPosition() == tailPosition();
