@@ -3,12 +3,12 @@ package dev.spool.benchmarks.latency.variants;
 import dev.spool.benchmarks.support.Payloads;
 import dev.spool.benchmarks.support.RingPaths;
 import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.ringbuffer.AsyncAppender;
 import dev.spool.ringbuffer.AsyncQueue;
 import dev.spool.ringbuffer.AsyncTailer;
 import dev.spool.ringbuffer.Drainer;
 import net.openhft.chronicle.bytes.Bytes;
+import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.nio.file.Path;
 
@@ -56,7 +56,7 @@ final class RingVariant implements LatencyVariant {
         ringPath = RingPaths.create(directory);
         async = AsyncQueue.builder(Payloads.spoolQueue(directory.resolve("queue")))
                 .ringPath(ringPath)
-                .drainerPause(() -> PauseStrategy.backoff(0, 10, 10_000, 1_000_000))
+                .drainerIdleStrategy(() -> new BackoffIdleStrategy(0, 10, 10_000, 1_000_000))
                 .build();
         appender = async.createAppender();
         message = Payloads.directMessage(length);
