@@ -5,8 +5,8 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
-
 import dev.spool.queue.internal.AgentThreads;
+
 import net.openhft.chronicle.core.OS;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingIdleStrategy;
