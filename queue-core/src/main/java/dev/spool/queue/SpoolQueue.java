@@ -3,6 +3,10 @@ package dev.spool.queue;
 import dev.spool.queue.engine.QueueEngine;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.QueueInternals;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentInvoker;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.CompositeAgent;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +27,12 @@ import java.util.concurrent.TimeUnit;
  * }
  * }</pre>
  * The instance is thread-safe; the appenders and tailers it creates each belong to one thread at a time.
+ * <p>
+ * Background duties are Agrona {@link Agent}s: the {@link Pretoucher}, the {@link GroupCommit} syncer and the
+ * {@linkplain #createRetention() retention agent}. Each runs on an {@link AgentRunner} of the caller's with the
+ * idle strategy of its choice, several on one thread in a {@link CompositeAgent}, or from the caller's own duty
+ * cycle ({@link Agent#doWork()} or an {@link AgentInvoker}); {@link #startPretoucher(Duration)} and
+ * {@link #startGroupCommit()} start one on a daemon thread of its own. None is started unless asked for.
  */
 public final class SpoolQueue implements AutoCloseable {
     static {
@@ -110,9 +120,9 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * Creates a pretoucher for a thread of the caller's choosing to run with {@link Pretoucher#execute()}, with the
+     * Creates a pretoucher, an agent for a runner or duty cycle of the caller's choosing to run, with the
      * builder's {@link SpoolQueueBuilder#pretouchLength(long)} and {@link SpoolQueueBuilder#pretouchLeadTime(Duration)}.
-     * Stop that thread before closing the queue.
+     * Stop that runner before closing the queue.
      *
      * @return a new pretoucher, to be used by one thread at a time and closed when done.
      */
@@ -121,13 +131,14 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * Starts a daemon thread, {@value Pretoucher#THREAD_NAME}, that runs a new pretoucher's
-     * {@link Pretoucher#execute()} every {@code period} until the pretoucher or the queue is closed. A failure stops
-     * the thread and is logged as an error; the writers then go on without it.
+     * Starts a daemon thread, {@value Pretoucher#THREAD_NAME}: an {@link AgentRunner} that runs a new pretoucher's
+     * {@link Pretoucher#doWork()} and sleeps {@code period} whenever it had nothing to do, until the pretoucher or
+     * the queue is closed. A failure is logged as an error and the next run tries again; the writers go on without
+     * it meanwhile.
      *
      * @param period the time between two runs: shorter than the builder's pretouch lead time, and short enough
      *               that the writer does not outrun the pretouched pages in between.
-     * @return the running pretoucher; close it to stop the thread, and do not call its {@code execute()}.
+     * @return the running pretoucher; close it to stop the thread, and do not call its {@code doWork()}.
      */
     public Pretoucher startPretoucher(final Duration period) {
         return engine.startPretoucher(period);
@@ -145,6 +156,20 @@ public final class SpoolQueue implements AutoCloseable {
      */
     public int applyRetention() {
         return engine.applyRetention();
+    }
+
+    /**
+     * Creates the retention agent of this instance: from now on an appender's roll only raises a flag, and the
+     * agent's {@link Agent#doWork()} deletes the old files as {@link #applyRetention()} does, on the runner or duty
+     * cycle the caller chooses, so that the appender that rolls does not wait for the deletions. Its first run
+     * applies retention once; later runs do nothing until a roll. Closing it (its runner or invoker closes it) hands
+     * retention back to the rolls. Without one, the appender that rolls deletes the files itself.
+     *
+     * @return the agent, whose {@link Agent#doWork()} returns the number of files deleted.
+     * @throws IllegalStateException if this instance has an open retention agent already.
+     */
+    public Agent createRetention() {
+        return engine.createRetention();
     }
 
     /** @return the queue's directory. */
@@ -212,14 +237,14 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * @return a group commit on its own daemon thread, {@code spool-group-commit}, that parks while idle; close it
-     * before the queue.
+     * @return a group commit on its own daemon thread, {@code spool-group-commit}, an {@link AgentRunner} that parks
+     * 1 ms at a time while idle and is woken by a new waiter; close it before the queue.
      */
     public GroupCommit startGroupCommit() {
         return engine.startGroupCommit();
     }
 
-    /** @return a group commit whose {@link GroupCommit#execute()} the caller runs on a thread of its choice. */
+    /** @return a group commit whose {@link GroupCommit#doWork()} the caller runs: on a runner, or in its own duty cycle. */
     public GroupCommit createGroupCommit() {
         return engine.createGroupCommit();
     }

@@ -145,7 +145,7 @@ public final class ChildMains {
 
     /**
      * {@code dir leadMillis pretouchLength}: a pretoucher on a clock the parent sets. Reads commands from stdin:
-     * {@code EXECUTE <millis>} sets the clock and runs {@link Pretoucher#execute()} once, printing {@code EXECUTED
+     * {@code EXECUTE <millis>} sets the clock and runs {@link Pretoucher#doWork()} once, printing {@code EXECUTED
      * <work>}; {@code EXIT} closes the queue and prints {@code DONE}.
      */
     public static final class Pretouch {
@@ -159,7 +159,7 @@ public final class ChildMains {
                 System.out.println("READY");
                 for (String line = in.readLine(); line != null && !line.equals("EXIT"); line = in.readLine()) {
                     clock.advance(Long.parseLong(line.substring("EXECUTE ".length())) - clock.currentTimeMillis());
-                    System.out.println("EXECUTED " + pretoucher.execute());
+                    System.out.println("EXECUTED " + pretoucher.doWork());
                 }
             }
             System.out.println("DONE");

@@ -36,12 +36,12 @@ class GroupCommitTest extends SpoolTestBase {
             }
             assertTrue(appended.await(30, TimeUnit.SECONDS));
             // every writer has appended: one round of the syncer covers them all
-            assertEquals(1, group.execute());
+            assertEquals(1, group.doWork());
             for (final Future<Boolean> result : results) {
                 assertTrue(result.get(30, TimeUnit.SECONDS));
             }
             assertEquals(1, group.syncCount());
-            assertEquals(0, group.execute(), "nothing left to sync");
+            assertEquals(0, group.doWork(), "nothing left to sync");
             assertEquals(queue.lastIndex(), queue.lastSyncedIndex());
         } finally {
             pool.shutdownNow();

@@ -134,22 +134,23 @@ public final class AsyncQueue implements AutoCloseable {
             if (drainer != null && !drainer.isClosed()) {
                 throw new IllegalStateException("this async queue already has a drainer for " + ring.path());
             }
-            drainer = Drainer.open(ring, queue, drainBatch, builder.drainerPause().create(),
-                    ringReserve, builder.drainHook());
+            drainer = Drainer.open(ring, queue, drainBatch, ringReserve, builder.drainHook());
             return drainer;
         }
     }
 
     /**
-     * Starts the ring's drainer on its own daemon thread, {@value Drainer#THREAD_NAME}, which waits with the
-     * builder's drainer pause strategy when the ring is empty.
+     * Starts the ring's drainer on its own daemon thread, {@value Drainer#THREAD_NAME}, an agent runner that waits
+     * with the builder's drainer idle strategy when the ring is empty: by default, on a machine with a core to spare
+     * beyond the {@linkplain AsyncQueueBuilder#hotThreads(int) hot threads}, a dedicated thread that backs off from
+     * spinning to parking; without one, a low-duty thread that sleeps a millisecond whenever it drained nothing.
      *
      * @return the running drainer; close it (or this queue) to stop the thread.
      */
     public Drainer startDrainer() {
         synchronized (users) {
             final Drainer started = createDrainer();
-            started.start();
+            started.start(builder.drainerIdleStrategy(), builder.drainerThreads());
             return started;
         }
     }
@@ -233,7 +234,7 @@ public final class AsyncQueue implements AutoCloseable {
         while (!ring.isEmpty() && System.nanoTime() - deadline < 0) {
             if (draining == null || draining.isClosed()) {
                 // a drainer of another process drains the ring until it dies: then this one takes over
-                draining = Drainer.tryOpen(ring, queue, drainBatch, pause, ringReserve, builder.drainHook());
+                draining = Drainer.tryOpen(ring, queue, drainBatch, ringReserve, builder.drainHook());
                 if (draining == null) {
                     pause.pause();
                     continue;

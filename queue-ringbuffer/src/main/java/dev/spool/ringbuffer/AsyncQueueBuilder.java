@@ -4,9 +4,14 @@ import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Supplier;
 
 /** The settings of an {@link AsyncQueue}; {@link #build()} opens it. */
 public final class AsyncQueueBuilder {
@@ -14,6 +19,8 @@ public final class AsyncQueueBuilder {
     public static final int DEFAULT_RING_CAPACITY = 8 << 20;
     /** The most records the drainer copies per batch unless set. */
     public static final int DEFAULT_DRAIN_BATCH = 1024;
+    /** The application's hot threads unless set: one appender and one reader, each spinning on its own core. */
+    public static final int DEFAULT_HOT_THREADS = 2;
     /** Where rings go unless a path is set: tmpfs, when the machine has it. */
     public static final Path DEFAULT_RING_DIRECTORY = Path.of("/dev/shm");
 
@@ -25,7 +32,10 @@ public final class AsyncQueueBuilder {
     private Duration claimTimeout = RingBuffer.DEFAULT_CLAIM_TIMEOUT;
     private Duration blockedClaimTimeout = RingBuffer.DEFAULT_BLOCKED_CLAIM_TIMEOUT;
     private int drainBatch = DEFAULT_DRAIN_BATCH;
-    private SpoolQueueBuilder.PauseStrategyFactory drainerPause = PauseStrategy::backoff;
+    private Supplier<IdleStrategy> drainerIdleStrategy;
+    private int hotThreads = DEFAULT_HOT_THREADS;
+    private int availableProcessors = Runtime.getRuntime().availableProcessors();
+    private boolean pinDrainer;
     private DrainHook drainHook = DrainHook.NONE;
     /** Negative: a quarter of the capacity. */
     private int ringReserve = -1;
@@ -116,13 +126,53 @@ public final class AsyncQueueBuilder {
     }
 
     /**
-     * @param drainerPause makes the strategy the drainer's own thread waits with when the ring is empty; default
-     *                     {@link PauseStrategy#backoff()}, which parks when idle. {@link PauseStrategy#busySpin()}
-     *                     gives the lowest latency and burns a core.
+     * @param hotThreads the application's threads that spin and must not be preempted, the appenders and readers of
+     *                   the ring; default {@value #DEFAULT_HOT_THREADS}. With no CPU beyond them, the drainer's own
+     *                   thread is a low-duty one that parks 1 ms after every batch that was not full; with one to
+     *                   spare, it is a dedicated thread that backs off from spinning to parking. See
+     *                   {@link AsyncQueue#startDrainer()}.
      * @return this builder.
      */
-    public AsyncQueueBuilder drainerPause(final SpoolQueueBuilder.PauseStrategyFactory drainerPause) {
-        this.drainerPause = drainerPause;
+    public AsyncQueueBuilder hotThreads(final int hotThreads) {
+        if (hotThreads < 0) {
+            throw new IllegalArgumentException("hotThreads=" + hotThreads + " must not be negative");
+        }
+        this.hotThreads = hotThreads;
+        return this;
+    }
+
+    /**
+     * @param drainerIdleStrategy makes the idle strategy of the drainer's own thread, instead of the default for the
+     *                            machine's cores ({@link #hotThreads(int)}): Agrona's
+     *                            {@link BusySpinIdleStrategy} for the lowest latency on a core of its own, a
+     *                            backoff, yielding or sleeping one for less CPU. Called once per started drainer.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder drainerIdleStrategy(final Supplier<IdleStrategy> drainerIdleStrategy) {
+        this.drainerIdleStrategy = drainerIdleStrategy;
+        return this;
+    }
+
+    /**
+     * @param pinDrainer whether the drainer's own thread holds a core of its own, through OpenHFT's
+     *                   {@code AffinityLock} (net.openhft:affinity): a reserved CPU if the kernel has any
+     *                   ({@code isolcpus}), else a CPU no other affinity lock holds. Default false. Useful only with
+     *                   a core to spare; with a busy-spinning idle strategy, that core is the drainer's alone.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder pinDrainer(final boolean pinDrainer) {
+        this.pinDrainer = pinDrainer;
+        return this;
+    }
+
+    /**
+     * For tests only: the CPU count the default drainer threading is chosen for, instead of the JVM's.
+     *
+     * @param availableProcessors the CPUs to assume.
+     * @return this builder.
+     */
+    AsyncQueueBuilder availableProcessors(final int availableProcessors) {
+        this.availableProcessors = availableProcessors;
         return this;
     }
 
@@ -204,8 +254,18 @@ public final class AsyncQueueBuilder {
         return drainBatch;
     }
 
-    SpoolQueueBuilder.PauseStrategyFactory drainerPause() {
-        return drainerPause;
+    DrainerThreading drainerThreading() {
+        return new DrainerThreading(availableProcessors, hotThreads, pinDrainer, drainerIdleStrategy);
+    }
+
+    /** @return a new idle strategy for a started drainer's thread. */
+    IdleStrategy drainerIdleStrategy() {
+        return drainerThreading().idleStrategy(drainBatch);
+    }
+
+    /** @return the factory of a started drainer's thread. */
+    ThreadFactory drainerThreads() {
+        return drainerThreading().threads();
     }
 
     DrainHook drainHook() {

@@ -2,17 +2,20 @@ package dev.spool.ringbuffer;
 
 import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.MappedBytesStore;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static dev.spool.ringbuffer.RecordDescriptor.*;
 
@@ -23,10 +26,12 @@ import static dev.spool.ringbuffer.RecordDescriptor.*;
  * index a ring reader gives the record before it is drained; if the queue's next index is another (someone else
  * appended), the append fails and names both.
  * <p>
- * Run it either on the caller's thread or event loop, calling {@link #doWork()} in the caller's duty cycle, or on
- * the drainer's own daemon thread {@value #THREAD_NAME} ({@link AsyncQueue#startDrainer()}), which waits with its
- * pause strategy when there is nothing to drain: by default it backs off to parking, so an idle drainer does not
- * burn a core; {@link PauseStrategy#busySpin()} trades that core for the lowest latency.
+ * It is an Agrona {@link Agent} whose {@link #doWork()} drains one batch. Run it on the drainer's own daemon thread
+ * {@value #THREAD_NAME} ({@link AsyncQueue#startDrainer()}), an {@link AgentRunner} whose idle strategy the builder
+ * chooses for the machine's cores ({@link AsyncQueueBuilder#hotThreads(int)}); or create it
+ * ({@link AsyncQueue#createDrainer()}) and run it on an {@link AgentRunner} of your own, alone or in a
+ * {@code CompositeAgent} with the queue's other duties, or from your own duty cycle ({@link #doWork()} or an
+ * {@code AgentInvoker}). The runner or invoker that closes it releases the drainer lock ({@link #onClose()}).
  * <p>
  * Crash safety: before appending a batch the drainer records a drain intent in the ring header (the batch's
  * bounds, its count of data records and the queue's last index before it); after the batch it publishes the drained
@@ -35,7 +40,7 @@ import static dev.spool.ringbuffer.RecordDescriptor.*;
  * knows its predecessor died inside the batch: it counts the excerpts the queue has after the recorded index, skips that many records and
  * appends the rest. Nothing is lost and nothing is written twice.
  */
-public final class Drainer implements AutoCloseable {
+public final class Drainer implements Agent, AutoCloseable {
     /** The name of the thread {@link AsyncQueue#startDrainer()} runs a drainer on. */
     public static final String THREAD_NAME = "spool-ring-drainer";
     private static final Logger LOG = LoggerFactory.getLogger(Drainer.class);
@@ -48,25 +53,26 @@ public final class Drainer implements AutoCloseable {
     private final IndexedAppender appender;
     private final MappedBytesStore store;
     private final int batchLimit;
-    private final PauseStrategy pause;
     private final CycleRule rule;
     private final DrainHook hook;
     private final int reserve;
     private long lastIndex;
     private long drainedRecords;
     private long drainedBatches;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** The runner of {@link #start}, if the drainer has its own thread. */
+    private volatile AgentRunner runner;
+    private volatile Thread thread;
     private volatile boolean running;
     private volatile Throwable failure;
-    private Thread thread;
-    private boolean closed;
 
     /**
      * @return a drainer holding the ring's drainer lock, after finishing what a dead predecessor left.
      * @throws SpoolException if a live process, this one included, holds the lock.
      */
-    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause,
-                        final int reserve, final DrainHook hook) {
-        final Drainer drainer = tryOpen(ring, queue, batchLimit, pause, reserve, hook);
+    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final int reserve,
+                        final DrainHook hook) {
+        final Drainer drainer = tryOpen(ring, queue, batchLimit, reserve, hook);
         if (drainer == null) {
             throw new SpoolException("ring " + ring.path() + " already has a drainer in a live process (lock file "
                     + ring.locks().path() + ")");
@@ -75,14 +81,14 @@ public final class Drainer implements AutoCloseable {
     }
 
     /** @return a drainer as {@link #open} makes it, or null if a live process holds the ring's drainer lock. */
-    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause,
-                           final int reserve, final DrainHook hook) {
-        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, batchLimit, pause, reserve, hook) : null;
+    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final int reserve,
+                           final DrainHook hook) {
+        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, batchLimit, reserve, hook) : null;
     }
 
     /** Takes over the drainer lock the caller holds. */
-    private Drainer(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final PauseStrategy pause,
-                    final int reserve, final DrainHook hook) {
+    private Drainer(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final int reserve,
+                    final DrainHook hook) {
         this.ring = ring;
         this.consumer = ring.consumer();
         this.state = ring.drainState();
@@ -90,7 +96,6 @@ public final class Drainer implements AutoCloseable {
         this.queue = queue;
         this.store = ring.store();
         this.batchLimit = batchLimit;
-        this.pause = pause;
         this.hook = hook;
         this.reserve = reserve;
         this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
@@ -118,13 +123,20 @@ public final class Drainer implements AutoCloseable {
      * Drains one batch: the committed records from the head, up to the batch limit, stopping at the first claim
      * still being written (revoking it if its producer is dead or it is older than the claim timeout, unblocking
      * it if its header stayed unwritten for the blocked-claim timeout). Call it
-     * from one thread at a time, and not while the drainer runs on its own thread.
+     * from one thread at a time, and not while the drainer runs on its own thread. It never waits for a producer
+     * and allocates nothing in steady state; it takes the queue's page faults and write-back stalls.
      *
      * @return the number of records copied into the queue; 0 if there were none.
+     * @throws IllegalStateException     if closed.
+     * @throws AgentTerminationException on its own thread, after a failure: the thread stops.
      */
+    @Override
     public int doWork() {
-        if (closed) {
+        if (closed.get()) {
             throw new IllegalStateException("drainer of " + ring.path() + " is closed");
+        }
+        if (failure != null) {
+            throw new AgentTerminationException("drainer of " + ring.path() + " stopped on " + failure);
         }
         final long head = ring.headPosition();
         final long tail = ring.tailPosition();
@@ -263,30 +275,30 @@ public final class Drainer implements AutoCloseable {
         return indices;
     }
 
-    /** Starts the drainer's own thread. */
-    void start() {
+    /**
+     * Starts the drainer's own thread: a runner that waits with {@code idle} after a call that drained nothing, and
+     * stops at the first failure, which it logs and keeps for {@link #failure()}.
+     */
+    void start(final IdleStrategy idle, final ThreadFactory threads) {
         running = true;
-        thread = new Thread(this::run, THREAD_NAME);
-        thread.setDaemon(true);
-        thread.start();
+        final AgentRunner started = new AgentRunner(idle, this::failed, null, this);
+        runner = started;
+        thread = AgentRunner.startOnThread(started, threads);
     }
 
-    private void run() {
-        final PauseStrategy idle = pause;
-        try {
-            while (running) {
-                if (doWork() == 0) {
-                    idle.pause();
-                } else {
-                    idle.reset();
-                }
-            }
-        } catch (RuntimeException | Error e) {
-            failure = e;
-            running = false;
-            LOG.error("drainer of ring {} into queue {} stopped: records stay in the ring for the next drainer",
-                    ring.path(), queue.directory(), e);
+    private void failed(final Throwable error) {
+        if (error instanceof AgentTerminationException) {
+            return;
         }
+        failure = error;
+        running = false;
+        LOG.error("drainer of ring {} into queue {} stopped: records stay in the ring for the next drainer",
+                ring.path(), queue.directory(), error);
+    }
+
+    @Override
+    public String roleName() {
+        return THREAD_NAME;
     }
 
     /** @return true while the drainer's own thread runs. */
@@ -305,34 +317,39 @@ public final class Drainer implements AutoCloseable {
     }
 
     /**
+     * Releases the drainer lock when the runner or invoker of the caller's choosing closes. The drainer's own runner
+     * leaves that to {@link #close()}.
+     */
+    @Override
+    public void onClose() {
+        running = false;
+        if (runner == null) {
+            release();
+        }
+    }
+
+    /**
      * Stops the drainer's own thread if it has one, after the batch in hand, and releases the drainer lock.
      * Records still in the ring stay there for the next drainer.
      */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        final AgentRunner own = runner;
+        if (own != null && Thread.currentThread() != thread) {
+            own.close();
         }
-        if (thread != null) {
-            running = false;
-            LockSupport.unpark(thread);
-            try {
-                thread.join(TimeUnit.SECONDS.toMillis(30));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new SpoolException("interrupted while stopping the drainer of " + ring.path(), e);
-            }
-            if (thread.isAlive()) {
-                throw new SpoolException("drainer thread of " + ring.path() + " did not stop within 30 s");
-            }
+        release();
+    }
+
+    private void release() {
+        if (closed.compareAndSet(false, true)) {
+            appender.close();
+            ring.locks().free(RingLocks.DRAINER_SLOT);
         }
-        closed = true;
-        appender.close();
-        ring.locks().free(RingLocks.DRAINER_SLOT);
     }
 
     /** @return true once {@link #close()} has run. */
     public boolean isClosed() {
-        return closed;
+        return closed.get();
     }
 }

@@ -2,8 +2,8 @@ package dev.spool.ringbuffer;
 
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.Soak;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -25,7 +25,7 @@ class AsyncTailerStressTest extends SpoolTestBase {
         final int total = Soak.count(300_000, 3_000_000);
         try (AsyncQueue async = AsyncQueue.builder(SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20))
                 .ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).ringReserve(ringReserve)
-                .drainerPause(() -> PauseStrategy.backoff(0, 10, 10_000, 1_000_000)).build();
+                .drainerIdleStrategy(() -> new BackoffIdleStrategy(0, 10, 10_000, 1_000_000)).build();
              AsyncAppender appender = async.createAppender()) {
             async.startDrainer();
             final long[] failure = {-1, -1, -1};

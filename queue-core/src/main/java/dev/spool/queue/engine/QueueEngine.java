@@ -19,6 +19,7 @@ import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.QueueRole;
 
 import net.openhft.chronicle.bytes.BytesStore;
+import org.agrona.concurrent.Agent;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -280,14 +281,21 @@ public final class QueueEngine {
         return store.retention().apply();
     }
 
-    /** @return a group commit on its own daemon thread. */
-    public GroupCommit startGroupCommit() {
-        return new StoreGroupCommit(store, createAppender(SyncPolicy.NONE), true);
+    /** @return a new retention agent, which the appenders' rolls trigger from now on. */
+    public Agent createRetention() {
+        return store.createRetentionAgent();
     }
 
-    /** @return a group commit whose {@link GroupCommit#execute()} the caller runs. */
+    /** @return a group commit on its own daemon thread. */
+    public GroupCommit startGroupCommit() {
+        final StoreGroupCommit groupCommit = new StoreGroupCommit(store, createAppender(SyncPolicy.NONE));
+        groupCommit.start();
+        return groupCommit;
+    }
+
+    /** @return a group commit whose {@link GroupCommit#doWork()} the caller runs. */
     public GroupCommit createGroupCommit() {
-        return new StoreGroupCommit(store, createAppender(SyncPolicy.NONE), false);
+        return new StoreGroupCommit(store, createAppender(SyncPolicy.NONE));
     }
 
     /** @return the queue's directory, absolute. */

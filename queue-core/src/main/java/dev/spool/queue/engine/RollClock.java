@@ -5,14 +5,13 @@ import dev.spool.queue.TimeProvider;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Which cycle it is now on the system clock, for the price of a volatile read: reading the wall clock costs about
  * as much as the rest of an append on the machines Spool is measured on (about 20 ns).
  * <p>
- * One daemon thread per JVM, {@value #THREAD_NAME}, sleeps between cycle boundaries and keeps a volatile
+ * One agent per JVM, the {@link RollClockTicker} on its daemon thread {@value #THREAD_NAME}, parks between cycle
+ * boundaries and keeps a volatile
  * {@link #cycle} up to date. From {@link #guardMillis} before a boundary to {@link #guardMillis} after it the
  * field holds {@link #CHECK_CLOCK} and every caller reads the wall clock, so the roll happens at the exact
  * millisecond unless the daemon wakes more than the guard (50 ms, or a tenth of a short cycle) late. If it does,
@@ -25,7 +24,8 @@ final class RollClock implements CycleSource {
     private static final long CHECK_CLOCK = Long.MIN_VALUE;
     private static final long MAX_GUARD_MILLIS = 50;
     private static final List<RollClock> CLOCKS = new ArrayList<>();
-    private static Thread ticker;
+    /** The running ticker, guarded by {@link #CLOCKS}; null when none runs. */
+    private static RollClockTicker ticker;
 
     private final RollCycle rollCycle;
     private final long epochMillis;
@@ -55,11 +55,9 @@ final class RollClock implements CycleSource {
             }
             clock.references++;
             if (ticker == null) {
-                ticker = new Thread(RollClock::tick, THREAD_NAME);
-                ticker.setDaemon(true);
-                ticker.start();
+                ticker = RollClockTicker.start(CLOCKS);
             } else {
-                LockSupport.unpark(ticker);
+                ticker.wake();
             }
             return clock;
         }
@@ -69,7 +67,7 @@ final class RollClock implements CycleSource {
         synchronized (CLOCKS) {
             if (--references == 0) {
                 CLOCKS.remove(this);
-                LockSupport.unpark(ticker);
+                ticker.wake();
             }
         }
     }
@@ -102,20 +100,10 @@ final class RollClock implements CycleSource {
         return end - guardMillis;
     }
 
-    private static void tick() {
-        while (true) {
-            final long now = System.currentTimeMillis();
-            long next = Long.MAX_VALUE;
-            synchronized (CLOCKS) {
-                if (CLOCKS.isEmpty()) {
-                    ticker = null;
-                    return;
-                }
-                for (final RollClock clock : CLOCKS) {
-                    next = Math.min(next, clock.update(now));
-                }
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, next - now)));
+    /** Called by {@code stopped}, holding {@link #CLOCKS}, when it found no clock left: the next acquire starts one. */
+    static void tickerStopped(final RollClockTicker stopped) {
+        if (ticker == stopped) {
+            ticker = null;
         }
     }
 }

@@ -36,6 +36,8 @@ final class Store {
     private final RollClock rollClock;
     private final boolean syncMarkers;
     private final Retention retention;
+    /** The agent that applies retention after a roll, if the application runs one; else the rolling appender does. */
+    private volatile RetentionAgent retentionAgent;
     private final Doorbell.Group appends = new Doorbell.Group();
     private final Doorbell.Group acks = new Doorbell.Group();
     private final Map<AutoCloseable, Boolean> users = new IdentityHashMap<>();
@@ -125,11 +127,40 @@ final class Store {
      * so a failure is logged, not thrown: the files stay until the next roll or an explicit retention run.
      */
     void applyRetentionAfterRoll(final long cycle) {
+        final RetentionAgent agent = retentionAgent;
+        if (agent != null) {
+            agent.rolled();
+            return;
+        }
         try {
             retention.apply();
         } catch (RuntimeException e) {
             LOG.error("retention of {} failed after the roll to cycle {}: old files stay until the next roll",
                     directory, cycle, e);
+        }
+    }
+
+    /**
+     * @return a new retention agent, which the appenders' rolls now trigger instead of deleting files themselves.
+     * @throws IllegalStateException if this instance has one already.
+     */
+    RetentionAgent createRetentionAgent() {
+        synchronized (users) {
+            checkOpen();
+            if (retentionAgent != null) {
+                throw new IllegalStateException("queue " + directory + " has a retention agent already: close it first");
+            }
+            retentionAgent = new RetentionAgent(this);
+            return retentionAgent;
+        }
+    }
+
+    /** Hands retention back to the appenders' rolls, if {@code agent} is this instance's retention agent. */
+    void retentionClosed(final RetentionAgent agent) {
+        synchronized (users) {
+            if (retentionAgent == agent) {
+                retentionAgent = null;
+            }
         }
     }
 

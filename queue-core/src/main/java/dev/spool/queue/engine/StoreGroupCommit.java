@@ -2,14 +2,20 @@ package dev.spool.queue.engine;
 
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.GroupCommit;
+import dev.spool.queue.internal.AgentThreads;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SleepingIdleStrategy;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
 /** The group commit of a store: see {@link GroupCommit}. */
 final class StoreGroupCommit implements GroupCommit {
+    /** The name of the thread of {@link dev.spool.queue.SpoolQueue#startGroupCommit()}. */
+    static final String THREAD_NAME = "spool-group-commit";
     private static final int WAITER_SLOTS = 64;
     private static final long IDLE_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
     private static final long WAITER_PARK_NS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -19,19 +25,36 @@ final class StoreGroupCommit implements GroupCommit {
     private final AtomicLong requested = new AtomicLong(-1);
     private final AtomicReferenceArray<Thread> waiters = new AtomicReferenceArray<>(WAITER_SLOTS);
     private final AtomicLong syncs = new AtomicLong();
-    private final Thread thread;
-    private volatile boolean running = true;
+    private final String directory;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** The runner of {@link #start()}, if this group commit has its own thread. */
+    private volatile AgentRunner runner;
+    /** The thread that runs the syncer, as {@link #onStart()} or {@link #start()} learnt it: a new waiter wakes it. */
+    private volatile Thread thread;
 
-    StoreGroupCommit(final Store store, final ExcerptAppender syncer, final boolean ownThread) {
+    StoreGroupCommit(final Store store, final ExcerptAppender syncer) {
         this.metadata = store.metadata();
         this.syncer = syncer;
-        if (ownThread) {
-            thread = new Thread(this::run, "spool-group-commit");
-            thread.setDaemon(true);
-            thread.start();
-        } else {
-            thread = null;
-        }
+        this.directory = store.directory().toString();
+    }
+
+    /** Runs the syncer on its own daemon thread, parked 1 ms at a time while no writer waits. */
+    void start() {
+        final AgentRunner started = new AgentRunner(new SleepingIdleStrategy(IDLE_PARK_NS),
+                AgentThreads.logErrors("group commit of " + directory + " failed to sync: its waiters time out"),
+                null, this);
+        runner = started;
+        thread = AgentRunner.startOnThread(started, AgentThreads.daemon());
+    }
+
+    @Override
+    public String roleName() {
+        return THREAD_NAME;
+    }
+
+    @Override
+    public void onStart() {
+        thread = Thread.currentThread();
     }
 
     @Override
@@ -43,8 +66,9 @@ final class StoreGroupCommit implements GroupCommit {
         while ((current = requested.get()) < index && !requested.compareAndSet(current, index)) {
             Thread.onSpinWait();
         }
-        if (thread != null) {
-            LockSupport.unpark(thread);
+        final Thread syncerThread = thread;
+        if (syncerThread != null) {
+            LockSupport.unpark(syncerThread);
         }
         final Thread self = Thread.currentThread();
         final int slot = register(self);
@@ -69,7 +93,7 @@ final class StoreGroupCommit implements GroupCommit {
     }
 
     @Override
-    public int execute() {
+    public int doWork() {
         if (requested.get() <= metadata.lastSyncedIndex()) {
             return 0;
         }
@@ -90,25 +114,20 @@ final class StoreGroupCommit implements GroupCommit {
     }
 
     @Override
-    public void close() {
-        running = false;
-        if (thread != null) {
-            LockSupport.unpark(thread);
-            try {
-                thread.join(TimeUnit.SECONDS.toMillis(10));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+    public void onClose() {
+        if (closed.compareAndSet(false, true)) {
+            syncer.close();
         }
-        syncer.close();
     }
 
-    private void run() {
-        while (running) {
-            if (execute() == 0) {
-                LockSupport.parkNanos(this, IDLE_PARK_NS);
-            }
+    @Override
+    public void close() {
+        final AgentRunner own = runner;
+        if (own != null) {
+            // closes this group commit on its thread, after the round in hand
+            own.close();
         }
+        onClose();
     }
 
     /** @return the slot the waiter took, or -1 if all are taken (it then wakes by its park timeout). */

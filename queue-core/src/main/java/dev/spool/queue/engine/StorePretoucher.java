@@ -2,23 +2,22 @@ package dev.spool.queue.engine;
 
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.internal.AgentThreads;
 
 import net.openhft.chronicle.core.OS;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SleepingIdleStrategy;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /** The pretoucher of a store: see {@link Pretoucher}. */
 final class StorePretoucher implements Pretoucher {
-    private static final Logger LOG = LoggerFactory.getLogger(StorePretoucher.class);
-
     private final Store store;
     private final MetadataFile metadata;
     private final CycleFiles cycleFiles;
@@ -38,9 +37,10 @@ final class StorePretoucher implements Pretoucher {
     /** Every page of {@link #file} below this position has been touched. */
     private long touchedPosition;
     private long nextTouchedPosition;
-    /** Set once, before the thread starts, by {@link #start(Duration)}; read by whoever closes. */
+    /** Set once by {@link #start(Duration)}: the runner of {@link SpoolQueue#startPretoucher(Duration)}. */
+    private volatile AgentRunner runner;
+    /** The runner's thread, once started: the only thread that may then call {@link #doWork()}. */
     private volatile Thread thread;
-    private volatile boolean running;
 
     StorePretoucher(final Store store, final long pretouchLength, final Duration leadTime) {
         this.store = store;
@@ -57,13 +57,18 @@ final class StorePretoucher implements Pretoucher {
     }
 
     @Override
-    public int execute() {
+    public String roleName() {
+        return THREAD_NAME;
+    }
+
+    @Override
+    public int doWork() {
         if (closed.get()) {
             throw new IllegalStateException("pretoucher of " + store.directory() + " is closed");
         }
         if (thread != null && Thread.currentThread() != thread) {
             throw new IllegalStateException("this pretoucher of " + store.directory() + " runs on its own thread, "
-                    + thread.getName() + ": do not call execute() as well");
+                    + thread.getName() + ": do not call doWork() as well");
         }
         final long highest = metadata.highestCycle();
         if (highest < 0) {
@@ -87,15 +92,29 @@ final class StorePretoucher implements Pretoucher {
         return work;
     }
 
+    /**
+     * Releases the mapped files when the runner or invoker of the caller's choosing closes. The runner of
+     * {@link #start(Duration)} leaves that to {@link #close()}: the queue's close holds the monitor that releasing
+     * takes while it waits for that runner's thread to stop.
+     */
+    @Override
+    public void onClose() {
+        if (runner == null) {
+            release();
+        }
+    }
+
     @Override
     public void close() {
-        final Thread runner = thread;
-        if (runner != null) {
-            running = false;
-            LockSupport.unpark(runner);
-            // the files it touches are unmapped below and by the queue's close: it must be gone first
-            joinUninterruptibly(runner);
+        final AgentRunner own = runner;
+        if (own != null && Thread.currentThread() != thread) {
+            // the files it touches are unmapped below and by the queue's close: its thread must be gone first
+            own.close();
         }
+        release();
+    }
+
+    private void release() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
@@ -104,26 +123,14 @@ final class StorePretoucher implements Pretoucher {
         store.closed(this);
     }
 
-    /** Runs {@link #execute()} on a daemon thread every {@code period} until closed. */
+    /** Runs {@link #doWork()} on a daemon thread, sleeping {@code period} whenever there was nothing to do. */
     void start(final Duration period) {
-        final long periodNanos = period.toNanos();
-        running = true;
-        thread = new Thread(() -> run(periodNanos), THREAD_NAME);
-        thread.setDaemon(true);
-        thread.start();
-    }
-
-    private void run(final long periodNanos) {
-        while (running) {
-            try {
-                execute();
-            } catch (RuntimeException | Error e) {
-                LOG.error("pretoucher of {} stopped: writers now take their own page faults and create their own files",
-                        store.directory(), e);
-                return;
-            }
-            LockSupport.parkNanos(periodNanos);
-        }
+        final AgentRunner started = new AgentRunner(new SleepingIdleStrategy(period.toNanos()),
+                AgentThreads.logErrors("pretoucher of " + store.directory()
+                        + " failed: writers take their own page faults and create their own files until it succeeds"),
+                null, this);
+        runner = started;
+        thread = AgentRunner.startOnThread(started, AgentThreads.daemon());
     }
 
     /** Moves to the new highest cycle: the file created ahead of this roll, its first pages already touched. */
@@ -224,24 +231,6 @@ final class StorePretoucher implements Pretoucher {
             final CycleFile released = nextFile;
             nextFile = null;
             cycleFiles.release(released);
-        }
-    }
-
-    private static void joinUninterruptibly(final Thread runner) {
-        if (runner == Thread.currentThread()) {
-            return;
-        }
-        boolean interrupted = false;
-        while (true) {
-            try {
-                runner.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 }

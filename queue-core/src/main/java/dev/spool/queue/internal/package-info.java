@@ -3,6 +3,8 @@
  * compatibility between versions. {@link dev.spool.queue.internal.QueueInternals#of QueueInternals.of(queue)} gives
  * a queue's role, term, acknowledgements, doorbells, promotion and fencing, and its
  * {@link dev.spool.queue.internal.IndexedAppender} that writes at given indices; {@link
- * dev.spool.queue.internal.ProcessSlots} claims a slot per live process through byte-range locks.
+ * dev.spool.queue.internal.ProcessSlots} claims a slot per live process through byte-range locks; {@link
+ * dev.spool.queue.internal.AgentThreads} gives the runners of the background duties their daemon threads and error
+ * handler.
  */
 package dev.spool.queue.internal;

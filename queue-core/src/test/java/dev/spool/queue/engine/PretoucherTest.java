@@ -68,15 +68,15 @@ class PretoucherTest extends SpoolTestBase {
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer live = queue.createTailer();
              Pretoucher pretoucher = queue.createPretoucher()) {
-            assertEquals(0, pretoucher.execute(), "an empty queue: nothing to touch and no roll to prepare");
+            assertEquals(0, pretoucher.doWork(), "an empty queue: nothing to touch and no roll to prepare");
             final long first = appender.append(message(1, 0, 100));
             final long cycle = RollCycle.SECONDLY.toCycle(first);
             final Path next = Stores.of(queue).cycleFiles().path(cycle + 1);
-            pretoucher.execute();
+            pretoucher.doWork();
             assertFalse(Files.exists(next), "1000 ms before the roll is earlier than the 200 ms lead time");
 
             clock.advance(1_000 - LEAD_MILLIS + 50);
-            assertTrue(pretoucher.execute() > 0);
+            assertTrue(pretoucher.doWork() > 0);
             assertTrue(Files.exists(next), "created 150 ms before the roll");
             final Object createdAhead = fileKey(next);
             assertEquals(cycle, Stores.of(queue).metadata().highestCycle(), "created, not started: still the same highest cycle");
@@ -101,7 +101,7 @@ class PretoucherTest extends SpoolTestBase {
                 }
                 assertEquals(List.of(first, before, after), read);
             }
-            assertTrue(pretoucher.execute() > 0, "follows the roll");
+            assertTrue(pretoucher.doWork() > 0, "follows the roll");
         }
         assertVerifiesClean();
     }
@@ -116,11 +116,11 @@ class PretoucherTest extends SpoolTestBase {
             final long first = appender.append(message(2, 0, 100));
             final long cycle = RollCycle.SECONDLY.toCycle(first);
             clock.advance(900);
-            pretoucher.execute();
+            pretoucher.doWork();
             assertTrue(Files.exists(Stores.of(queue).cycleFiles().path(cycle + 1)));
             // no append at all in the cycle it was made for
             clock.advance(1_100);
-            assertEquals(0, pretoucher.execute(), "nothing new to touch, and the next file is made already");
+            assertEquals(0, pretoucher.doWork(), "nothing new to touch, and the next file is made already");
             final long later = appender.append(message(2, 1, 100));
             assertEquals(RollCycle.SECONDLY.toIndex(cycle + 2, 0), later);
             final Bytes<?> into = Bytes.allocateElasticOnHeap();
@@ -133,7 +133,7 @@ class PretoucherTest extends SpoolTestBase {
                 assertEquals(first, backward.read(into), "and backwards too");
             }
             assertEquals(later, queue.lastIndex());
-            pretoucher.execute();
+            pretoucher.doWork();
             assertEquals(1, Stores.of(queue).openCycleFiles(), "the pretoucher let go of the skipped file");
         }
         assertVerifiesClean();
@@ -153,17 +153,17 @@ class PretoucherTest extends SpoolTestBase {
             final long writePosition = writePosition(queue, cycle);
             final long page = net.openhft.chronicle.core.OS.pageSize();
             final long expectedPages = ((writePosition + pretouchLength + page - 1) / page) - writePosition / page;
-            assertEquals(expectedPages, pretoucher.execute(), "every page from the write position to 2 MiB beyond it");
+            assertEquals(expectedPages, pretoucher.doWork(), "every page from the write position to 2 MiB beyond it");
             assertTrue(Files.size(path) >= writePosition + pretouchLength,
                     "the chunks ahead are mapped, so the file grew from " + lengthBefore + " to " + Files.size(path));
-            assertEquals(0, pretoucher.execute(), "nothing new until the writer moves");
+            assertEquals(0, pretoucher.doWork(), "nothing new until the writer moves");
 
             // across the touched pages and two chunk boundaries
             int sequence = 1;
             while (writePosition(queue, cycle) < writePosition + 2 * CHUNK) {
                 appender.append(message(3, sequence++, 1000));
                 if (sequence % 500 == 0) {
-                    assertTrue(pretoucher.execute() > 0, "keeps ahead as the writer moves");
+                    assertTrue(pretoucher.doWork() > 0, "keeps ahead as the writer moves");
                 }
             }
             final int[] read = {0};
@@ -247,13 +247,13 @@ class PretoucherTest extends SpoolTestBase {
     void shouldStopItsThreadWhenClosedAndRefuseExecuteFromOtherThreads() {
         try (SpoolQueue queue = builder(new ManualClock(START), 64 << 10).build()) {
             final Pretoucher pretoucher = queue.startPretoucher(Duration.ofMillis(1));
-            final IllegalStateException e = assertThrows(IllegalStateException.class, pretoucher::execute);
+            final IllegalStateException e = assertThrows(IllegalStateException.class, pretoucher::doWork);
             assertTrue(e.getMessage().contains(Pretoucher.THREAD_NAME), e.getMessage());
             pretoucher.close();
             for (final Thread thread : Thread.getAllStackTraces().keySet()) {
                 assertFalse(thread.getName().equals(Pretoucher.THREAD_NAME) && thread.isAlive());
             }
-            assertThrows(IllegalStateException.class, pretoucher::execute);
+            assertThrows(IllegalStateException.class, pretoucher::doWork);
             assertThrows(IllegalArgumentException.class, () -> queue.startPretoucher(Duration.ZERO));
         }
     }

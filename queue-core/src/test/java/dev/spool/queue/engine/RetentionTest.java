@@ -270,7 +270,7 @@ class RetentionTest extends SpoolTestBase {
                 for (int i = 0; i < 3; i++) {
                     appender.append(message(sequence++));
                 }
-                pretoucher.execute();
+                pretoucher.doWork();
                 while (true) {
                     into.clear();
                     final long index = tailer.read(into);

@@ -7,6 +7,9 @@ import dev.spool.queue.SpoolTestBase;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
 import static org.junit.jupiter.api.Assertions.*;
 
 class RollClockTest extends SpoolTestBase {
@@ -50,6 +53,43 @@ class RollClockTest extends SpoolTestBase {
                 final long cycle = RollCycle.SECONDLY.toCycle(index);
                 assertTrue(cycle >= before && cycle <= after, "cycle " + cycle + " outside [" + before + ", " + after + "]");
             }
+        }
+    }
+
+    @Test
+    void shouldParkTheTickerAgentUntilTheNextUpdateAndStopItWithTheLastClock() {
+        final RollClock clock = RollClock.acquire(RollCycle.DAILY, 0);
+        final Thread ticker = tickerThread();
+        try {
+            awaitCondition(() -> ticker.getState() == Thread.State.TIMED_WAITING, "the ticker parks");
+            final long now = System.currentTimeMillis();
+            final long cached = clock.cachedCycle();
+            assertTrue(cached == RollCycle.DAILY.cycle(now, 0) || cached == Long.MIN_VALUE, "updated at once");
+            final RollClock hourly = RollClock.acquire(RollCycle.HOURLY, 0);
+            assertSame(ticker, tickerThread(), "one ticker per JVM");
+            hourly.release();
+        } finally {
+            clock.release();
+        }
+        awaitCondition(() -> !ticker.isAlive(), "the ticker stops with the last clock");
+    }
+
+    private static Thread tickerThread() {
+        for (final Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().equals(RollClock.THREAD_NAME) && thread.isAlive()) {
+                return thread;
+            }
+        }
+        throw new AssertionError("no thread " + RollClock.THREAD_NAME);
+    }
+
+    private static void awaitCondition(final BooleanSupplier condition, final String what) {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("not within 30 s: " + what);
+            }
+            Thread.yield();
         }
     }
 }

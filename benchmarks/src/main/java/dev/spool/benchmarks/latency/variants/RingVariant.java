@@ -4,7 +4,6 @@ import dev.spool.benchmarks.support.BenchmarkDirectory;
 import dev.spool.benchmarks.support.Payloads;
 import dev.spool.benchmarks.support.RingPaths;
 import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.ringbuffer.AsyncAppender;
 import dev.spool.ringbuffer.AsyncQueue;
 import dev.spool.ringbuffer.AsyncQueueBuilder;
@@ -13,6 +12,7 @@ import dev.spool.ringbuffer.Drainer;
 import dev.spool.ringbuffer.RingHandler;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.Bytes;
+import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -108,7 +108,7 @@ final class RingVariant implements LatencyVariant {
         }
         final AsyncQueueBuilder builder = AsyncQueue.builder(Payloads.spoolQueue(queueDirectory))
                 .ringPath(ringPath)
-                .drainerPause(() -> PauseStrategy.backoff(0, 10, 10_000, 1_000_000));
+                .drainerIdleStrategy(() -> new BackoffIdleStrategy(0, 10, 10_000, 1_000_000));
         if (mode == Mode.STALLED) {
             builder.diagnosticDrainStall(STALL_PERIOD, STALL);
         }

@@ -1,0 +1,80 @@
+package dev.spool.ringbuffer;
+
+import dev.spool.queue.internal.AgentThreads;
+import net.openhft.affinity.AffinityLock;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * How {@link AsyncQueue#startDrainer()} runs the drainer's own thread on this machine: the idle strategy and the
+ * thread factory, chosen from the count of CPUs and of the application's hot threads (the appender and the reader
+ * that spin) unless the application chose them.
+ * <ul>
+ * <li>A core to spare (CPUs greater than hot threads): a dedicated drainer thread that backs off from spinning
+ * through yielding to parking up to 1 ms ({@link BackoffIdleStrategy}); pinned to a core of its own with
+ * OpenHFT's {@link AffinityLock} if asked.</li>
+ * <li>No core to spare: a low-duty thread ({@link LowDutyIdleStrategy}) that parks {@value #LOW_DUTY_PERIOD_MS} ms
+ * after every batch that was not full, so it takes a hot thread's CPU only for a short burst a millisecond, never
+ * spins or yields, and spends its disk stalls blocked, not on a hot thread's core.</li>
+ * </ul>
+ */
+final class DrainerThreading {
+    /** How long the low-duty drainer parks after a batch that was not full. */
+    static final long LOW_DUTY_PERIOD_MS = 1;
+
+    private final int availableProcessors;
+    private final int hotThreads;
+    private final boolean pinned;
+    private final Supplier<IdleStrategy> idleStrategy;
+
+    /**
+     * @param availableProcessors the CPUs the JVM may use.
+     * @param hotThreads          the application's threads that must never be preempted.
+     * @param pinned              whether the drainer's thread is pinned to a core of its own.
+     * @param idleStrategy        the application's choice, or null for the machine's default.
+     */
+    DrainerThreading(final int availableProcessors, final int hotThreads, final boolean pinned,
+                     final Supplier<IdleStrategy> idleStrategy) {
+        this.availableProcessors = availableProcessors;
+        this.hotThreads = hotThreads;
+        this.pinned = pinned;
+        this.idleStrategy = idleStrategy;
+    }
+
+    /** @return true if the machine has a CPU beyond the hot threads for the drainer. */
+    boolean hasSpareCore() {
+        return availableProcessors > hotThreads;
+    }
+
+    /**
+     * @param drainBatch the most records the drainer copies per batch: a full batch means a backlog.
+     * @return a new idle strategy for the drainer's own thread.
+     */
+    IdleStrategy idleStrategy(final int drainBatch) {
+        if (idleStrategy != null) {
+            return idleStrategy.get();
+        }
+        return hasSpareCore() ? new BackoffIdleStrategy()
+                : new LowDutyIdleStrategy(drainBatch, TimeUnit.MILLISECONDS.toNanos(LOW_DUTY_PERIOD_MS));
+    }
+
+    /** @return the factory of the drainer's thread: a daemon, pinned to a core of its own if asked. */
+    ThreadFactory threads() {
+        if (!pinned) {
+            return AgentThreads.daemon();
+        }
+        return runnable -> AgentThreads.daemon().newThread(() -> {
+            // a reserved CPU if the machine has any (isolcpus), else any CPU no other AffinityLock holds
+            final AffinityLock lock = AffinityLock.acquireLock();
+            try {
+                runnable.run();
+            } finally {
+                lock.release();
+            }
+        });
+    }
+}
