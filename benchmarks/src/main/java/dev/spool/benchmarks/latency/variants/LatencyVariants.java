@@ -15,6 +15,8 @@ public final class LatencyVariants {
             () -> new RingVariant(true),
             ChronicleVariant::new,
             TcpFloorVariant::new,
+            ThreadedTcpFloorVariant::new,
+            ClientTcpFloorVariant::new,
             () -> new ReplicatedVariant(1),
             () -> new ReplicatedVariant(2),
             () -> new ReplicatedVariant(5),
