@@ -73,7 +73,7 @@ final class GatewayVariant implements LatencyVariant {
         sink = ReplicationSink.builder(directory.resolve("replica"))
                 .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
         source = ReplicationSource.builder(primary, sink.address()).invoked(invoked).start();
-        Replicas.awaitConnected(sink);
+        Replicas.awaitConnected(sink, source);
         final PublishGateway.Builder builder = PublishGateway.builder(primary, source);
         if (invoked) {
             builder.idleStrategy(new BusySpinIdleStrategy());
