@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.nio.channels.UnresolvedAddressException;
 
 /**
  * The duty cycle of a {@link ReplicationSource}, as a state machine that never blocks: back off until the
@@ -152,7 +153,7 @@ final class SourceAgent implements Agent {
             channel.configureBlocking(false);
             connecting = channel;
             deadlineNs = System.nanoTime() + connectTimeoutNs;
-            if (channel.connect(sink)) {
+            if (connectNow(channel)) {
                 return onConnected();
             }
             channel.register(selector, SelectionKey.OP_CONNECT);
@@ -162,6 +163,15 @@ final class SourceAgent implements Agent {
             connecting = null;
             channel.close();
             throw e;
+        }
+    }
+
+    /** @return true if connected at once; an address that does not resolve now is retried, as a refused one is. */
+    private boolean connectNow(final SocketChannel channel) throws IOException {
+        try {
+            return channel.connect(sink);
+        } catch (UnresolvedAddressException e) {
+            throw new IOException("cannot resolve " + sink, e);
         }
     }
 
