@@ -22,6 +22,8 @@ import static org.junit.jupiter.api.Assertions.*;
 /** The services as Agrona agents: composed on one application thread, invoked with no thread, never blocking. */
 class AgentModelTest extends SpoolTestBase {
     private static final Duration HEARTBEAT = Duration.ofMillis(200);
+    /** Longer than any pause a busy machine gave a test thread here (up to 150 ms seen), shorter than the handshake's 600 ms. */
+    private static final Duration BACK_OFF = Duration.ofMillis(400);
 
     @Test
     void shouldRunSinkSourceAndGatewayComposedOnOneApplicationThreadAndStartNoThreadOfTheirOwn() {
@@ -68,14 +70,17 @@ class AgentModelTest extends SpoolTestBase {
             final List<SocketChannel> accepted = new ArrayList<>();
             try (ReplicationSource source = ReplicationSource.builder(primary,
                     (InetSocketAddress) silent.getLocalAddress()).heartbeatInterval(HEARTBEAT)
-                    .reconnectBackoff(Duration.ofMillis(100), Duration.ofMillis(200)).invoked().start()) {
+                    .reconnectBackoff(BACK_OFF, BACK_OFF).invoked().start()) {
                 long longestNs = 0;
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (accepted.size() < 3) {
+                while (accepted.size() < 4) {
                     assertTrue(System.nanoTime() - deadline < 0, "the source retried " + accepted.size() + " times");
                     final long start = System.nanoTime();
                     source.doWork();
-                    longestNs = Math.max(longestNs, System.nanoTime() - start);
+                    if (accepted.size() >= 2) {
+                        // after the first attempt's one-offs (class loading, the nonces' SecureRandom, logging)
+                        longestNs = Math.max(longestNs, System.nanoTime() - start);
+                    }
                     final SocketChannel channel = silent.accept();
                     if (channel != null) {
                         accepted.add(channel);
@@ -83,8 +88,9 @@ class AgentModelTest extends SpoolTestBase {
                 }
                 assertFalse(source.isConnected());
                 assertNull(source.failure(), "a silent sink is retried, not fatal");
-                // 600 ms handshake timeouts and 100-200 ms back-offs passed in calls that each returned at once
-                assertTrue(longestNs < TimeUnit.MILLISECONDS.toNanos(50), "the longest doWork took " + longestNs + " ns");
+                // two 600 ms handshake timeouts and two 400 ms back-offs passed in calls that each returned before
+                // the shortest of them could have: none of them waited (the margin is for a busy machine's pauses)
+                assertTrue(longestNs < BACK_OFF.toNanos() * 7 / 8, "the longest doWork took " + longestNs + " ns");
             } finally {
                 for (final SocketChannel channel : accepted) {
                     channel.close();
