@@ -1,10 +1,10 @@
 package dev.spool.replication;
 
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.QueueInternals;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -15,10 +15,10 @@ import java.util.concurrent.locks.LockSupport;
  * one volatile long. By default the waiter spins and yields briefly, then parks, and the source unparks it when it
  * records an acknowledgement
  * (through the queue's {@link QueueInternals#ackDoorbell ack doorbell}); a park lasts at most {@value #MAX_PARK_NS} ns,
- * which bounds the wait for a source in another process. With a pause strategy it polls instead, e.g.
- * {@link PauseStrategy#busySpin()} for the lowest latency at the cost of a core. A waiter of an
- * {@link ReplicationSource.Builder#invoked() invoked} source streams while it waits, calling
- * {@link ReplicationSource#doWork()} and spinning (or pausing with its strategy) between calls that find nothing to
+ * which bounds the wait for a source in another process. With an idle strategy it polls instead, e.g. Agrona's
+ * {@code BusySpinIdleStrategy} for the lowest latency at the cost of a core. A waiter of an
+ * {@link ReplicationSource.Builder#invoked() invoked} source runs it while it waits, calling
+ * {@link ReplicationSource#doWork()} and spinning (or idling with its strategy) between calls that find nothing to
  * do. Allocates nothing per wait.
  * One instance belongs to one thread, like the appender it may sync with; {@link #close() close} it when done.
  */
@@ -34,7 +34,7 @@ public final class CommitWaiter implements AutoCloseable {
     private final QueueInternals internals;
     private final ReplicationSource source;
     private final ExcerptAppender appender;
-    private final PauseStrategy pause;
+    private final IdleStrategy polling;
     private final Doorbell acked;
     private final long maxParkNs;
     /** An ack due within microseconds is cheaper to wait for than to be woken by. */
@@ -44,21 +44,21 @@ public final class CommitWaiter implements AutoCloseable {
     long parks;
 
     /**
-     * @param pause      how to poll, or null to spin, yield, then park until an acknowledgement unparks this waiter.
-     * @param maxParkNs  the longest park, without a pause strategy.
-     * @param idleSpins  checks that spin before the waiter yields, without a pause strategy.
-     * @param idleYields checks that yield before it parks, without a pause strategy.
+     * @param polling    how to poll, or null to spin, yield, then park until an acknowledgement unparks this waiter.
+     * @param maxParkNs  the longest park, without a polling strategy.
+     * @param idleSpins  checks that spin before the waiter yields, without a polling strategy.
+     * @param idleYields checks that yield before it parks, without a polling strategy.
      */
     CommitWaiter(final SpoolQueue queue, final ReplicationSource source, final ExcerptAppender appender,
-                 final PauseStrategy pause, final long maxParkNs, final int idleSpins, final int idleYields) {
+                 final IdleStrategy polling, final long maxParkNs, final int idleSpins, final int idleYields) {
 
         this.queue = queue;
         this.internals = QueueInternals.of(this.queue);
         this.source = source;
         this.appender = appender;
-        this.pause = pause;
+        this.polling = polling;
         this.maxParkNs = maxParkNs;
-        this.acked = pause == null ? internals.ackDoorbell(this::wake) : null;
+        this.acked = polling == null ? internals.ackDoorbell(this::wake) : null;
         this.idle = acked == null ? null : new IdleBackoff(acked, idleSpins, idleYields);
     }
 
@@ -103,8 +103,8 @@ public final class CommitWaiter implements AutoCloseable {
         if (stage == CommitStage.SYNCED) {
             return sync(index, deadline);
         }
-        if (pause != null) {
-            pause.reset();
+        if (polling != null) {
+            polling.reset();
         } else {
             waiting = Thread.currentThread();
             idle.reset();
@@ -132,14 +132,14 @@ public final class CommitWaiter implements AutoCloseable {
             if (source.isInvoked()) {
                 // the waiter streams: it sends the write and reads the acknowledgement itself
                 if (source.doWork() == 0) {
-                    if (pause != null) {
-                        pause.pause();
+                    if (polling != null) {
+                        polling.idle();
                     } else {
                         Thread.onSpinWait();
                     }
                 }
-            } else if (pause != null) {
-                pause.pause();
+            } else if (polling != null) {
+                polling.idle();
             } else if (idle.idle()) {
                 parks++;
                 LockSupport.parkNanos(this, Math.min(left, maxParkNs));

@@ -16,7 +16,8 @@ final class IdleBackoff {
     private boolean armed;
 
     /**
-     * @param doorbell what wakes the sleeping thread.
+     * @param doorbell what wakes the sleeping thread; null if only the sleep's own events (a selector's sockets) and
+     *                 its bound wake it: then there is no arming pass.
      * @param spins    idle passes that spin.
      * @param yields   idle passes that yield the CPU after the spins, before the thread sleeps.
      */
@@ -41,7 +42,7 @@ final class IdleBackoff {
             }
             return false;
         }
-        if (!armed) {
+        if (!armed && doorbell != null) {
             // one more pass with the doorbell armed: an event before it is seen by that pass, one after it rings
             doorbell.arm();
             armed = true;
@@ -52,15 +53,15 @@ final class IdleBackoff {
 
     /** After a sleep: the next pass looks again before sleeping again. */
     void afterSleep() {
-        doorbell.disarm();
-        armed = false;
+        if (armed) {
+            doorbell.disarm();
+            armed = false;
+        }
     }
 
     /** After a pass that did something, or before a new wait: the next idle pass starts spinning again. */
     void reset() {
         idle = 0;
-        if (armed) {
-            afterSleep();
-        }
+        afterSleep();
     }
 }

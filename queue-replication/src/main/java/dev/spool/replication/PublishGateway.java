@@ -1,10 +1,14 @@
 package dev.spool.replication;
 
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.QueueInternals;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.CompositeAgent;
+import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,45 +33,43 @@ import static dev.spool.replication.FrameDescriptor.typeName;
  * msync covers every message waiting for it), acknowledged by the replica its {@link ReplicationSource} feeds, or
  * acked-or-synced. This is the durability article's scenario: client, server 1, replica, commit back.
  * <p>
- * Threads: one, {@value #THREAD_NAME}, which appends, syncs and answers. It sleeps in
- * {@link Selector#select(long)}, woken by its clients and, while commits wait for the replica, by the source's
- * acknowledgements (the queue's ack doorbell); such a sleep lasts at most
- * {@value #MAX_SLEEP_MS} ms, which bounds the wait for a source in another process. With a
- * {@link Builder#pauseStrategy pause strategy} it polls instead while commits are pending. With an
- * {@link ReplicationSource.Builder#invoked() invoked} source the gateway streams for it: it polls its clients, the
- * source ({@link ReplicationSource#doWork()}) and its commits in one loop, pausing with its strategy (default
- * {@link PauseStrategy#backoff()}) when none has work.
+ * An {@link Agent} (Agrona's), whose {@link #doWork()} reads its clients, appends, syncs and answers without
+ * blocking. By default it runs on its own thread, {@value #THREAD_NAME}, through an {@code AgentRunner} whose idle
+ * strategy sleeps in the gateway's selector, woken by its clients and, while commits wait for the replica, by the
+ * source's acknowledgements (the queue's ack doorbell); such a sleep lasts at most {@value #MAX_SLEEP_MS} ms, which
+ * bounds the wait for a source in another process. {@link Builder#idleStrategy} chooses another, e.g. Agrona's
+ * {@code BusySpinIdleStrategy}. With an {@link ReplicationSource.Builder#invoked() invoked} source, the gateway's
+ * thread runs both in a {@code CompositeAgent} (its clients, the source's {@link ReplicationSource#doWork()}, its
+ * commits, in one loop), idling with its strategy (default Agrona's {@code BackoffIdleStrategy}) when neither has
+ * work; closing the gateway leaves the source to its owner. Built {@link Builder#invoked() invoked}, it starts no
+ * thread and the application runs it in its own duty cycle, with the source if that is invoked too.
  */
-public final class PublishGateway implements AutoCloseable {
+public final class PublishGateway implements Agent, AutoCloseable {
     /** Name of the gateway's thread. */
     public static final String THREAD_NAME = "spool-publish-gateway";
     private static final Logger LOG = LoggerFactory.getLogger(PublishGateway.class);
     /** The longest sleep while commits are pending, by default. */
     static final long MAX_SLEEP_MS = 1;
+    /** The longest sleep with no commit pending: only a client's socket can bring work then. */
+    private static final long QUIET_SLEEP_MS = 100;
 
     private final SpoolQueue queue;
     private final QueueInternals internals;
     private final ReplicationSource source;
     private final ServerSocketChannel server;
     private final Selector selector;
-    private final Thread thread;
-    private final PauseStrategy pause;
-    private final Doorbell acked;
-    private final long maxSleepMs;
+    private final AgentHost host;
     private final int maxFrameLength;
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private final PendingCommits pending;
     private final PublishFlyweight publish = new PublishFlyweight();
     private ExcerptAppender appender;
-    private volatile boolean running = true;
     private volatile Throwable failure;
 
     private PublishGateway(final Builder builder) throws IOException {
         this.queue = builder.queue;
         this.internals = QueueInternals.of(queue);
         this.source = builder.source;
-        this.pause = builder.pause;
-        this.maxSleepMs = builder.maxSleepMs;
         this.maxFrameLength = PublishFlyweight.frameLength(queue.maxMessageLength());
         this.pending = new PendingCommits(queue.directory());
         this.selector = Selector.open();
@@ -81,9 +83,22 @@ public final class PublishGateway implements AutoCloseable {
             selector.close();
             throw e;
         }
-        acked = internals.ackDoorbell(selector::wakeup);
-        thread = new Thread(this::run, THREAD_NAME);
-        thread.setDaemon(true);
+        final String what = "the gateway of " + queue.directory();
+        if (builder.invoked) {
+            host = AgentHost.invoked(what);
+        } else if (source != null && source.isInvoked()) {
+            final IdleStrategy idle = builder.idle != null ? builder.idle : new BackoffIdleStrategy();
+            host = AgentHost.onOwnThread(what, THREAD_NAME, new CompositeAgent(new OwnThread(), new Streaming(source)),
+                    idle, null, null, LOG);
+        } else if (builder.idle != null) {
+            host = AgentHost.onOwnThread(what, THREAD_NAME, new OwnThread(), builder.idle, null, null, LOG);
+        } else {
+            final Doorbell acked = internals.ackDoorbell(selector::wakeup);
+            // with no commit pending, only a client can bring work: sleep long, woken by its socket
+            final SelectorIdleStrategy sleeper = new SelectorIdleStrategy(selector, acked, 0, 0, builder.maxSleepMs,
+                    this::isWaiting, QUIET_SLEEP_MS);
+            host = AgentHost.onOwnThread(what, THREAD_NAME, new OwnThread(), null, sleeper, acked, LOG);
+        }
     }
 
     /**
@@ -110,70 +125,91 @@ public final class PublishGateway implements AutoCloseable {
         return failure;
     }
 
-    /** Stops the thread and closes every client connection; the queue stays open. */
+    /**
+     * Stops the gateway (on its own thread: stops the thread; invoked: waits for a pass in progress) and closes
+     * every client connection; the queue and the source stay open. Closing again does nothing.
+     */
     @Override
     public void close() {
-        running = false;
-        selector.wakeup();
-        Threads.join(thread, "the gateway of " + queue.directory());
+        host.close(new OwnThread());
     }
 
-    private PublishGateway startThread() {
-        thread.start();
-        return this;
+    /**
+     * One pass of a gateway built {@link Builder#invoked() invoked}, on the calling thread: reads its clients,
+     * appends their publishes, syncs if a commit needs it, and sends the commits that are due; never blocks. Calls
+     * never overlap (a call made while another runs returns 0 at once). An error that stops the gateway is reported
+     * by {@link #failure()}, and later calls do nothing. An invoked source is not run here: run it too.
+     *
+     * @return the work done: sockets that were ready plus commits sent.
+     * @throws IllegalStateException if the gateway was not built invoked: its own thread calls it.
+     */
+    @Override
+    public int doWork() {
+        if (!host.enter()) {
+            return 0;
+        }
+        try {
+            return work();
+        } finally {
+            host.exit();
+        }
     }
 
-    private void run() {
-        try (ExcerptAppender ownAppender = queue.createAppender()) {
-            appender = ownAppender;
-            final boolean invokes = source != null && source.isInvoked();
-            final PauseStrategy poll = invokes && pause == null ? PauseStrategy.backoff() : pause;
-            while (running) {
-                if (invokes) {
-                    // the gateway streams for its source: it polls its clients and the replica in one loop
-                    final int work = source.doWork() + selector.selectNow(onSelected) + releaseCommits();
-                    if (work == 0) {
-                        poll.pause();
-                    } else {
-                        poll.reset();
-                    }
-                } else if (pending.count() == 0) {
-                    selector.select(onSelected, 100);
-                } else if (pause != null) {
-                    final int selected = selector.selectNow(onSelected);
-                    if (releaseCommits() == 0 && selected == 0) {
-                        pause.pause();
-                    } else {
-                        pause.reset();
-                    }
-                } else {
-                    acked.arm();
-                    // checked with the doorbell armed: an ack recorded before is released here, one after wakes the select
-                    if (releaseCommits() == 0) {
-                        selector.select(onSelected, maxSleepMs);
-                    }
-                    acked.disarm();
-                    if (pending.count() > 0) {
-                        releaseCommits();
-                    }
-                }
+    /** @return {@value #THREAD_NAME}. */
+    @Override
+    public String roleName() {
+        return THREAD_NAME;
+    }
+
+    /** Invoked: the same as {@link #close()}, for an {@code AgentInvoker} or a {@code CompositeAgent} that ends. */
+    @Override
+    public void onClose() {
+        close();
+    }
+
+    /** @return true while commits wait: the idle thread then watches the acknowledgements too. */
+    private boolean isWaiting() {
+        return pending.count() > 0;
+    }
+
+    private int work() {
+        if (failure != null) {
+            return 0;
+        }
+        try {
+            if (appender == null) {
+                appender = queue.createAppender();
             }
+            return selector.selectNow(onSelected) + releaseCommits();
         } catch (IOException | RuntimeException | Error e) {
             failure = e;
             LOG.error("publish gateway of {} stopped", queue.directory(), e);
-        } finally {
-            acked.close();
-            for (final SelectionKey key : selector.keys()) {
-                if (key.attachment() instanceof Connection connection) {
-                    connection.close();
-                }
+            release();
+            if (!host.isInvoked()) {
+                throw new AgentTerminationException(e);
             }
-            try {
-                selector.close();
-                server.close();
-            } catch (IOException e) {
-                LOG.error("publish gateway of {}: cannot close its listening socket", queue.directory(), e);
+            return 0;
+        }
+    }
+
+    /** Closes the clients' connections, the listening socket and the appender. Once. */
+    private void release() {
+        if (!selector.isOpen()) {
+            return;
+        }
+        for (final SelectionKey key : selector.keys()) {
+            if (key.attachment() instanceof Connection connection) {
+                connection.close();
             }
+        }
+        try {
+            selector.close();
+            server.close();
+        } catch (IOException e) {
+            LOG.error("publish gateway of {}: cannot close its listening socket", queue.directory(), e);
+        }
+        if (appender != null) {
+            appender.close();
         }
     }
 
@@ -247,13 +283,51 @@ public final class PublishGateway implements AutoCloseable {
         client.close();
     }
 
+    /** The agent the gateway's own runner runs, and the one an invoked gateway closes: the work without the guard. */
+    private final class OwnThread implements Agent {
+        @Override
+        public int doWork() {
+            return work();
+        }
+
+        @Override
+        public void onClose() {
+            release();
+        }
+
+        @Override
+        public String roleName() {
+            return THREAD_NAME;
+        }
+    }
+
+    /** An invoked source as a part of the gateway's composite agent: run by it, closed by its owner. */
+    private static final class Streaming implements Agent {
+        private final ReplicationSource source;
+
+        Streaming(final ReplicationSource source) {
+            this.source = source;
+        }
+
+        @Override
+        public int doWork() {
+            return source.doWork();
+        }
+
+        @Override
+        public String roleName() {
+            return source.roleName();
+        }
+    }
+
     /** Settings of a {@link PublishGateway}. */
     public static final class Builder {
         private final SpoolQueue queue;
         private final ReplicationSource source;
         private InetAddress bindAddress = InetAddress.getLoopbackAddress();
         private int port;
-        private PauseStrategy pause;
+        private IdleStrategy idle;
+        private boolean invoked;
         /** Tests set it long, to prove that acknowledgements wake the gateway. */
         long maxSleepMs = MAX_SLEEP_MS;
 
@@ -281,19 +355,33 @@ public final class PublishGateway implements AutoCloseable {
         }
 
         /**
-         * @param pause how the gateway's thread waits while commits are pending, polling instead of sleeping until
-         *              an acknowledgement wakes it (the default): e.g. {@link PauseStrategy#busySpin()}.
+         * @param idle what the gateway's own thread does after a pass with nothing to do, instead of sleeping in its
+         *             selector until a client or an acknowledgement wakes it (the default; with an invoked source,
+         *             Agrona's {@code BackoffIdleStrategy}): e.g. {@code BusySpinIdleStrategy}, at the cost of a core.
+         *             Not used invoked.
          * @return this builder.
          */
-        public Builder pauseStrategy(final PauseStrategy pause) {
-            this.pause = Objects.requireNonNull(pause, "pause");
+        public Builder idleStrategy(final IdleStrategy idle) {
+            this.idle = Objects.requireNonNull(idle, "idle");
             return this;
         }
 
-        /** @return the running gateway. */
+        /**
+         * Runs the gateway on the caller's threads only: no thread is started, and the application calls
+         * {@link PublishGateway#doWork()} in its own duty cycle (directly, through an {@code AgentInvoker}, or in a
+         * {@code CompositeAgent} with an invoked source). Nothing is answered unless someone calls it.
+         *
+         * @return this builder.
+         */
+        public Builder invoked() {
+            this.invoked = true;
+            return this;
+        }
+
+        /** @return the gateway, running on its own thread unless {@link #invoked()}. */
         public PublishGateway start() {
             try {
-                return new PublishGateway(this).startThread();
+                return new PublishGateway(this);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + port + " for "
                         + queue.directory(), e);

@@ -2,6 +2,9 @@ package dev.spool.replication;
 
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,27 +13,15 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 
-import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
-import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
 import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
-import static dev.spool.replication.FrameDescriptor.TYPE_DATA;
-import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
-import static dev.spool.replication.FrameDescriptor.TYPE_HEARTBEAT;
-import static dev.spool.replication.FrameDescriptor.TYPE_HELLO;
-import static dev.spool.replication.FrameDescriptor.TYPE_START;
-import static dev.spool.replication.FrameDescriptor.typeName;
 
 /**
  * The receiving end of replication: listens for one {@link ReplicationSource} at a time and writes each excerpt it
@@ -38,42 +29,36 @@ import static dev.spool.replication.FrameDescriptor.typeName;
  * written, or synced if so configured. The replica is created at the first handshake with the source's identity,
  * roll cycle, epoch and maximum message length; until then {@link SpoolQueue#exists(Path)} is false.
  * <p>
- * Threads: one, {@value #THREAD_NAME}, which waits in {@link Selector#select(long)} (it never spins) and does all
- * the socket and queue work. A new connection replaces the current one, which is closed: a restarted source is
- * served at once, without waiting for its dead connection to time out.
+ * A new connection replaces the current one, which is closed: a restarted source is served at once, without
+ * waiting for its dead connection to time out.
+ * <p>
+ * An {@link Agent} (Agrona's): each {@link #doWork()} selects without blocking, accepts, reads and writes what
+ * arrived, acknowledges, and checks the connection's heartbeats. By default it runs on its own thread,
+ * {@value #THREAD_NAME}, through an {@code AgentRunner} whose idle strategy sleeps in the sink's selector (it never
+ * spins) until a frame or a connection arrives, at most half a heartbeat interval; {@link Builder#idleStrategy}
+ * chooses another. Built {@link Builder#invoked() invoked}, it starts no thread and the application runs it in its
+ * own duty cycle.
  */
-public final class ReplicationSink implements AutoCloseable {
+public final class ReplicationSink implements Agent, AutoCloseable {
     /** Name of the sink's thread. */
     public static final String THREAD_NAME = "spool-replication-sink";
     /** Default largest frame accepted: a 16 MiB excerpt and its headers. */
     public static final int DEFAULT_MAX_FRAME_LENGTH = (16 << 20) + 64;
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSink.class);
-    private static final int HANDSHAKE_CAPACITY = 4096;
 
     private final Path directory;
     private final ReplicaWriter replica;
-    private final SinkHandshake handshake;
-    private int growTo;
-    private final long heartbeatNs;
     private final ServerSocketChannel server;
     private final Selector selector;
-    private final Thread thread;
-    private final Consumer<SelectionKey> onSelected = this::onSelected;
-    private volatile boolean running = true;
-    private volatile boolean connected;
+    private final SinkSession session;
+    private final AgentHost host;
     private volatile Throwable failure;
-
-    private final Connection connection = new Connection(HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY);
-    private final ErrorFlyweight error = new ErrorFlyweight();
-    private State state;
-
-    private enum State { AWAIT_HELLO, AWAIT_START, STREAMING }
 
     private ReplicationSink(final Builder builder) throws IOException {
         this.directory = builder.directory;
         final SpoolQueueBuilder queueBuilder = SpoolQueue.builder(directory);
         builder.queueSettings.accept(queueBuilder);
-        this.heartbeatNs = builder.heartbeatInterval.toNanos();
+        final long heartbeatNs = builder.heartbeatInterval.toNanos();
         ServerSocketChannel channel = null;
         ReplicaWriter opened = null;
         try {
@@ -89,16 +74,22 @@ public final class ReplicationSink implements AutoCloseable {
             if (channel != null) {
                 channel.close();
             }
-            connection.close();
             if (opened != null) {
                 opened.close();
             }
             throw e;
         }
         replica = opened;
-        handshake = new SinkHandshake(directory, replica, builder.maxFrameLength, builder.secret);
-        thread = new Thread(this::run, THREAD_NAME);
-        thread.setDaemon(true);
+        session = new SinkSession(directory, replica,
+                new SinkHandshake(directory, replica, builder.maxFrameLength, builder.secret), selector, heartbeatNs);
+        final String what = "the sink of " + directory;
+        if (builder.invoked) {
+            host = AgentHost.invoked(what);
+        } else {
+            final SelectorIdleStrategy sleeper = builder.idle != null ? null
+                    : new SelectorIdleStrategy(selector, null, 0, 0, Math.max(1, heartbeatNs / 2_000_000));
+            host = AgentHost.onOwnThread(what, THREAD_NAME, new OwnThread(), builder.idle, sleeper, null, LOG);
+        }
     }
 
     /**
@@ -120,7 +111,7 @@ public final class ReplicationSink implements AutoCloseable {
 
     /** @return true while a source is connected and past the handshake. */
     public boolean isConnected() {
-        return connected;
+        return session.isConnected();
     }
 
     /** @return the last index written to the replica, -1 if none. */
@@ -150,221 +141,104 @@ public final class ReplicationSink implements AutoCloseable {
         }
     }
 
-    /** Stops the thread, closes the connection and the listening socket, and closes the replica. */
+    /**
+     * Stops the sink (on its own thread: stops the thread; invoked: waits for a pass in progress), closes the
+     * connection and the listening socket, and closes the replica. Closing again does nothing.
+     */
     @Override
     public void close() {
         stop();
         replica.close();
     }
 
-    private void stop() {
-        running = false;
-        selector.wakeup();
-        Threads.join(thread, "the sink of " + directory);
-    }
-
-    private ReplicationSink startThread() {
-        thread.start();
-        return this;
-    }
-
-    private void run() {
+    /**
+     * One pass of a sink built {@link Builder#invoked() invoked}, on the calling thread: accepts a connection,
+     * reads, writes and acknowledges what arrived, checks the heartbeats; never blocks. Calls never overlap (a call
+     * made while another runs returns 0 at once). An error that stops the sink is reported by {@link #failure()},
+     * and later calls do nothing.
+     *
+     * @return the work done: sockets that were ready, plus acknowledgements and heartbeats sent.
+     * @throws IllegalStateException if the sink was not built invoked: its own thread calls it.
+     */
+    @Override
+    public int doWork() {
+        if (!host.enter()) {
+            return 0;
+        }
         try {
-            final long selectMillis = Math.max(1, heartbeatNs / 2_000_000);
-            while (running) {
-                selector.select(onSelected, selectMillis);
-                if (connection.isAttached()) {
-                    checkLiveness();
-                }
+            return work();
+        } finally {
+            host.exit();
+        }
+    }
+
+    /** @return {@value #THREAD_NAME}. */
+    @Override
+    public String roleName() {
+        return THREAD_NAME;
+    }
+
+    /** Invoked: the same as {@link #close()}, for an {@code AgentInvoker} or a {@code CompositeAgent} that ends. */
+    @Override
+    public void onClose() {
+        close();
+    }
+
+    private void stop() {
+        host.close(new OwnThread());
+    }
+
+    private int work() {
+        if (failure != null) {
+            return 0;
+        }
+        try {
+            int work = selector.selectNow(session.onSelected);
+            if (session.isAttached()) {
+                work += session.checkLiveness();
             }
+            return work;
         } catch (IOException | RuntimeException | Error e) {
             failure = e;
             LOG.error("replication sink of {} stopped", directory, e);
-        } finally {
-            disconnect();
-            connection.close();
-            try {
-                selector.close();
-                server.close();
-            } catch (IOException e) {
-                LOG.error("replication sink of {}: cannot close its listening socket", directory, e);
+            release();
+            if (!host.isInvoked()) {
+                throw new AgentTerminationException(e);
             }
+            return 0;
         }
     }
 
-    private void onSelected(final SelectionKey key) {
-        try {
-            if (key.isAcceptable()) {
-                accept();
-            } else if (key.isReadable() && connection.isAttached() && key.channel() == connection.channel()) {
-                receive();
-            }
-        } catch (FrameException e) {
-            LOG.warn("replication sink of {}: closing the connection from {}: {}", directory, connection.peer(), e.getMessage());
-            sendErrorAndDisconnect(ERROR_PROTOCOL, e.getMessage());
-        } catch (Refusal e) {
-            LOG.error("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(), e.getMessage());
-            sendErrorAndDisconnect(e.code(), e.getMessage());
-        } catch (Connection.PeerClosedException e) {
-            LOG.info("replication sink of {}: {}", directory, e.getMessage());
-            disconnect();
-        } catch (IOException e) {
-            LOG.warn("replication sink of {}: connection from {} lost: {}", directory, connection.peer(), e.toString());
-            disconnect();
-        }
-    }
-
-    private void accept() throws IOException {
-        final SocketChannel channel = server.accept();
-        if (channel == null) {
+    /** Closes the connection, the selector and the listening socket; the replica stays open. Once. */
+    private void release() {
+        if (!selector.isOpen()) {
             return;
         }
-        if (connection.isAttached() && state == State.STREAMING) {
-            LOG.info("replication sink of {}: refusing a connection from {}: the source at {} is streaming", directory,
-                    channel.getRemoteAddress(), connection.peer());
-            refuseBusy(channel, replica.term());
-            return;
-        }
-        if (connection.isAttached()) {
-            LOG.info("replication sink of {}: a new connection from {} replaces the handshake of {}", directory,
-                    channel.getRemoteAddress(), connection.peer());
-            disconnect();
-        }
+        session.close();
         try {
-            connection.attach(channel);
-            channel.register(selector, SelectionKey.OP_READ);
+            selector.close();
+            server.close();
         } catch (IOException e) {
-            disconnect();
-            channel.close();
-            throw e;
-        }
-        state = State.AWAIT_HELLO;
-    }
-
-    /** Tells a second source, with one blocking write of a small frame, to retry later; the stream goes on. */
-    private static void refuseBusy(final SocketChannel channel, final long term) throws IOException {
-        try (SocketChannel refused = channel) {
-            final byte[] message = "another source is streaming to this sink".getBytes(StandardCharsets.UTF_8);
-            final int length = ErrorFlyweight.frameLength(message.length);
-            final ByteBuffer frame = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-            new FrameHeader().wrap(frame, 0).encode(TYPE_ERROR).frameLength(length);
-            new ErrorFlyweight().wrap(frame, 0).code(ERROR_BUSY).term(term).message(message, message.length);
-            refused.write(frame);
+            LOG.error("replication sink of {}: cannot close its listening socket", directory, e);
         }
     }
 
-    private void receive() throws IOException, Refusal {
-        final Connection c = connection;
-        c.receive();
-        final long before = replica.written();
-        while (c.isAttached() && c.nextFrame()) {
-            final int type = c.frameType();
-            switch (state) {
-                case AWAIT_HELLO:
-                    expect(type, TYPE_HELLO);
-                    growTo = handshake.onHello(c);
-                    state = State.AWAIT_START;
-                    break;
-                case AWAIT_START:
-                    expect(type, TYPE_START);
-                    handshake.onStart(c);
-                    onStreaming();
-                    break;
-                default:
-                    if (type == TYPE_DATA) {
-                        replica.write(c);
-                    } else if (type == TYPE_ERROR) {
-                        error.wrap(c.received(), c.frameOffset());
-                        LOG.error("replication sink of {}: the source at {} reports error {}: {}", directory, c.peer(),
-                                error.code(), error.message(c.frameLength()));
-                        disconnect();
-                        return;
-                    } else {
-                        expect(type, TYPE_HEARTBEAT);
-                    }
-                    break;
-            }
-            c.consumeFrame();
-            if (growTo > 0) {
-                c.receiveCapacity(growTo);
-                growTo = 0;
-            }
+    /** The agent the sink's own runner runs, and the one an invoked sink closes: the work without the guard. */
+    private final class OwnThread implements Agent {
+        @Override
+        public int doWork() {
+            return work();
         }
-        if (c.isAttached() && replica.written() != before) {
-            replica.ack(c);
-        }
-        if (c.isAttached()) {
-            flushAll();
-        }
-    }
 
-    private void expect(final int type, final int expected) throws IOException {
-        if (type == TYPE_ERROR) {
-            error.wrap(connection.received(), connection.frameOffset());
-            final String message = "the source at " + connection.peer() + " reports error " + error.code() + ": "
-                    + error.message(connection.frameLength());
-            LOG.error("replication sink of {}: {}", directory, message);
-            throw new Connection.PeerClosedException(message);
+        @Override
+        public void onClose() {
+            release();
         }
-        if (type != expected) {
-            throw new FrameException(typeName(type) + " frame from " + connection.peer() + " where " + typeName(expected)
-                    + " was expected");
-        }
-    }
 
-    private void onStreaming() {
-        state = State.STREAMING;
-        connected = true;
-        LOG.info("replication sink of {}: source {} of term {} connected, resuming after index {}", directory,
-                connection.peer(), handshake.sourceTerm(), replica.written());
-        if (replica.written() >= 0) {
-            replica.ack(connection);
+        @Override
+        public String roleName() {
+            return THREAD_NAME;
         }
-    }
-
-    private void checkLiveness() {
-        final long now = System.nanoTime();
-        if (now - connection.lastReceivedNs() > 3 * heartbeatNs) {
-            LOG.warn("replication sink of {}: no frame from {} for {} ms, closing the connection", directory,
-                    connection.peer(), (now - connection.lastReceivedNs()) / 1_000_000);
-            disconnect();
-            return;
-        }
-        if (state == State.STREAMING && connection.sendIdle() && now - connection.lastSentNs() > heartbeatNs) {
-            connection.sendHeartbeat();
-        }
-        try {
-            flushAll();
-        } catch (IOException e) {
-            LOG.warn("replication sink of {}: connection from {} lost: {}", directory, connection.peer(), e.toString());
-            disconnect();
-        }
-    }
-
-    /** Acks and heartbeats are small and the source reads them all the time: wait briefly for room, never long. */
-    private void flushAll() throws IOException {
-        final long deadline = System.nanoTime() + 3 * heartbeatNs;
-        while (!connection.flush()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IOException("the source at " + connection.peer() + " reads no acknowledgements");
-            }
-            Thread.onSpinWait();
-        }
-    }
-
-    private void sendErrorAndDisconnect(final int code, final String message) {
-        try {
-            connection.sendError(code, replica.term(), message);
-            connection.flush();
-        } catch (IOException e) {
-            LOG.info("replication sink of {}: could not tell {} why: {}", directory, connection.peer(), e.toString());
-        }
-        disconnect();
-    }
-
-    private void disconnect() {
-        connected = false;
-        connection.detach();
     }
 
     /** Settings of a {@link ReplicationSink}. */
@@ -377,6 +251,8 @@ public final class ReplicationSink implements AutoCloseable {
         private Duration heartbeatInterval = ReplicationSource.DEFAULT_HEARTBEAT_INTERVAL;
         private byte[] secret;
         private boolean ackSynced;
+        private IdleStrategy idle;
+        private boolean invoked;
 
         private Builder(final Path directory) {
             this.directory = Objects.requireNonNull(directory, "directory");
@@ -460,14 +336,38 @@ public final class ReplicationSink implements AutoCloseable {
         }
 
         /**
-         * Opens the replica if it exists (it must be a replica), binds the listening socket and starts the thread.
+         * @param idle what the sink's own thread does after a pass with nothing to do, instead of sleeping in its
+         *             selector until a frame or a connection arrives (the default): e.g. Agrona's
+         *             {@code BusySpinIdleStrategy}, at the cost of a core. Not used invoked.
+         * @return this builder.
+         */
+        public Builder idleStrategy(final IdleStrategy idle) {
+            this.idle = Objects.requireNonNull(idle, "idle");
+            return this;
+        }
+
+        /**
+         * Runs the sink on the caller's threads only: no thread is started, and the application calls
+         * {@link ReplicationSink#doWork()} in its own duty cycle (directly, through an {@code AgentInvoker}, or in a
+         * {@code CompositeAgent}). Nothing is received or acknowledged unless someone calls it.
+         *
+         * @return this builder.
+         */
+        public Builder invoked() {
+            this.invoked = true;
+            return this;
+        }
+
+        /**
+         * Opens the replica if it exists (it must be a replica), binds the listening socket and, unless
+         * {@link #invoked()}, starts the thread.
          *
          * @return the running sink.
          * @throws UncheckedIOException if the address cannot be bound.
          */
         public ReplicationSink start() {
             try {
-                return new ReplicationSink(this).startThread();
+                return new ReplicationSink(this);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + port + " for " + directory, e);
             }

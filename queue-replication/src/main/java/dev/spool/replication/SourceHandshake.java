@@ -8,9 +8,6 @@ import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.channels.Selector;
-import java.util.function.BooleanSupplier;
-import java.util.concurrent.locks.LockSupport;
 
 import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
@@ -31,7 +28,9 @@ import static dev.spool.replication.FrameDescriptor.typeName;
  * The source's side of the handshake, once per connection: sends HELLO, checks the sink's WELCOME (its proof of the
  * shared secret, its term, and that its last excerpt is the source's at the same index), and sends START. A sink of
  * a later term fences the source's queue; a mismatch is told to the sink in an ERROR frame and stops the source.
- * Runs on the source's thread; allocation is fine here.
+ * Non-blocking, a step per pass of the source's agent, as a state machine: {@link #begin()} queues HELLO, and
+ * {@link #step(ExcerptTailer)} writes what is pending, reads the WELCOME when it has come, queues START and reports
+ * when START is on the wire; the whole exchange must end within three heartbeat intervals. Allocation is fine here.
  */
 final class SourceHandshake {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
@@ -39,53 +38,77 @@ final class SourceHandshake {
     private final QueueInternals internals;
     private final InetSocketAddress sink;
     private final Connection connection;
-    private final Selector selector;
     private final byte[] secret;
     private final int frameLimit;
     private final long heartbeatNs;
-    private final BooleanSupplier running;
     private final HelloFlyweight hello = new HelloFlyweight();
     private final WelcomeFlyweight welcome = new WelcomeFlyweight();
     private final StartFlyweight start = new StartFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
+    private byte[] sourceNonce;
+    private long term;
+    private long deadlineNs;
+    private boolean startQueued;
+    private long sinkLast;
 
-    /**
-     * @param selector wakes the wait for the WELCOME; the connection's channel is registered with it.
-     * @param running  false once the source is closing: the wait ends.
-     */
     SourceHandshake(final SpoolQueue queue, final InetSocketAddress sink, final Connection connection,
-                    final Selector selector, final byte[] secret, final int frameLimit, final long heartbeatNs,
-                    final BooleanSupplier running) {
+                    final byte[] secret, final int frameLimit, final long heartbeatNs) {
         this.queue = queue;
         this.internals = QueueInternals.of(queue);
         this.sink = sink;
         this.connection = connection;
-        this.selector = selector;
         this.secret = secret;
         this.frameLimit = frameLimit;
         this.heartbeatNs = heartbeatNs;
-        this.running = running;
     }
 
-    /**
-     * Runs the handshake on a freshly attached connection.
-     *
-     * @param tailer the source's tailer, left where streaming resumes: after the sink's last index.
-     * @return the sink's last index, -1 if it has none.
-     * @throws ReplicationException if replication cannot go on: mismatch, divergence, authentication, fencing.
-     * @throws IOException          if the connection failed or the sink sent a bad frame: retried.
-     */
-    long run(final ExcerptTailer tailer) throws IOException {
-        final byte[] sourceNonce = Handshake.nonce();
-        final long term = internals.term();
-        int offset = connection.beginFrame(TYPE_HELLO);
+    /** Starts the handshake on a freshly attached connection: queues HELLO for the next {@link #step}. */
+    void begin() {
+        sourceNonce = Handshake.nonce();
+        term = internals.term();
+        startQueued = false;
+        sinkLast = -1;
+        deadlineNs = System.nanoTime() + 3 * heartbeatNs;
+        final int offset = connection.beginFrame(TYPE_HELLO);
         hello.wrap(connection.send(), offset).magic(MAGIC).rollCycleId(queue.rollCycle().id()).queueId(queue.queueId())
                 .epochMillis(queue.epochMillis()).term(term).lastIndex(queue.lastIndex())
                 .maxMessageLength(queue.maxMessageLength()).frameLimit(frameLimit).nonce(sourceNonce);
         connection.endFrame(offset, HELLO_LENGTH);
-        final long deadline = System.nanoTime() + 3 * heartbeatNs;
-        awaitFlushed(deadline);
-        awaitFrame(deadline);
+    }
+
+    /**
+     * One step, without blocking: writes what is pending, or reads the WELCOME if it has come and answers START.
+     *
+     * @param tailer the source's tailer, left where streaming resumes: after the sink's last index.
+     * @return true once START is on the wire: {@link #sinkLast()} tells where the stream resumes.
+     * @throws ReplicationException if replication cannot go on: mismatch, divergence, authentication, fencing.
+     * @throws IOException          if the connection failed, the sink sent a bad frame or took too long: retried.
+     */
+    boolean step(final ExcerptTailer tailer) throws IOException {
+        if (!connection.flush()) {
+            checkDeadline(true);
+            return false;
+        }
+        if (startQueued) {
+            LOG.info("replication source of {}: connected to {}, resuming after index {}", queue.directory(), sink,
+                    sinkLast);
+            return true;
+        }
+        connection.receive();
+        if (!connection.nextFrame()) {
+            checkDeadline(false);
+            return false;
+        }
+        onReply(tailer);
+        return step(tailer);
+    }
+
+    /** @return the sink's last index, -1 if it has none; once {@link #step} returned true. */
+    long sinkLast() {
+        return sinkLast;
+    }
+
+    private void onReply(final ExcerptTailer tailer) throws IOException {
         if (connection.frameType() == TYPE_ERROR) {
             onRefused(term);
         }
@@ -93,7 +116,7 @@ final class SourceHandshake {
             throw new FrameException(typeName(connection.frameType()) + " frame from " + sink + " where WELCOME was expected");
         }
         welcome.wrap(connection.received(), connection.frameOffset()).check(String.valueOf(sink));
-        final long sinkLast = welcome.lastIndex();
+        final long last = welcome.lastIndex();
         final long sinkChecksum = welcome.checksum();
         final long sinkTerm = welcome.term();
         final byte[] sinkNonce = welcome.nonce();
@@ -105,14 +128,21 @@ final class SourceHandshake {
         if (sinkTerm > term) {
             fence(sinkTerm);
         }
-        checkHistory(tailer, sinkLast, sinkChecksum);
-        offset = connection.beginFrame(TYPE_START);
-        start.wrap(connection.send(), offset).resumeAfter(sinkLast)
+        checkHistory(tailer, last, sinkChecksum);
+        final int offset = connection.beginFrame(TYPE_START);
+        start.wrap(connection.send(), offset).resumeAfter(last)
                 .mac(Handshake.mac(secret, Handshake.SOURCE_LABEL, sinkNonce, sourceNonce));
         connection.endFrame(offset, START_LENGTH);
-        awaitFlushed(deadline);
-        LOG.info("replication source of {}: connected to {}, resuming after index {}", queue.directory(), sink, sinkLast);
-        return sinkLast;
+        sinkLast = last;
+        startQueued = true;
+    }
+
+    /** @param writing true while a frame waits to be written, false while the reply is awaited. */
+    private void checkDeadline(final boolean writing) throws IOException {
+        if (System.nanoTime() - deadlineNs > 0) {
+            throw new IOException(writing ? "the sink at " + sink + " reads nothing"
+                    : "no handshake reply from " + sink + " in time");
+        }
     }
 
     /** The sink answered HELLO with ERROR: fenced if its term is later; retried if the error is passing. */
@@ -176,28 +206,5 @@ final class SourceHandshake {
             LOG.info("replication source of {}: could not tell {} why it stops: {}", queue.directory(), sink, e.toString());
         }
         throw new ReplicationException(message);
-    }
-
-    private void awaitFlushed(final long deadline) throws IOException {
-        while (!connection.flush()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IOException("the sink at " + sink + " reads nothing");
-            }
-            LockSupport.parkNanos(100_000);
-        }
-    }
-
-    private void awaitFrame(final long deadline) throws IOException {
-        while (true) {
-            connection.receive();
-            if (connection.nextFrame()) {
-                return;
-            }
-            final long leftMs = (deadline - System.nanoTime()) / 1_000_000;
-            if (leftMs <= 0 || !running.getAsBoolean()) {
-                throw new IOException("no handshake reply from " + sink + " in time");
-            }
-            selector.select(Connection.IGNORE_KEY, leftMs);
-        }
     }
 }

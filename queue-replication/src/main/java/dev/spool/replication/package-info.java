@@ -8,11 +8,16 @@
  * {@link dev.spool.replication.ReplicationRole role}, term and acknowledged index, and promotes a stopped replica. {@link dev.spool.replication.PublishGateway} and {@link dev.spool.replication.PublishClient}
  * carry publishes and their commits over TCP.
  * <p>
+ * The source, the sink and the gateway are Agrona {@link org.agrona.concurrent.Agent agents}: each runs on a thread
+ * of its own through an {@link org.agrona.concurrent.AgentRunner} with an idle strategy, or, built {@code invoked()},
+ * in the application's own duty cycle (directly, an {@code AgentInvoker}, a {@code CompositeAgent}).
+ * <p>
  * Not API, all package-private: the frame layout, drawn in {@code FrameDescriptor}, and its codec, the only code
  * that touches frame offsets ({@code FrameHeader} and one flyweight per frame type, whose decoders check every
- * field a peer sends); the transport ({@code Connection}); each end's jobs (the source's {@code SourceHandshake}
- * and {@code SourceStream}, the sink's {@code SinkHandshake} and {@code ReplicaWriter}, the gateway's
- * {@code PendingCommits}). What they need from a queue beyond its API comes from queue-core's
+ * field a peer sends); the transport ({@code Connection}); each end's jobs (the source's {@code SourceAgent}, {@code SourceHandshake}
+ * and {@code SourceStream}, the sink's {@code SinkSession}, {@code SinkHandshake} and {@code ReplicaWriter}, the
+ * gateway's {@code PendingCommits}); how a service runs ({@code AgentHost}, {@code SelectorIdleStrategy},
+ * {@code IdleBackoff}). What they need from a queue beyond its API comes from queue-core's
  * {@code dev.spool.queue.internal}, which no public signature here exposes.
  */
 package dev.spool.replication;

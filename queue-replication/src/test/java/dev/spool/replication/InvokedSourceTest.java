@@ -47,7 +47,7 @@ class InvokedSourceTest extends SpoolTestBase {
             try (ReplicationSink sink = sink(0); ReplicationSource source = invokedSource(primary, sink);
                  CommitWaiter waiter = source.commitWaiter(appender)) {
                 assertTrue(source.isInvoked());
-                await(source::isConnected, "the source is connected");
+                invokeUntil(source, source::isConnected, "the source connected, invoked: it has no thread to do so");
                 for (int sequence = 0; sequence < 500; sequence++) {
                     final long index = appender.append(message(sequence));
                     if (sequence % 50 == 49) {
@@ -76,7 +76,7 @@ class InvokedSourceTest extends SpoolTestBase {
              ReplicationSource source = ReplicationSource.builder(primary, sink.address()).start()) {
             assertFalse(source.isInvoked());
             final IllegalStateException refused = assertThrows(IllegalStateException.class, source::doWork);
-            assertTrue(refused.getMessage().contains("streams on its own thread"), refused.getMessage());
+            assertTrue(refused.getMessage().contains("runs on its own thread"), refused.getMessage());
         }
     }
 

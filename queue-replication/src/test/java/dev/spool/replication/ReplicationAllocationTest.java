@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * Steady-state replication allocates nothing: neither the source's thread (tail, batch, socket write, ack read,
  * metadata update) nor the sink's (select, socket read, appendAt, ack write), nor a writer waiting for the ack,
- * which, for an invoked source, streams itself.
+ * which, for an invoked source, streams itself: an invoked source has no thread at all.
  */
 class ReplicationAllocationTest extends SpoolTestBase {
     private static final int WARM_UP = 100_000;
@@ -39,7 +39,10 @@ class ReplicationAllocationTest extends SpoolTestBase {
              CommitWaiter waiter = source.commitWaiter(appender)) {
             final byte[] message = new byte[40];
             replicate(appender, waiter, message, WARM_UP);
-            final long sourceThread = threadId(ReplicationSource.THREAD_NAME);
+            final long sourceThread = invoked ? Thread.currentThread().getId() : threadId(ReplicationSource.THREAD_NAME);
+            if (invoked) {
+                assertFalse(hasThread(ReplicationSource.THREAD_NAME), "an invoked source starts no thread");
+            }
             final long sinkThread = threadId(ReplicationSink.THREAD_NAME);
             final long sourceBefore = THREADS.getThreadAllocatedBytes(sourceThread);
             final long sinkBefore = THREADS.getThreadAllocatedBytes(sinkThread);
@@ -69,6 +72,15 @@ class ReplicationAllocationTest extends SpoolTestBase {
                 fail("index " + last + " was not acked within 30 s");
             }
         }
+    }
+
+    private static boolean hasThread(final String name) {
+        for (final Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().equals(name)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static long threadId(final String name) {

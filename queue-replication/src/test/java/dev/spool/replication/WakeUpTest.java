@@ -39,7 +39,7 @@ class WakeUpTest extends SpoolTestBase {
              CommitWaiter waiter = new CommitWaiter(primary, source, appender, null, LONG_SLEEP.toNanos(), 0, 0)) {
             await(source::isConnected, "the source is connected");
             for (int sequence = 0; sequence < MESSAGES; sequence++) {
-                await(() -> source.sleeping, "the source sleeps before message " + sequence);
+                await(source::isSleeping, "the source sleeps before message " + sequence);
                 final long index = appender.append(message(sequence));
                 assertTrue(waiter.await(index, CommitStage.ACKED, 10, TimeUnit.SECONDS),
                         "message " + sequence + " is acknowledged within 10 s although the source sleeps for minutes");

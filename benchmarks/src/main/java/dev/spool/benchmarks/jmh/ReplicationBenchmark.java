@@ -86,7 +86,7 @@ public class ReplicationBenchmark {
             sink = ReplicationSink.builder(directory.path().resolve("replica"))
                     .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
             source = ReplicationSource.builder(primary, sink.address()).invoked(invoked).start();
-            Replicas.awaitConnected(sink);
+            Replicas.awaitConnected(sink, source);
             waiter = source.commitWaiter(appender);
         }
 

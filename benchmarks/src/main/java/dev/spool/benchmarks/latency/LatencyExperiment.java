@@ -28,23 +28,25 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
             "ring", "ring-read", "ring-invoked", "ring-tmpfs", "ring-nodrain", "ring-stall", VariantNames.CHRONICLE);
 
     /**
-     * The variants of E2: the raw TCP round trip of the same length first, then replication end to end in batches
+     * The variants of E2: the raw TCP round trip of the same length first, and again with a threaded source's
+     * hand-offs (writer, relay thread, echo, relay, reader), then replication end to end in batches
      * of 1, 2, 5, 10 and 20 messages and of single messages streamed by the reader's thread (an invoked source),
      * then the publish alone (the append of a batch, the article's "without
      * replication" table) for the same batch sizes, then the plain queue end to end.
      */
-    static final List<String> E2_VARIANTS = List.of("floor-tcp",
+    static final List<String> E2_VARIANTS = List.of("floor-tcp", "floor-tcp-threaded",
             "spool-replicated", "spool-replicated-b2", "spool-replicated-b5", "spool-replicated-b10",
             "spool-replicated-b20", "spool-replicated-invoked",
             "spool-publish", "spool-publish-b2", "spool-publish-b5", "spool-publish-b10", "spool-publish-b20",
             VariantNames.SPOOL);
 
     /**
-     * The variants of E3: the raw TCP round trip, then each durability stage, then the acknowledged stages again
-     * with the waiting thread streaming for an invoked source, then the whole scenario through a publish gateway
-     * and its client.
+     * The variants of E3: the raw TCP round trip, with a threaded source's hand-offs (the floor of the threaded
+     * acknowledged stages) and as a client -> server -> client round trip (the gateway's floor), then each durability
+     * stage, then the acknowledged stages again with the waiting thread streaming for an invoked source, then the
+     * whole scenario through a publish gateway and its client.
      */
-    static final List<String> E3_VARIANTS = List.of("floor-tcp", "e3-written", "e3-acked", "e3-async-acked",
+    static final List<String> E3_VARIANTS = List.of("floor-tcp", "floor-tcp-threaded", "floor-tcp-client", "e3-written", "e3-acked", "e3-async-acked",
             "e3-sync-acked", "e3-sync10-acked", "e3-acked-or-synced", "e3-acked-or-synced-down", "e3-acked-invoked",
             "e3-async-acked-invoked", "e3-sync10-acked-invoked", "e3-gateway-acked", "e3-gateway-acked-invoked");
 

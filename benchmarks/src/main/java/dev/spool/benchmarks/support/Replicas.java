@@ -1,6 +1,7 @@
 package dev.spool.benchmarks.support;
 
 import dev.spool.replication.ReplicationSink;
+import dev.spool.replication.ReplicationSource;
 
 import java.util.concurrent.locks.LockSupport;
 
@@ -10,18 +11,24 @@ public final class Replicas {
     }
 
     /**
-     * Waits for the replication source to connect to the sink, so that no measurement includes the connection.
+     * Waits for the replication source to connect to the sink, so that no measurement includes the connection; an
+     * invoked source, which has no thread to connect it, is invoked meanwhile.
      *
-     * @param sink a started sink.
+     * @param sink   a started sink.
+     * @param source the source that connects to it.
      * @throws IllegalStateException if no source connected within 30 s.
      */
-    public static void awaitConnected(final ReplicationSink sink) {
+    public static void awaitConnected(final ReplicationSink sink, final ReplicationSource source) {
         final long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!sink.isConnected()) {
+        while (!sink.isConnected() || !source.isConnected()) {
             if (System.nanoTime() - deadline > 0) {
                 throw new IllegalStateException("the replication source did not connect within 30 s");
             }
-            LockSupport.parkNanos(1_000_000);
+            if (!source.isInvoked()) {
+                LockSupport.parkNanos(1_000_000);
+            } else if (source.doWork() == 0) {
+                LockSupport.parkNanos(10_000);
+            }
         }
     }
 }

@@ -2,13 +2,13 @@ package dev.spool.benchmarks.latency.variants;
 
 import dev.spool.benchmarks.support.Payloads;
 import dev.spool.benchmarks.support.Replicas;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.replication.CommitStage;
 import dev.spool.replication.PublishClient;
 import dev.spool.replication.PublishGateway;
 import dev.spool.replication.ReplicationSink;
 import dev.spool.replication.ReplicationSource;
+import org.agrona.concurrent.BusySpinIdleStrategy;
 
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
@@ -58,7 +58,7 @@ final class GatewayVariant implements LatencyVariant {
     @Override
     public String description() {
         return "client -> gateway (append) -> replica -> ack -> commit to the client, stage ACKED; " + (invoked
-                ? "the gateway's thread busy-spins and streams for an invoked source"
+                ? "the gateway's thread busy-spins and runs an invoked source with itself (CompositeAgent)"
                 : "the source on its own thread, the gateway sleeping until acks wake it");
     }
 
@@ -73,10 +73,10 @@ final class GatewayVariant implements LatencyVariant {
         sink = ReplicationSink.builder(directory.resolve("replica"))
                 .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
         source = ReplicationSource.builder(primary, sink.address()).invoked(invoked).start();
-        Replicas.awaitConnected(sink);
+        Replicas.awaitConnected(sink, source);
         final PublishGateway.Builder builder = PublishGateway.builder(primary, source);
         if (invoked) {
-            builder.pauseStrategy(PauseStrategy.busySpin());
+            builder.idleStrategy(new BusySpinIdleStrategy());
         }
         gateway = builder.start();
         dueTimes = new SpscLongRing(1 << 16);

@@ -19,6 +19,8 @@ public final class LatencyVariants {
             () -> new RingVariant(RingVariant.Mode.STALLED),
             ChronicleVariant::new,
             TcpFloorVariant::new,
+            ThreadedTcpFloorVariant::new,
+            ClientTcpFloorVariant::new,
             () -> new ReplicatedVariant(1),
             () -> new ReplicatedVariant(2),
             () -> new ReplicatedVariant(5),

@@ -99,7 +99,7 @@ final class ReplicatedVariant implements LatencyVariant {
             builder.invoked();
         }
         source = builder.start();
-        Replicas.awaitConnected(sink);
+        Replicas.awaitConnected(sink, source);
         message = Payloads.directMessage(length);
     }
 

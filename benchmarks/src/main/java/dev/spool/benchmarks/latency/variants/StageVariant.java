@@ -133,7 +133,7 @@ final class StageVariant implements LatencyVariant {
                 builder.invoked();
             }
             source = builder.start();
-            Replicas.awaitConnected(sink);
+            Replicas.awaitConnected(sink, source);
         } else {
             // nothing listens on port 1: the source retries now and then, and the stage falls back to a sync
             source = ReplicationSource.builder(primary, new InetSocketAddress(InetAddress.getLoopbackAddress(), 1))

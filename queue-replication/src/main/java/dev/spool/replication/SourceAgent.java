@@ -1,0 +1,244 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentTerminationException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.UnresolvedAddressException;
+
+/**
+ * The duty cycle of a {@link ReplicationSource}, as a state machine that never blocks: back off until the
+ * reconnect deadline, connect (a non-blocking connect completed by {@link SocketChannel#finishConnect()}), hand
+ * shake ({@link SourceHandshake}, a step per pass), stream ({@link SourceStream}). A failed connection goes back to
+ * backing off, each time twice as long up to the maximum; an error that stops replication for good stops it with
+ * {@link #failure()} set. One thread at a time; allocates nothing while streaming.
+ */
+final class SourceAgent implements Agent {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
+    private static final int RECEIVE_CAPACITY = 4096;
+    private static final int BACKOFF = 0;
+    private static final int CONNECTING = 1;
+    private static final int HANDSHAKE = 2;
+    private static final int STREAMING = 3;
+    /** Stopped for good: by a failure or by {@link #onClose()}. */
+    private static final int STOPPED = 4;
+
+    private final SpoolQueue queue;
+    private final InetSocketAddress sink;
+    private final long connectTimeoutNs;
+    private final long minBackoffNs;
+    private final long maxBackoffNs;
+    /** On its own thread, a stop ends the runner; invoked, the caller reads {@link #failure()}. */
+    private final boolean terminateOnStop;
+    private final Selector selector;
+    private final Connection connection;
+    private final SourceHandshake handshake;
+    private final SourceStream stream;
+    private final ExcerptTailer tailer;
+    private int state = BACKOFF;
+    private long deadlineNs;
+    private long backoffNs;
+    private SocketChannel connecting;
+    private volatile boolean connected;
+    private volatile Throwable failure;
+
+    SourceAgent(final ReplicationSource.Builder builder, final boolean terminateOnStop) throws IOException {
+        this.queue = builder.queue;
+        this.sink = builder.sink;
+        final long heartbeatNs = builder.heartbeatInterval.toNanos();
+        this.connectTimeoutNs = 3 * heartbeatNs;
+        this.minBackoffNs = builder.minBackoff.toNanos();
+        this.maxBackoffNs = builder.maxBackoff.toNanos();
+        this.backoffNs = minBackoffNs;
+        this.terminateOnStop = terminateOnStop;
+        this.connection = new Connection(RECEIVE_CAPACITY,
+                Math.toIntExact(builder.frameLimit + DataFlyweight.frameLength(queue.maxMessageLength())));
+        this.handshake = new SourceHandshake(queue, sink, connection, builder.secret, builder.frameLimit, heartbeatNs);
+        this.stream = new SourceStream(queue, sink, connection, builder.frameLimit, heartbeatNs);
+        this.selector = Selector.open();
+        this.tailer = queue.createTailer();
+        this.deadlineNs = System.nanoTime();
+    }
+
+    @Override
+    public String roleName() {
+        return ReplicationSource.THREAD_NAME;
+    }
+
+    /**
+     * One pass: whatever the current state allows without blocking.
+     *
+     * @return 1 if anything was done (a step of the connection or the handshake, a frame received or sent), else 0.
+     * @throws AgentTerminationException on its own thread, once the source stopped for good.
+     */
+    @Override
+    public int doWork() {
+        try {
+            switch (state) {
+                case STREAMING:
+                    return stream.streamOnce() ? 1 : 0;
+                case BACKOFF:
+                    return System.nanoTime() - deadlineNs < 0 ? 0 : connect();
+                case CONNECTING:
+                    return finishConnect();
+                case HANDSHAKE:
+                    return shakeHands();
+                default:
+                    return 0;
+            }
+        } catch (ReplicationException e) {
+            LOG.error("replication source of {} stopped: {}", queue.directory(), e.getMessage());
+            stop(e);
+        } catch (FrameException e) {
+            LOG.warn("replication source of {}: closing the connection to {}: {}", queue.directory(),
+                    connection.peer(), e.getMessage());
+            retry();
+        } catch (IOException e) {
+            if (state == STREAMING) {
+                LOG.warn("replication source of {}: connection to {} lost: {}", queue.directory(), sink, e.toString());
+            } else {
+                LOG.info("replication source of {}: cannot replicate to {} ({}), retrying in {} ms",
+                        queue.directory(), sink, e.toString(), backoffNs / 1_000_000);
+            }
+            retry();
+        } catch (RuntimeException | Error e) {
+            LOG.error("replication source of {} stopped", queue.directory(), e);
+            stop(e);
+        }
+        return 0;
+    }
+
+    /** Closes the connection, the tailer and the selector; the queue stays open. Once; later passes do nothing. */
+    @Override
+    public void onClose() {
+        if (!selector.isOpen()) {
+            return;
+        }
+        state = STOPPED;
+        disconnect();
+        connection.close();
+        tailer.close();
+        try {
+            selector.close();
+        } catch (IOException e) {
+            LOG.error("replication source of {}: cannot close its selector", queue.directory(), e);
+        }
+    }
+
+    /** @return the selector the connection is registered with: the idle strategy of the source's thread sleeps in it. */
+    Selector selector() {
+        return selector;
+    }
+
+    boolean isConnected() {
+        return connected;
+    }
+
+    Throwable failure() {
+        return failure;
+    }
+
+    private int connect() throws IOException {
+        final SocketChannel channel = SocketChannel.open();
+        try {
+            channel.configureBlocking(false);
+            connecting = channel;
+            deadlineNs = System.nanoTime() + connectTimeoutNs;
+            if (connectNow(channel)) {
+                return onConnected();
+            }
+            channel.register(selector, SelectionKey.OP_CONNECT);
+            state = CONNECTING;
+            return 1;
+        } catch (IOException | RuntimeException e) {
+            connecting = null;
+            channel.close();
+            throw e;
+        }
+    }
+
+    /** @return true if connected at once; an address that does not resolve now is retried, as a refused one is. */
+    private boolean connectNow(final SocketChannel channel) throws IOException {
+        try {
+            return channel.connect(sink);
+        } catch (UnresolvedAddressException e) {
+            throw new IOException("cannot resolve " + sink, e);
+        }
+    }
+
+    private int finishConnect() throws IOException {
+        if (connecting.finishConnect()) {
+            return onConnected();
+        }
+        if (System.nanoTime() - deadlineNs > 0) {
+            throw new IOException("no connection within " + connectTimeoutNs / 1_000_000 + " ms");
+        }
+        return 0;
+    }
+
+    private int onConnected() throws IOException {
+        final SocketChannel channel = connecting;
+        connecting = null;
+        connection.attach(channel);
+        channel.register(selector, SelectionKey.OP_READ);
+        handshake.begin();
+        state = HANDSHAKE;
+        return 1;
+    }
+
+    private int shakeHands() throws IOException {
+        if (!handshake.step(tailer)) {
+            return 0;
+        }
+        stream.resume(tailer, handshake.sinkLast());
+        backoffNs = minBackoffNs;
+        state = STREAMING;
+        connected = true;
+        return 1;
+    }
+
+    /** Back to backing off: the next connection is tried once the back-off has passed, and the next waits twice as long. */
+    private void retry() {
+        disconnect();
+        state = BACKOFF;
+        deadlineNs = System.nanoTime() + backoffNs;
+        backoffNs = Math.min(backoffNs * 2, maxBackoffNs);
+    }
+
+    private void stop(final Throwable cause) {
+        failure = cause;
+        disconnect();
+        state = STOPPED;
+        if (terminateOnStop) {
+            throw new AgentTerminationException(cause);
+        }
+    }
+
+    private void disconnect() {
+        connected = false;
+        connection.detach();
+        if (connecting != null) {
+            try {
+                connecting.close();
+            } catch (IOException e) {
+                LOG.info("replication source of {}: cannot close a pending connection: {}", queue.directory(), e.toString());
+            }
+            connecting = null;
+        }
+        try {
+            // a closed channel's key leaves the selector, and the socket closes, at the selector's next operation
+            selector.selectNow(Connection.IGNORE_KEY);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot release the connection's key in the source of " + queue.directory(), e);
+        }
+    }
+}
