@@ -46,6 +46,8 @@ final class RingVariant implements LatencyVariant {
          */
         NO_DRAIN("ring-nodrain", "control: the /dev/shm ring alone, no drainer, no queue: the reader consumes the ring"
                 + " (RingBuffer.read)"),
+        /** As {@link #READ}, with the drainer thread's idle strategy left to the builder's default for the machine. */
+        DEFAULT("ring-default", "as ring-read, the drainer's idle strategy the default for this machine's cores"),
         /** As {@link #READ}, the drainer stalled mid-batch for {@link #STALL} every {@link #STALL_PERIOD}. */
         STALLED("ring-stall", "as ring-read, the drainer stalled mid-batch for 100 ms every second (diagnosticDrainStall)");
 
@@ -62,7 +64,7 @@ final class RingVariant implements LatencyVariant {
         }
 
         boolean drainerOnItsOwnThread() {
-            return this == READ || this == TMPFS || this == STALLED;
+            return this == READ || this == DEFAULT || this == TMPFS || this == STALLED;
         }
 
         boolean readerDrains() {
@@ -106,9 +108,10 @@ final class RingVariant implements LatencyVariant {
         } else {
             queueDirectory = directory.resolve("queue");
         }
-        final AsyncQueueBuilder builder = AsyncQueue.builder(Payloads.spoolQueue(queueDirectory))
-                .ringPath(ringPath)
-                .drainerIdleStrategy(() -> new BackoffIdleStrategy(0, 10, 10_000, 1_000_000));
+        final AsyncQueueBuilder builder = AsyncQueue.builder(Payloads.spoolQueue(queueDirectory)).ringPath(ringPath);
+        if (mode != Mode.DEFAULT) {
+            builder.drainerIdleStrategy(() -> new BackoffIdleStrategy(0, 10, 10_000, 1_000_000));
+        }
         if (mode == Mode.STALLED) {
             builder.diagnosticDrainStall(STALL_PERIOD, STALL);
         }
