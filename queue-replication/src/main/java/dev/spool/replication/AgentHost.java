@@ -8,6 +8,7 @@ import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 
 /**
  * How one of this module's services runs its agent: on a daemon thread of its own, through Agrona's {@link AgentRunner} with an idle strategy; or invoked, by the
@@ -71,12 +72,30 @@ final class AgentHost {
     }
 
     /**
+     * Runs one invoked pass of the service unless another caller is inside one or the service is closed.
+     *
+     * @param pass the service's pass, held in a final field so that a call allocates nothing.
+     * @return the work the pass did; 0 if it did not run.
+     * @throws IllegalStateException if the agent runs on its own thread.
+     */
+    int invoke(final IntSupplier pass) {
+        if (!enter()) {
+            return 0;
+        }
+        try {
+            return pass.getAsInt();
+        } finally {
+            exit();
+        }
+    }
+
+    /**
      * Before an invoked pass; {@link #exit()} after it.
      *
      * @return true if the caller may run the pass, false if another caller is inside one or the service is closed.
      * @throws IllegalStateException if the agent runs on its own thread.
      */
-    boolean enter() {
+    private boolean enter() {
         if (runner != null) {
             throw new IllegalStateException(what + " runs on its own thread; build it invoked() to run it from the"
                     + " caller's");
@@ -85,7 +104,7 @@ final class AgentHost {
     }
 
     /** After an invoked pass. */
-    void exit() {
+    private void exit() {
         busy.set(false);
     }
 

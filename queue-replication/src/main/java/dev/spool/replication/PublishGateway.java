@@ -23,6 +23,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 import static dev.spool.replication.FrameDescriptor.TYPE_PUBLISH;
 import static dev.spool.replication.FrameDescriptor.typeName;
@@ -59,6 +60,8 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private final ServerSocketChannel server;
     private final Selector selector;
     private final AgentHost host;
+    /** One invoked pass, made once: a call of {@link #doWork()} allocates nothing. */
+    private final IntSupplier pass = this::work;
     private final int maxFrameLength;
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private final PendingCommits pending;
@@ -145,14 +148,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
      */
     @Override
     public int doWork() {
-        if (!host.enter()) {
-            return 0;
-        }
-        try {
-            return work();
-        } finally {
-            host.exit();
-        }
+        return host.invoke(pass);
     }
 
     /** @return {@value #THREAD_NAME}. */

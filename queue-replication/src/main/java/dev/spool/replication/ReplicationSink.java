@@ -20,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
 
@@ -52,6 +53,8 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     private final Selector selector;
     private final SinkSession session;
     private final AgentHost host;
+    /** One invoked pass, made once: a call of {@link #doWork()} allocates nothing. */
+    private final IntSupplier pass = this::work;
     private volatile Throwable failure;
 
     private ReplicationSink(final Builder builder) throws IOException {
@@ -162,14 +165,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
      */
     @Override
     public int doWork() {
-        if (!host.enter()) {
-            return 0;
-        }
-        try {
-            return work();
-        } finally {
-            host.exit();
-        }
+        return host.invoke(pass);
     }
 
     /** @return {@value #THREAD_NAME}. */

@@ -16,6 +16,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.IntSupplier;
 
 /**
  * The sending end of replication: tails a primary queue and ships its excerpts to a {@link ReplicationSink}, in DATA
@@ -64,6 +65,8 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     private final SpoolQueue queue;
     private final SourceAgent agent;
     private final AgentHost host;
+    /** One invoked pass, made once: a call of {@link #doWork()} allocates nothing. */
+    private final IntSupplier pass = this::pass;
 
     private ReplicationSource(final Builder builder) throws IOException {
         this.queue = builder.queue;
@@ -147,14 +150,11 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      */
     @Override
     public int doWork() {
-        if (!host.enter()) {
-            return 0;
-        }
-        try {
-            return agent.doWork();
-        } finally {
-            host.exit();
-        }
+        return host.invoke(pass);
+    }
+
+    private int pass() {
+        return agent.doWork();
     }
 
     /** @return {@value #THREAD_NAME}. */
