@@ -82,6 +82,17 @@ class DamageTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRefuseAQueueCreatedWithAFeatureThisBuildDoesNotKnow() throws IOException {
+        fill(1);
+        final Path metadata = queueDir().resolve(MetadataDescriptor.FILE_NAME);
+        writeInt(metadata, MetadataDescriptor.VERSION_OFFSET, MetadataDescriptor.VERSION_WITH_FEATURES);
+        writeInt(metadata, MetadataDescriptor.FEATURES_OFFSET, 0x4000_0000);
+        final CorruptQueueException e = assertThrows(CorruptQueueException.class, () -> SpoolQueue.open(queueDir()));
+        assertEquals(MetadataDescriptor.FEATURES_OFFSET, e.position());
+        assertTrue(e.getMessage().contains("0x40000000") && e.getMessage().contains("newer Spool"), e.getMessage());
+    }
+
+    @Test
     void shouldRefuseACycleFileWithABadMagic() throws IOException {
         fill(1);
         final Path cycleFile = onlyCycleFile();

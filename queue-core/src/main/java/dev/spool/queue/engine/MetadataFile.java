@@ -144,8 +144,13 @@ final class MetadataFile implements ReferenceOwner {
 
     private void validate() {
         expect(MAGIC_OFFSET, readInt(MAGIC_OFFSET) == MAGIC, "not a Spool metadata file: magic=0x%08x", readInt(MAGIC_OFFSET));
-        expect(VERSION_OFFSET, readInt(VERSION_OFFSET) == VERSION, "unsupported metadata version=%d, this build reads %d",
-                readInt(VERSION_OFFSET), VERSION);
+        final int version = readInt(VERSION_OFFSET);
+        expect(VERSION_OFFSET, version == VERSION || version == VERSION_WITH_FEATURES,
+                "unsupported metadata version=%d, this build reads %d and %d", version, VERSION, VERSION_WITH_FEATURES);
+        final int features = version == VERSION ? 0 : readInt(FEATURES_OFFSET);
+        expect(FEATURES_OFFSET, (features & ~KNOWN_FEATURES) == 0,
+                "features=0x%x include 0x%x, which this build does not know: the queue was created by a newer Spool",
+                features, features & ~KNOWN_FEATURES);
         expect(ROLL_CYCLE_OFFSET, RollCycle.ofId(readInt(ROLL_CYCLE_OFFSET)) != null, "unknown roll cycle id=%d",
                 readInt(ROLL_CYCLE_OFFSET));
         expect(INDEX_SPACING_OFFSET, isPowerOfTwo(readInt(INDEX_SPACING_OFFSET)), "index spacing=%d is not a power of two",

@@ -43,6 +43,8 @@ package dev.spool.queue.format;
  *  +---------------------------------------------------------------+
  *  |             Fenced by term (long, 0 = not fenced)             |  280
  *  +---------------------------------------------------------------+
+ *  |  Features (int bit set, fixed at creation)  |     reserved     |  320 (own cache line)
+ *  +---------------------------------------------------------------+
  *  |                   Reserved to offset 1024                   ...
  *  +---------------------------------------------------------------+
  *  |  Process slots: 256 x { session id (long), pid (long) }       | 1024
@@ -71,8 +73,13 @@ public final class MetadataDescriptor {
     public static final String LOCK_FILE_NAME = "metadata.lock";
     /** 'SPLM' in little-endian. */
     public static final int MAGIC = 0x4D4C5053;
-    /** Layout version. */
+    /** Layout version of a queue created without any {@linkplain #FEATURES_OFFSET feature}. */
     public static final int VERSION = 1;
+    /**
+     * Layout version of a queue created with at least one feature: a build that reads only {@link #VERSION} refuses
+     * it instead of ignoring a feature it does not know.
+     */
+    public static final int VERSION_WITH_FEATURES = 2;
 
     /** Offset of the magic field. */
     public static final int MAGIC_OFFSET = 0;
@@ -134,6 +141,13 @@ public final class MetadataDescriptor {
     /** Offset of the fenced by term field. */
     public static final int FENCED_BY_TERM_OFFSET = ROLE_OFFSET + ROLE_LENGTH;
 
+    /** Offset of the features field, an int bit set fixed when the queue is created; 0 in a version 1 queue. */
+    public static final int FEATURES_OFFSET = align(FENCED_BY_TERM_OFFSET + Long.BYTES, CACHE_LINE_LENGTH);
+    /** Length in bytes of the features field with the reserved int after it. */
+    public static final int FEATURES_LENGTH = Long.BYTES;
+    /** The feature bits this build knows; a queue that has any other bit set is refused at open. */
+    public static final int KNOWN_FEATURES = 0;
+
     /** {@link #ROLE_OFFSET} value of a queue local appenders write to. */
     public static final int ROLE_PRIMARY = 0;
     /** {@link #ROLE_OFFSET} value of a queue written only by replication. */
@@ -142,7 +156,7 @@ public final class MetadataDescriptor {
     public static final int ROLE_FENCED = 2;
 
     /** Offset of the process slots. */
-    public static final int PROCESS_SLOTS_OFFSET = align(FENCED_BY_TERM_OFFSET + Long.BYTES, PROCESS_SLOTS_ALIGNMENT);
+    public static final int PROCESS_SLOTS_OFFSET = align(FEATURES_OFFSET + FEATURES_LENGTH, PROCESS_SLOTS_ALIGNMENT);
     /** Number of process slot entries. */
     public static final int PROCESS_SLOT_COUNT = 256;
     /** Offset of the process slot session field. */
@@ -180,7 +194,7 @@ public final class MetadataDescriptor {
         if (PROCESS_SLOTS_OFFSET + PROCESS_SLOT_COUNT * PROCESS_SLOT_LENGTH > NAMED_TAILERS_OFFSET
                 || NAMED_TAILERS_OFFSET + NAMED_TAILER_COUNT * NAMED_TAILER_LENGTH > FILE_LENGTH
                 || FENCED_BY_TERM_OFFSET + Long.BYTES > LAST_ACKED_INDEX_OFFSET + CACHE_LINE_LENGTH
-                || FENCED_BY_TERM_OFFSET + Long.BYTES > PROCESS_SLOTS_OFFSET
+                || FEATURES_OFFSET + FEATURES_LENGTH > PROCESS_SLOTS_OFFSET
                 || WRITE_FENCE_OFFSET + Long.BYTES > WRITE_LOCK_OFFSET + CACHE_LINE_LENGTH
                 || 1 << LOCK_SLOT_BITS != PROCESS_SLOT_COUNT) {
             throw new ExceptionInInitializerError("metadata layout overlaps");

@@ -113,9 +113,16 @@ final class QueueVerifier {
                     magic, MetadataDescriptor.MAGIC));
         }
         final int version = queue.readInt(MetadataDescriptor.VERSION_OFFSET);
-        if (version != MetadataDescriptor.VERSION) {
+        if (version != MetadataDescriptor.VERSION && version != MetadataDescriptor.VERSION_WITH_FEATURES) {
             damage(path, MetadataDescriptor.VERSION_OFFSET, "unsupported metadata version=" + version + ", this build reads "
-                    + MetadataDescriptor.VERSION);
+                    + MetadataDescriptor.VERSION + " and " + MetadataDescriptor.VERSION_WITH_FEATURES);
+        }
+        final int features = version == MetadataDescriptor.VERSION_WITH_FEATURES
+                ? queue.readInt(MetadataDescriptor.FEATURES_OFFSET) : 0;
+        if ((features & ~MetadataDescriptor.KNOWN_FEATURES) != 0) {
+            damage(path, MetadataDescriptor.FEATURES_OFFSET, String.format(
+                    "features=0x%x include 0x%x, which this build does not know: the queue was created by a newer Spool",
+                    features, features & ~MetadataDescriptor.KNOWN_FEATURES));
         }
         rollCycle = queue.rollCycle();
         if (rollCycle == null) {

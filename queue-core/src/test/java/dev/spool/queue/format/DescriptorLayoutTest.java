@@ -31,6 +31,7 @@ class DescriptorLayoutTest {
                 {MetadataDescriptor.TERM_OFFSET, 264},
                 {MetadataDescriptor.ROLE_OFFSET, 272},
                 {MetadataDescriptor.FENCED_BY_TERM_OFFSET, 280},
+                {MetadataDescriptor.FEATURES_OFFSET, 320},
                 {MetadataDescriptor.PROCESS_SLOTS_OFFSET, 1024},
                 {MetadataDescriptor.PROCESS_SLOT_SESSION_OFFSET, 0},
                 {MetadataDescriptor.PROCESS_SLOT_PID_OFFSET, 8},
