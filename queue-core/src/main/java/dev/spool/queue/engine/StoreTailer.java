@@ -117,9 +117,25 @@ final class StoreTailer implements ExcerptTailer {
         }
     }
 
-    /** Moves forward over metadata, ends of cycle and missing cycles to the next data excerpt: its header, with
-     * {@link #position} at it, or 0 if there is none yet. */
+    /**
+     * Moves forward over metadata, ends of cycle and missing cycles to the next data excerpt: its header, with
+     * {@link #position} at it, or 0 if there is none yet.
+     * <p>
+     * The common case, a data excerpt that needs none of the locator's checks, is small enough for the JIT to inline
+     * into the read; everything else is in {@link #peekSlow()}.
+     */
     private int peek() {
+        if (file != null && !closed) {
+            final int header = MEMORY.readVolatileInt(cursor.address(position));
+            if (isData(header) && length(header) <= maxMessageLength && (sequence & spacingMask) != 0
+                    && cycle >= metadata.highestCycle()) {
+                return header;
+            }
+        }
+        return peekSlow();
+    }
+
+    private int peekSlow() {
         checkOpen();
         while (true) {
             if (file == null) {
