@@ -11,18 +11,24 @@ import java.util.concurrent.locks.LockSupport;
  * this one wakes once a period, drains what has come in one short burst, and parks again. A full batch means a
  * backlog: it drains on without parking until it catches up.
  */
-final class LowDutyIdleStrategy implements IdleStrategy {
+public final class LowDutyIdleStrategy implements IdleStrategy {
     /** What {@link #alias()} returns. */
-    static final String ALIAS = "low-duty";
+    public static final String ALIAS = "low-duty";
 
     private final int fullBatch;
     private final long periodNs;
 
     /**
-     * @param fullBatch a batch of this many records or more is a backlog: no parking after it.
-     * @param periodNs  how long to park after any other batch.
+     * @param fullBatch a batch of this many records or more is a backlog: no parking after it; the drainer's batch
+     *                  ({@link AsyncQueueBuilder#drainBatch(int)}).
+     * @param periodNs  how long to park after any other batch, in nanoseconds.
+     * @throws IllegalArgumentException if either is not positive.
      */
-    LowDutyIdleStrategy(final int fullBatch, final long periodNs) {
+    public LowDutyIdleStrategy(final int fullBatch, final long periodNs) {
+        if (fullBatch <= 0 || periodNs <= 0) {
+            throw new IllegalArgumentException("low-duty idle strategy: fullBatch=" + fullBatch + " and periodNs="
+                    + periodNs + " must both be positive");
+        }
         this.fullBatch = fullBatch;
         this.periodNs = periodNs;
     }

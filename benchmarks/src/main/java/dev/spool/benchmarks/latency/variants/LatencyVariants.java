@@ -14,6 +14,7 @@ public final class LatencyVariants {
             () -> new RingVariant(RingVariant.Mode.RING),
             () -> new RingVariant(RingVariant.Mode.READ),
             () -> new RingVariant(RingVariant.Mode.DEFAULT),
+            () -> new RingVariant(RingVariant.Mode.LOW_DUTY_SHORT),
             () -> new RingVariant(RingVariant.Mode.INVOKED),
             () -> new RingVariant(RingVariant.Mode.TMPFS),
             () -> new RingVariant(RingVariant.Mode.NO_DRAIN),
