@@ -148,6 +148,14 @@ public final class MetadataDescriptor {
     /** The feature bits this build knows; a queue that has any other bit set is refused at open. */
     public static final int KNOWN_FEATURES = 0;
 
+    /**
+     * Offset of the quorum acked index field, in the replication area (448 to 1023): one more than the highest index
+     * that the replication source's ack quorum (k of its N replicas) acknowledged, raised with a CAS, never lowered;
+     * 0 (what a queue created before the field reads) while none is. Stored plus one so that no queue needs
+     * rewriting.
+     */
+    public static final int QUORUM_ACKED_INDEX_OFFSET = 448;
+
     /** {@link #ROLE_OFFSET} value of a queue local appenders write to. */
     public static final int ROLE_PRIMARY = 0;
     /** {@link #ROLE_OFFSET} value of a queue written only by replication. */
