@@ -85,7 +85,8 @@ public final class CommitWaiter implements AutoCloseable {
      * @param unit    the unit of {@code timeout}.
      * @return true once the stage is reached, false on timeout.
      * @throws InterruptedException if the thread is interrupted while waiting.
-     * @throws ReplicationException if the stage needs acknowledgements and the source stopped for good.
+     * @throws ReplicationException if the stage needs acknowledgements and the source stopped for good, or needs
+     *                              the ack quorum and too few replicas are still replicated to.
      */
     public boolean await(final long index, final CommitStage stage, final long timeout, final TimeUnit unit)
             throws InterruptedException {
@@ -113,6 +114,11 @@ public final class CommitWaiter implements AutoCloseable {
             if (failure != null) {
                 throw new ReplicationException("index " + index + " of " + queue.directory() + " will not be acknowledged:"
                         + " the replication source stopped: " + failure.getMessage());
+            }
+            if (stage == CommitStage.ACKED_BY_QUORUM && source.runningReplicas() < source.ackQuorum()) {
+                throw new ReplicationException("index " + index + " of " + queue.directory() + " will not be acknowledged"
+                        + " by " + source.ackQuorum() + " replicas: replication to " + (source.replicas()
+                        - source.runningReplicas()) + " of the " + source.replicas() + " stopped for good");
             }
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while awaiting " + stage + " of index " + index + " in "

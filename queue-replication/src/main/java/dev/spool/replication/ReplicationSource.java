@@ -129,6 +129,14 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         return agent.acks().quorum();
     }
 
+    /**
+     * @return how many replicas are still replicated to: connected, connecting or retrying; not those stopped for
+     * good by a mismatch, a divergence or a failed authentication ({@link #failure(int)}).
+     */
+    public int runningReplicas() {
+        return agent.running();
+    }
+
     /** @return how many replicas are connected and past the handshake now. */
     public int connectedReplicas() {
         return agent.acks().connectedCount();

@@ -29,6 +29,8 @@ final class SourceLinks implements Agent {
     /** On its own thread, a stop ends the runner; invoked, the caller reads {@link #failure()}. */
     private final boolean terminateOnStop;
     private volatile Throwable failure;
+    /** Sinks not stopped for good. */
+    private volatile int running;
 
     SourceLinks(final ReplicationSource.Builder builder, final boolean terminateOnStop) throws IOException {
         this.internals = QueueInternals.of(builder.queue);
@@ -41,6 +43,7 @@ final class SourceLinks implements Agent {
         for (int i = 0; i < n; i++) {
             links[i] = new SourceAgent(builder, i, acks, selector);
         }
+        this.running = n;
     }
 
     @Override
@@ -60,12 +63,15 @@ final class SourceLinks implements Agent {
             return 0;
         }
         int work = 0;
-        boolean stopped = true;
+        int live = 0;
         for (final SourceAgent link : links) {
             work += link.doWork();
-            stopped &= link.isStopped();
+            live += link.isStopped() ? 0 : 1;
         }
-        if (stopped || internals.role() == QueueRole.FENCED) {
+        if (live != running) {
+            running = live;
+        }
+        if (live == 0 || internals.role() == QueueRole.FENCED) {
             stop();
         }
         return work;
@@ -106,6 +112,11 @@ final class SourceLinks implements Agent {
         return failure;
     }
 
+    /** @return how many sinks are not stopped for good: connected, connecting or backing off. */
+    int running() {
+        return running;
+    }
+
     /**
      * Every sink stopped, or the queue is fenced (by one of the sinks, which stopped with the reason, or by another
      * process): the source stops with the first sink's failure.
@@ -122,6 +133,7 @@ final class SourceLinks implements Agent {
             link.stopWith(cause);
         }
         failure = cause;
+        running = 0;
         if (terminateOnStop) {
             throw new AgentTerminationException(cause);
         }

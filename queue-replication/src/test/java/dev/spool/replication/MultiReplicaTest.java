@@ -142,6 +142,36 @@ class MultiReplicaTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldStopOnlyTheReplicaHoldingAnotherQueueAndRefuseAQuorumThatCanNoLongerBeReached() throws Exception {
+        expectWarning("has queue id");
+        try (SpoolQueue other = open(tempDir.resolve("other")); ExcerptAppender otherAppender = other.createAppender();
+             ReplicationSink x = sink("x", 0, HEARTBEAT)) {
+            try (ReplicationSource first = source(other, HEARTBEAT, x.address()).start()) {
+                otherAppender.append(message(0));
+                await(() -> x.lastIndex() == other.lastIndex(), "x holds the other queue");
+            }
+            try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+                 ReplicationSink y = sink("y", 0, HEARTBEAT);
+                 ReplicationSource source = source(primary, HEARTBEAT, x.address(), y.address()).start();
+                 CommitWaiter waiter = source.commitWaiter(appender)) {
+                final long index = appender.append(message(0));
+                assertTrue(waiter.await(index, CommitStage.ACKED, 30, TimeUnit.SECONDS), "y acknowledges");
+                await(() -> source.failure(0) != null, "replication to x stops for good");
+                assertTrue(source.failure(0).getMessage().contains("has queue id"), source.failure(0).getMessage());
+                assertNull(source.failure(), "the source goes on with y");
+                assertEquals(1, source.runningReplicas());
+                final ReplicationException refused = assertThrows(ReplicationException.class,
+                        () -> waiter.await(index, CommitStage.ACKED_BY_QUORUM, 30, TimeUnit.SECONDS));
+                assertTrue(refused.getMessage().contains("will not be acknowledged by 2 replicas"), refused.getMessage());
+                assertTrue(waiter.await(index, CommitStage.ACKED_BY_ALL, 30, TimeUnit.SECONDS));
+                final long next = appender.append(message(1));
+                assertTrue(waiter.await(next, CommitStage.ACKED, 30, TimeUnit.SECONDS));
+                assertEquals(next, y.lastIndex());
+            }
+        }
+    }
+
+    @Test
     void shouldValidateTheSinksAndTheAckQuorumAtStart() throws Exception {
         try (SpoolQueue primary = open(tempDir.resolve("primary"))) {
             final InetSocketAddress a = new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 7001);
