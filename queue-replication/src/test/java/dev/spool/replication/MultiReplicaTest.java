@@ -5,7 +5,10 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +32,7 @@ class MultiReplicaTest extends SpoolTestBase {
     }
 
     private static InetSocketAddress viaProxy(final Proxy proxy) {
-        return new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), proxy.port());
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), proxy.port());
     }
 
     @Test
@@ -128,7 +131,7 @@ class MultiReplicaTest extends SpoolTestBase {
     void shouldCountAnAckQuorumOfOneOfTwo() throws Exception {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
              ReplicationSink c = sink("c", 0, HEARTBEAT)) {
-            final InetSocketAddress nobody = new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), freePort());
+            final InetSocketAddress nobody = new InetSocketAddress(InetAddress.getLoopbackAddress(), freePort());
             try (ReplicationSource source = source(primary, HEARTBEAT, nobody, c.address()).ackQuorum(1).start();
                  CommitWaiter waiter = source.commitWaiter(appender)) {
                 final long index = appender.append(message(0));
@@ -174,8 +177,8 @@ class MultiReplicaTest extends SpoolTestBase {
     @Test
     void shouldValidateTheSinksAndTheAckQuorumAtStart() throws Exception {
         try (SpoolQueue primary = open(tempDir.resolve("primary"))) {
-            final InetSocketAddress a = new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 7001);
-            final InetSocketAddress b = new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 7002);
+            final InetSocketAddress a = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7001);
+            final InetSocketAddress b = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7002);
             final IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class,
                     () -> ReplicationSource.builder(primary, a, b).ackQuorum(3).start());
             assertTrue(tooMany.getMessage().contains("ackQuorum=3 with 2 sinks"), tooMany.getMessage());
@@ -231,8 +234,8 @@ class MultiReplicaTest extends SpoolTestBase {
         }
     }
 
-    private static int freePort() throws java.io.IOException {
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
         }
     }

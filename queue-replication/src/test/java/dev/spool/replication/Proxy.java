@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A loopback TCP relay to a port, whose connections a test can cut at any moment (a network failure on demand) or
@@ -66,7 +67,7 @@ final class Proxy implements AutoCloseable {
                 int read;
                 while (true) {
                     while (paused && !from.isClosed()) {
-                        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                        LockSupport.parkNanos(1_000_000);
                     }
                     if ((read = in.read(buffer)) < 0) {
                         break;

@@ -7,6 +7,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 import static dev.spool.replication.Replicas.open;
@@ -50,7 +51,7 @@ class ReplicationAllocationTest extends SpoolTestBase {
                 sinks[i] = ReplicationSink.builder(tempDir.resolve("replica" + i))
                         .queueSettings(b -> b.chunkLength(64L << 20)).start();
             }
-            final java.net.InetSocketAddress[] more = new java.net.InetSocketAddress[replicas - 1];
+            final InetSocketAddress[] more = new InetSocketAddress[replicas - 1];
             for (int i = 1; i < replicas; i++) {
                 more[i - 1] = sinks[i].address();
             }

@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 /** Entry points of the child JVMs of the replication tests; each prints what the parent waits for. */
@@ -35,7 +36,7 @@ final class ReplicationMains {
     /** @return a builder of a source to the sinks on a comma-separated list of ports. */
     static ReplicationSource.Builder source(final SpoolQueue queue, final String ports) {
         final InetSocketAddress[] sinks = sinks(ports);
-        return ReplicationSource.builder(queue, sinks[0], java.util.Arrays.copyOfRange(sinks, 1, sinks.length))
+        return ReplicationSource.builder(queue, sinks[0], Arrays.copyOfRange(sinks, 1, sinks.length))
                 .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200));
     }
 

@@ -153,12 +153,17 @@ public final class MetadataDescriptor {
     public static final int KNOWN_FEATURES = 0;
 
     /**
-     * Offset of the quorum acked index field, in the replication area (448 to 1023): one more than the highest index
+     * Offset of the replication area, to the process slots (448 to 1023): what replication persists. It follows the
+     * features' cache line and the next one, which hold the other settings fixed at creation (328 to 447).
+     */
+    public static final int REPLICATION_AREA_OFFSET = FEATURES_OFFSET + 2 * CACHE_LINE_LENGTH;
+    /**
+     * Offset of the quorum acked index field, the first of the replication area: one more than the highest index
      * that the replication source's ack quorum (k of its N replicas) acknowledged, raised with a CAS, never lowered;
      * 0 (what a queue created before the field reads) while none is. Stored plus one so that no queue needs
      * rewriting.
      */
-    public static final int QUORUM_ACKED_INDEX_OFFSET = 448;
+    public static final int QUORUM_ACKED_INDEX_OFFSET = REPLICATION_AREA_OFFSET;
 
     /** {@link #ROLE_OFFSET} value of a queue local appenders write to. */
     public static final int ROLE_PRIMARY = 0;
