@@ -10,9 +10,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Waits until a write reaches its {@link CommitStage}. The replica's acknowledgements are read from the queue's
- * metadata, where the {@link ReplicationSource} records them, so nothing is exchanged between threads but that
- * one volatile long. By default the waiter spins and yields briefly, then parks, and the source unparks it when it
+ * Waits until a write reaches its {@link CommitStage}. The replicas' acknowledgements are read from the queue's
+ * metadata, where the {@link ReplicationSource} records them (by any replica, by its ack quorum), or from the
+ * source (by every replica connected), so nothing is exchanged between threads but those volatile longs. By default the waiter spins and yields briefly, then parks, and the source unparks it when it
  * records an acknowledgement
  * (through the queue's {@link QueueInternals#ackDoorbell ack doorbell}); a park lasts at most {@value #MAX_PARK_NS} ns,
  * which bounds the wait for a source in another process. With an idle strategy it polls instead, e.g. Agrona's
@@ -33,6 +33,7 @@ public final class CommitWaiter implements AutoCloseable {
     private final SpoolQueue queue;
     private final QueueInternals internals;
     private final ReplicationSource source;
+    private final ReplicaAcks acks;
     private final ExcerptAppender appender;
     private final IdleStrategy polling;
     private final Doorbell acked;
@@ -55,6 +56,7 @@ public final class CommitWaiter implements AutoCloseable {
         this.queue = queue;
         this.internals = QueueInternals.of(this.queue);
         this.source = source;
+        this.acks = source.acks();
         this.appender = appender;
         this.polling = polling;
         this.maxParkNs = maxParkNs;
@@ -68,23 +70,14 @@ public final class CommitWaiter implements AutoCloseable {
      * @return true if {@code index} has reached {@code stage} now; never waits, never syncs.
      */
     public boolean isCommitted(final long index, final CommitStage stage) {
-        switch (stage) {
-            case PUBLISHED:
-            case WRITTEN:
-                return index >= 0;
-            case SYNCED:
-                return queue.lastSyncedIndex() >= index;
-            case ACKED:
-                return internals.lastAckedIndex() >= index;
-            default:
-                return internals.lastAckedIndex() >= index || queue.lastSyncedIndex() >= index;
-        }
+        return stage.isReached(index, acks, queue.lastSyncedIndex());
     }
 
     /**
-     * Waits until {@code index} reaches {@code stage}. {@link CommitStage#SYNCED}, and
-     * {@link CommitStage#ACKED_OR_SYNCED} while the replica is not connected, sync through this waiter's appender
-     * (or wait for another writer's sync if it has none).
+     * Waits until {@code index} reaches {@code stage}. {@link CommitStage#SYNCED}, and an {@code _OR_SYNCED} stage
+     * while its acknowledgement cannot come (no replica connected; for {@link CommitStage#ACKED_BY_QUORUM_OR_SYNCED},
+     * fewer than the ack quorum), sync through this waiter's appender (or wait for another writer's sync if it has
+     * none).
      *
      * @param index   the index an append returned.
      * @param stage   what "committed" means for this write.
@@ -92,7 +85,8 @@ public final class CommitWaiter implements AutoCloseable {
      * @param unit    the unit of {@code timeout}.
      * @return true once the stage is reached, false on timeout.
      * @throws InterruptedException if the thread is interrupted while waiting.
-     * @throws ReplicationException if the stage needs the replica and the source stopped for good.
+     * @throws ReplicationException if the stage needs acknowledgements and the source stopped for good, or needs
+     *                              the ack quorum and too few replicas are still replicated to.
      */
     public boolean await(final long index, final CommitStage stage, final long timeout, final TimeUnit unit)
             throws InterruptedException {
@@ -113,13 +107,18 @@ public final class CommitWaiter implements AutoCloseable {
             if (isCommitted(index, stage)) {
                 return true;
             }
-            if (stage == CommitStage.ACKED_OR_SYNCED && !source.isConnected()) {
+            if (stage.syncsNow(acks)) {
                 return sync(index, deadline);
             }
             final Throwable failure = source.failure();
-            if (failure != null && stage == CommitStage.ACKED) {
+            if (failure != null) {
                 throw new ReplicationException("index " + index + " of " + queue.directory() + " will not be acknowledged:"
                         + " the replication source stopped: " + failure.getMessage());
+            }
+            if (stage == CommitStage.ACKED_BY_QUORUM && source.runningReplicas() < source.ackQuorum()) {
+                throw new ReplicationException("index " + index + " of " + queue.directory() + " will not be acknowledged"
+                        + " by " + source.ackQuorum() + " replicas: replication to " + (source.replicas()
+                        - source.runningReplicas()) + " of the " + source.replicas() + " stopped for good");
             }
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while awaiting " + stage + " of index " + index + " in "

@@ -299,9 +299,14 @@ final class Connection implements AutoCloseable {
             return true;
         }
         send.limit(sendEnd).position(sentOffset);
-        final int written = channel.write(send);
-        sentOffset = send.position();
-        send.clear();
+        final int written;
+        try {
+            written = channel.write(send);
+            sentOffset = send.position();
+        } finally {
+            // a write that throws (a reset) must not leave the limit short: the next connection builds past it
+            send.clear();
+        }
         if (written > 0) {
             lastSentNs = System.nanoTime();
         }

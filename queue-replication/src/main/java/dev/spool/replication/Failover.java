@@ -3,10 +3,20 @@ package dev.spool.replication;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.QueueInternals;
 
+import java.util.List;
+
 /**
- * What an operator or a failover hook needs to know and do about a replicated queue: its role, its term, how far a
- * replica acknowledged it, and the promotion of a replica. The queue's own API stays the one of a local queue;
- * these act on the queue's metadata, so they see what other processes recorded.
+ * What an operator or a failover hook needs to know and do about a replicated queue: its role, its term, how far
+ * its replicas acknowledged it, the choice of the replica to promote among N, and the promotion. The queue's own
+ * API stays the one of a local queue; these act on the queue's metadata, so they see what other processes
+ * recorded.
+ * <p>
+ * Failover with N replicas: stop the sinks (or let the primary's death stop their streams), pick the replica with
+ * {@link #mostAdvanced}, {@link #promote} it (or {@link ReplicationSink#promote()}), start a source on it towards
+ * the other replicas' sinks: they follow it, each resuming after its own last index, and take its term. A replica
+ * that holds excerpts the new primary lacks (one not chosen by {@link #mostAdvanced}) is refused with an error
+ * naming both indices, never merged. The old primary, if it returns, is fenced by the first sink that has seen
+ * the new term.
  */
 public final class Failover {
     private Failover() {
@@ -45,6 +55,51 @@ public final class Failover {
      */
     public static long lastAckedIndex(final SpoolQueue queue) {
         return QueueInternals.of(queue).lastAckedIndex();
+    }
+
+    /**
+     * @param queue an open primary queue.
+     * @return the highest index the ack quorum of its {@link ReplicationSource} (k of N replicas,
+     * {@link ReplicationSource.Builder#ackQuorum}) acknowledged, as recorded in any process, or -1 if none.
+     */
+    public static long quorumAckedIndex(final SpoolQueue queue) {
+        return QueueInternals.of(queue).quorumAckedIndex();
+    }
+
+    /**
+     * Chooses the replica to promote after the primary is lost: the one holding the highest index, so that
+     * everything any replica acknowledged survives and the others can follow it without divergence (they hold a
+     * prefix of what it holds). Ties go to the first in the list. Stop their sinks first, so that no index moves.
+     *
+     * @param replicas open replica queues of one primary.
+     * @return the replica to promote.
+     * @throws IllegalArgumentException if the list is empty, a queue is not a {@link ReplicationRole#REPLICA}, or
+     *                                  the queues are replicas of different queues or terms.
+     */
+    public static SpoolQueue mostAdvanced(final List<SpoolQueue> replicas) {
+        if (replicas.isEmpty()) {
+            throw new IllegalArgumentException("no replica to choose from");
+        }
+        SpoolQueue best = null;
+        for (final SpoolQueue replica : replicas) {
+            if (role(replica) != ReplicationRole.REPLICA) {
+                throw new IllegalArgumentException("queue " + replica.directory() + " is a " + role(replica)
+                        + " queue, not a replica: only a replica is promoted");
+            }
+            if (best != null && !replica.queueId().equals(best.queueId())) {
+                throw new IllegalArgumentException("queue " + replica.directory() + " has queue id " + replica.queueId()
+                        + ", queue " + best.directory() + " has " + best.queueId() + ": not replicas of one primary");
+            }
+            if (best != null && term(replica) != term(best)) {
+                throw new IllegalArgumentException("replica " + replica.directory() + " has term " + term(replica)
+                        + ", replica " + best.directory() + " has term " + term(best) + ": a promotion happened already;"
+                        + " promote none twice");
+            }
+            if (best == null || replica.lastIndex() > best.lastIndex()) {
+                best = replica;
+            }
+        }
+        return best;
     }
 
     /**

@@ -61,14 +61,13 @@ final class PendingCommits {
     }
 
     /**
-     * @param replicaUp whether the replica is connected now.
-     * @return true if a commit waits for a sync: {@link CommitStage#SYNCED}, or
-     * {@link CommitStage#ACKED_OR_SYNCED} while the replica is away.
+     * @param acks the source's acknowledgements, or null if the gateway has no source.
+     * @return true if a commit waits for a sync: {@link CommitStage#SYNCED}, or an {@code _OR_SYNCED} stage while
+     * its acknowledgement cannot come.
      */
-    boolean needSync(final boolean replicaUp) {
+    boolean needSync(final ReplicaAcks acks) {
         for (int i = 0; i < count; i++) {
-            final int stage = stages[i];
-            if (stage == CommitStage.SYNCED.ordinal() || stage == CommitStage.ACKED_OR_SYNCED.ordinal() && !replicaUp) {
+            if (CommitStage.of(stages[i]).syncsNow(acks)) {
                 return true;
             }
         }
@@ -79,20 +78,17 @@ final class PendingCommits {
      * Sends the commits whose stage is reached and flushes their clients; a client gone is closed, and its commits
      * are dropped.
      *
-     * @param acked  the queue's last acknowledged index.
+     * @param acks   the source's acknowledgements, or null if the gateway has no source.
      * @param synced the queue's last synced index.
      * @return how many commits were sent.
      */
-    int release(final long acked, final long synced) {
+    int release(final ReplicaAcks acks, final long synced) {
         int kept = 0;
         int released = 0;
         for (int i = 0; i < count; i++) {
             final long index = indices[i];
             final int stage = stages[i];
-            final boolean done = stage <= CommitStage.WRITTEN.ordinal() ? true
-                    : stage == CommitStage.SYNCED.ordinal() ? synced >= index
-                    : stage == CommitStage.ACKED.ordinal() ? acked >= index
-                    : acked >= index || synced >= index;
+            final boolean done = CommitStage.of(stage).isReached(index, acks, synced);
             final Connection client = clients[i];
             if (!client.isAttached()) {
                 continue;

@@ -268,10 +268,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
 
     /** @return how many commits were sent. */
     private int releaseCommits() {
-        if (pending.needSync(source != null && source.isConnected())) {
+        if (pending.needSync(source == null ? null : source.acks())) {
             appender.sync();
         }
-        return pending.release(internals.lastAckedIndex(), queue.lastSyncedIndex());
+        return pending.release(source == null ? null : source.acks(), queue.lastSyncedIndex());
     }
 
     private void drop(final SelectionKey key, final Connection client) {

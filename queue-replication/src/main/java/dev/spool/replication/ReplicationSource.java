@@ -15,20 +15,33 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.IntSupplier;
 
 /**
- * The sending end of replication: tails a primary queue and ships its excerpts to a {@link ReplicationSink}, in DATA
- * frames of whatever is available up to the frame limit, and records the sink's acknowledgements in the queue's
- * metadata ({@link Failover#lastAckedIndex}), where {@link CommitWaiter} and other processes see them.
+ * The sending end of replication: tails a primary queue and ships its excerpts to one or more
+ * {@link ReplicationSink}s, in DATA frames of whatever is available up to the frame limit, and records the sinks'
+ * acknowledgements in the queue's metadata ({@link Failover#lastAckedIndex}, {@link Failover#quorumAckedIndex}),
+ * where {@link CommitWaiter} and other processes see them.
+ * <p>
+ * Each sink (replica) has its own connection, tailer, cursor, acknowledged index, back-off and reconnection; the
+ * source's one thread (or invoked pass) steps each in turn without ever blocking, so a replica that is slow, silent
+ * or dead holds back neither the others nor the writer, which never waits for the source. The acknowledgements
+ * come in three forms a writer chooses per message ({@link CommitStage}): by any one replica, by the ack quorum of k
+ * of the N ({@link Builder#ackQuorum}) and by every replica connected. Each replica's state and lag is visible
+ * through {@link #replicas()}, {@link #isConnected(int)}, {@link #ackedIndex(int)}, {@link #sentIndex(int)},
+ * {@link #unackedBytes(int)} and {@link #failure(int)}.
  * <p>
  * It connects to the sink, and after a handshake (protocol version, queue identity, roll cycle, term, the sink's
  * last index and the checksum of its last excerpt, an optional shared-secret challenge) resumes after the sink's
  * last index: no gap, no duplicate. A lost connection is retried with exponential backoff; a mismatch (another
  * queue, a sink ahead of the source or with a different excerpt at its last index, a failed authentication) stops
- * the source with {@link #failure()} set, and a sink of a later term fences this queue (its
- * {@link Failover#role role} becomes {@link ReplicationRole#FENCED}).
+ * replication to that sink with {@link #failure(int)} set, and the source, with {@link #failure()} set, once every
+ * sink stopped; a sink of a later term fences this queue (its {@link Failover#role role} becomes
+ * {@link ReplicationRole#FENCED}) and stops the source at once, towards every sink.
  * <p>
  * An {@link Agent} (Agrona's): each {@link #doWork()} does what can be done without blocking (a step of the
  * connection or the handshake, the sink's acknowledgements read, a batch sent, a heartbeat) and returns the work
@@ -63,7 +76,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     static final int IDLE_YIELDS = 100;
 
     private final SpoolQueue queue;
-    private final SourceAgent agent;
+    private final SourceLinks agent;
     private final AgentHost host;
     /** One invoked pass, made once: a call of {@link #doWork()} allocates nothing. */
     private final IntSupplier pass = this::pass;
@@ -75,7 +88,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
             throw new IllegalStateException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
                     + internals.term() + ": only a primary is replicated");
         }
-        this.agent = new SourceAgent(builder, !builder.invoked);
+        this.agent = new SourceLinks(builder, !builder.invoked);
         final String what = "the source of " + queue.directory();
         if (builder.invoked) {
             host = AgentHost.invoked(what);
@@ -93,16 +106,92 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     /**
      * @param queue the primary queue to replicate; it must stay open while the source runs.
-     * @param sink  the address a {@link ReplicationSink} listens on.
+     * @param sink  the address a {@link ReplicationSink} listens on: replica 0.
+     * @param more  the addresses of more sinks, each a replica of its own: replicas 1, 2, and so on.
      * @return a builder of a source.
      */
-    public static Builder builder(final SpoolQueue queue, final InetSocketAddress sink) {
-        return new Builder(queue, sink);
+    public static Builder builder(final SpoolQueue queue, final InetSocketAddress sink, final InetSocketAddress... more) {
+        return new Builder(queue, sink, more);
     }
 
-    /** @return true while connected to the sink and past the handshake. */
+    /** @return true while connected to at least one sink and past the handshake. */
     public boolean isConnected() {
         return agent.isConnected();
+    }
+
+    /** @return N, the number of sinks (replicas) this source replicates to. */
+    public int replicas() {
+        return agent.acks().replicas();
+    }
+
+    /** @return k, the number of replicas whose acknowledgements make {@link CommitStage#ACKED_BY_QUORUM}. */
+    public int ackQuorum() {
+        return agent.acks().quorum();
+    }
+
+    /**
+     * @return how many replicas are still replicated to: connected, connecting or retrying; not those stopped for
+     * good by a mismatch, a divergence or a failed authentication ({@link #failure(int)}).
+     */
+    public int runningReplicas() {
+        return agent.running();
+    }
+
+    /** @return how many replicas are connected and past the handshake now. */
+    public int connectedReplicas() {
+        return agent.acks().connectedCount();
+    }
+
+    /**
+     * @param replica a replica's number, 0 to {@link #replicas()} - 1, in the order given to the builder.
+     * @return the address of its sink.
+     */
+    public InetSocketAddress replica(final int replica) {
+        return agent.link(checked(replica)).sink();
+    }
+
+    /**
+     * @param replica a replica's number.
+     * @return true while connected to its sink and past the handshake.
+     */
+    public boolean isConnected(final int replica) {
+        return agent.link(checked(replica)).isConnected();
+    }
+
+    /**
+     * @param replica a replica's number.
+     * @return the highest index it acknowledged to this source (or held when it connected), -1 if none: its lag in
+     * indices is the queue's {@link SpoolQueue#lastIndex()} against this.
+     */
+    public long ackedIndex(final int replica) {
+        return agent.acks().acked(checked(replica));
+    }
+
+    /**
+     * @param replica a replica's number.
+     * @return the last index sent to it on its current (or last) connection, or its last index when it connected;
+     * -1 if none.
+     */
+    public long sentIndex(final int replica) {
+        return agent.link(checked(replica)).sentIndex();
+    }
+
+    /**
+     * @param replica a replica's number.
+     * @return its lag in bytes: the payload bytes read from the queue for it on its current (or last) connection
+     * that it has not acknowledged yet. Counts what the source has read for it; while it is away, its lag in indices
+     * ({@link #ackedIndex(int)}) is the measure.
+     */
+    public long unackedBytes(final int replica) {
+        return agent.link(checked(replica)).unackedBytes();
+    }
+
+    /**
+     * @param replica a replica's number.
+     * @return the error that stopped replication to it for good, or null while it runs or retries.
+     */
+    public Throwable failure(final int replica) {
+        return agent.link(checked(replica)).failure();
     }
 
     /** @return the queue this source replicates. */
@@ -111,8 +200,9 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     }
 
     /**
-     * @return the error that stopped the source for good (a mismatch, a divergence, fencing, a failed
-     * authentication, an unexpected error), or null while it runs or retries.
+     * @return the error that stopped the source for good, or null while it runs or retries towards at least one
+     * sink: the queue fenced, or every sink stopped (a mismatch, a divergence, a failed authentication, an
+     * unexpected error; the first sink's error).
      */
     public Throwable failure() {
         return agent.failure();
@@ -169,6 +259,18 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         close();
     }
 
+    /** @return the replicas' acknowledgements, for the commit stages. */
+    ReplicaAcks acks() {
+        return agent.acks();
+    }
+
+    private int checked(final int replica) {
+        if (replica < 0 || replica >= replicas()) {
+            throw new IndexOutOfBoundsException("replica " + replica + " of a source with " + replicas() + " replicas");
+        }
+        return replica;
+    }
+
     /** @return true if the caller's threads run the source through {@link #doWork()}. */
     public boolean isInvoked() {
         return host.isInvoked();
@@ -191,7 +293,9 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     /** Settings of a {@link ReplicationSource}. */
     public static final class Builder {
         final SpoolQueue queue;
-        final InetSocketAddress sink;
+        final List<InetSocketAddress> sinks = new ArrayList<>();
+        /** 0: a majority of the sinks. */
+        int ackQuorum;
         int frameLimit = DEFAULT_FRAME_LIMIT;
         Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         Duration minBackoff = Duration.ofMillis(50);
@@ -201,9 +305,26 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         boolean invoked;
         Duration maxSleep = Duration.ofMillis(1);
 
-        private Builder(final SpoolQueue queue, final InetSocketAddress sink) {
+        private Builder(final SpoolQueue queue, final InetSocketAddress sink, final InetSocketAddress... more) {
             this.queue = Objects.requireNonNull(queue, "queue");
-            this.sink = Objects.requireNonNull(sink, "sink");
+            sinks.add(Objects.requireNonNull(sink, "sink"));
+            for (final InetSocketAddress address : Objects.requireNonNull(more, "more")) {
+                sinks.add(Objects.requireNonNull(address, "sink"));
+            }
+        }
+
+        /**
+         * @param k how many replicas must acknowledge an index for {@link CommitStage#ACKED_BY_QUORUM}: 1 to the
+         *          number of sinks, checked by {@link #start()}. Default a majority of the sinks (N / 2 + 1: 1 of 1,
+         *          2 of 2, 2 of 3).
+         * @return this builder.
+         */
+        public Builder ackQuorum(final int k) {
+            if (k < 1) {
+                throw new IllegalArgumentException("ackQuorum=" + k + ": at least one replica must acknowledge");
+            }
+            this.ackQuorum = k;
+            return this;
         }
 
         /**
@@ -306,9 +427,17 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         /**
          * @return the source, running on its own thread (it connects in the background), or, built
          * {@link #invoked()}, ready for the caller's {@link ReplicationSource#doWork()}.
-         * @throws IllegalStateException if the queue is not a primary.
+         * @throws IllegalStateException    if the queue is not a primary.
+         * @throws IllegalArgumentException if a sink is given twice, or the ack quorum exceeds the number of sinks.
          */
         public ReplicationSource start() {
+            if (new HashSet<>(sinks).size() != sinks.size()) {
+                throw new IllegalArgumentException("sinks " + sinks + " of " + queue.directory() + ": a sink is given twice");
+            }
+            if (ackQuorum > sinks.size()) {
+                throw new IllegalArgumentException("ackQuorum=" + ackQuorum + " with " + sinks.size() + " sinks "
+                        + sinks + ": at most " + sinks.size());
+            }
             try {
                 return new ReplicationSource(this);
             } catch (IOException e) {

@@ -3,7 +3,6 @@ package dev.spool.replication;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AgentTerminationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,11 +15,13 @@ import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 
 /**
- * The duty cycle of a {@link ReplicationSource}, as a state machine that never blocks: back off until the
+ * The duty cycle of a {@link ReplicationSource} towards one of its sinks, as a state machine that never blocks (the
+ * source's {@link SourceLinks} runs one per sink, each with its own connection, tailer, cursor, acknowledgements and
+ * back-off, so that one sink slow or away holds back no other): back off until the
  * reconnect deadline, connect (a non-blocking connect completed by {@link SocketChannel#finishConnect()}), hand
  * shake ({@link SourceHandshake}, a step per pass), stream ({@link SourceStream}). A failed connection goes back to
- * backing off, each time twice as long up to the maximum; an error that stops replication for good stops it with
- * {@link #failure()} set. One thread at a time; allocates nothing while streaming.
+ * backing off, each time twice as long up to the maximum; an error that stops replication to this sink for good
+ * stops it with {@link #failure()} set. One thread at a time; allocates nothing while streaming.
  */
 final class SourceAgent implements Agent {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
@@ -33,12 +34,14 @@ final class SourceAgent implements Agent {
     private static final int STOPPED = 4;
 
     private final SpoolQueue queue;
+    /** This sink's number among the source's replicas. */
+    private final int replica;
     private final InetSocketAddress sink;
+    private final ReplicaAcks acks;
     private final long connectTimeoutNs;
     private final long minBackoffNs;
     private final long maxBackoffNs;
-    /** On its own thread, a stop ends the runner; invoked, the caller reads {@link #failure()}. */
-    private final boolean terminateOnStop;
+    /** The source's, shared by its sinks' connections: its thread sleeps in it. */
     private final Selector selector;
     private final Connection connection;
     private final SourceHandshake handshake;
@@ -50,21 +53,28 @@ final class SourceAgent implements Agent {
     private SocketChannel connecting;
     private volatile boolean connected;
     private volatile Throwable failure;
+    private boolean closed;
 
-    SourceAgent(final ReplicationSource.Builder builder, final boolean terminateOnStop) throws IOException {
+    /**
+     * @param replica  this sink's number among the source's replicas.
+     * @param selector the source's selector, which the connection registers with.
+     */
+    SourceAgent(final ReplicationSource.Builder builder, final int replica, final ReplicaAcks acks,
+                final Selector selector) {
         this.queue = builder.queue;
-        this.sink = builder.sink;
+        this.replica = replica;
+        this.sink = builder.sinks.get(replica);
+        this.acks = acks;
         final long heartbeatNs = builder.heartbeatInterval.toNanos();
         this.connectTimeoutNs = 3 * heartbeatNs;
         this.minBackoffNs = builder.minBackoff.toNanos();
         this.maxBackoffNs = builder.maxBackoff.toNanos();
         this.backoffNs = minBackoffNs;
-        this.terminateOnStop = terminateOnStop;
         this.connection = new Connection(RECEIVE_CAPACITY,
                 Math.toIntExact(builder.frameLimit + DataFlyweight.frameLength(queue.maxMessageLength())));
         this.handshake = new SourceHandshake(queue, sink, connection, builder.secret, builder.frameLimit, heartbeatNs);
-        this.stream = new SourceStream(queue, sink, connection, builder.frameLimit, heartbeatNs);
-        this.selector = Selector.open();
+        this.stream = new SourceStream(acks, replica, sink, connection, builder.frameLimit, heartbeatNs);
+        this.selector = selector;
         this.tailer = queue.createTailer();
         this.deadlineNs = System.nanoTime();
     }
@@ -78,7 +88,6 @@ final class SourceAgent implements Agent {
      * One pass: whatever the current state allows without blocking.
      *
      * @return 1 if anything was done (a step of the connection or the handshake, a frame received or sent), else 0.
-     * @throws AgentTerminationException on its own thread, once the source stopped for good.
      */
     @Override
     public int doWork() {
@@ -96,7 +105,8 @@ final class SourceAgent implements Agent {
                     return 0;
             }
         } catch (ReplicationException e) {
-            LOG.error("replication source of {} stopped: {}", queue.directory(), e.getMessage());
+            LOG.error("replication source of {}: replication to {} stopped: {}", queue.directory(), sink,
+                    e.getMessage());
             stop(e);
         } catch (FrameException e) {
             LOG.warn("replication source of {}: closing the connection to {}: {}", queue.directory(),
@@ -111,40 +121,58 @@ final class SourceAgent implements Agent {
             }
             retry();
         } catch (RuntimeException | Error e) {
-            LOG.error("replication source of {} stopped", queue.directory(), e);
+            LOG.error("replication source of {}: replication to {} stopped", queue.directory(), sink, e);
             stop(e);
         }
         return 0;
     }
 
-    /** Closes the connection, the tailer and the selector; the queue stays open. Once; later passes do nothing. */
+    /** Closes the connection and the tailer, before the source closes the selector; the queue stays open. Once. */
     @Override
     public void onClose() {
-        if (!selector.isOpen()) {
+        if (closed) {
             return;
         }
+        closed = true;
         state = STOPPED;
         disconnect();
         connection.close();
         tailer.close();
-        try {
-            selector.close();
-        } catch (IOException e) {
-            LOG.error("replication source of {}: cannot close its selector", queue.directory(), e);
-        }
     }
 
-    /** @return the selector the connection is registered with: the idle strategy of the source's thread sleeps in it. */
-    Selector selector() {
-        return selector;
+    /** @return the sink's address. */
+    InetSocketAddress sink() {
+        return sink;
     }
 
     boolean isConnected() {
         return connected;
     }
 
+    /** @return true once replication to this sink stopped for good, by a failure or a close. */
+    boolean isStopped() {
+        return state == STOPPED;
+    }
+
     Throwable failure() {
         return failure;
+    }
+
+    /** @return the last index sent to the sink on the current or last connection, -1 if none; any thread. */
+    long sentIndex() {
+        return stream.sentIndex();
+    }
+
+    /** @return payload bytes read for the sink and not acknowledged on the current or last connection; any thread. */
+    long unackedBytes() {
+        return stream.unackedBytes();
+    }
+
+    /** Stops replication to this sink for good, as the source's other sinks do when one of them fenced the queue. */
+    void stopWith(final Throwable cause) {
+        if (state != STOPPED) {
+            stop(cause);
+        }
     }
 
     private int connect() throws IOException {
@@ -203,6 +231,7 @@ final class SourceAgent implements Agent {
         backoffNs = minBackoffNs;
         state = STREAMING;
         connected = true;
+        acks.connected(replica, handshake.sinkLast());
         return 1;
     }
 
@@ -218,13 +247,13 @@ final class SourceAgent implements Agent {
         failure = cause;
         disconnect();
         state = STOPPED;
-        if (terminateOnStop) {
-            throw new AgentTerminationException(cause);
-        }
     }
 
     private void disconnect() {
-        connected = false;
+        if (connected) {
+            connected = false;
+            acks.disconnected(replica);
+        }
         connection.detach();
         if (connecting != null) {
             try {

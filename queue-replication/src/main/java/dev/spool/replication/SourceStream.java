@@ -2,8 +2,6 @@ package dev.spool.replication;
 
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.SpoolQueue;
-import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.io.IOException;
@@ -21,15 +19,23 @@ import static dev.spool.replication.FrameDescriptor.typeName;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
- * The source's streaming cursor, after the handshake: reads the sink's acknowledgements into the queue's metadata,
+ * The source's streaming cursor to one sink, after the handshake: reads the sink's acknowledgements into the
+ * source's {@link ReplicaAcks} (and through them the queue's metadata),
  * batches what the tailer has into DATA frames up to the frame limit, and heartbeats. A DATA frame is built at the
  * start of the send buffer, the payloads copied straight from the queue; an excerpt that would take the frame past
  * the limit is read anyway (a tailer cannot peek at a length) and carried to the next frame, unless it is alone.
+ * It counts the payload bytes it read for its sink and the bytes at the end of each frame it sent (a ring of the
+ * last {@value #FRAME_MARKS}; when it is full the newest mark moves forward, so an acknowledgement in that range
+ * counts to the mark before it): the bytes read but not yet acknowledged are the replica's lag in bytes.
  * Used by one thread at a time (the source's, or a caller of {@link ReplicationSource#doWork()}); allocates nothing.
  */
 final class SourceStream {
+    /** Frames whose end is remembered, to tell the bytes an acknowledgement covers. */
+    static final int FRAME_MARKS = 64;
     /** Where acknowledgements are recorded, for waiters in this process and others. */
-    private final QueueInternals internals;
+    private final ReplicaAcks acks;
+    /** This sink's number among the source's replicas. */
+    private final int replica;
     private final InetSocketAddress sink;
     /** The sink's address as text, built once: errors name it, and an ACK's check must not allocate. */
     private final String sinkName;
@@ -50,11 +56,26 @@ final class SourceStream {
     private boolean dataInFlight;
     private long highestRead = -1;
     private long acked = -1;
+    /** Payload bytes read for this sink since the stream resumed, and of those, acknowledged. */
+    private long readBytes;
+    private long ackedBytes;
+    /** For readers on other threads, published once a frame: the last index sent, and the bytes not acknowledged. */
+    private volatile long sent = -1;
+    private volatile long unacked;
+    /** Ring of frame ends sent and not yet acknowledged: last index and {@link #readBytes} at that index. */
+    private final long[] markIndex = new long[FRAME_MARKS];
+    private final long[] markBytes = new long[FRAME_MARKS];
+    private int markHead;
+    private int markCount;
 
-    /** @param frameLimit the most bytes of a DATA frame, unless one excerpt alone is longer. */
-    SourceStream(final SpoolQueue queue, final InetSocketAddress sink, final Connection connection,
+    /**
+     * @param replica    this sink's number among the source's replicas.
+     * @param frameLimit the most bytes of a DATA frame, unless one excerpt alone is longer.
+     */
+    SourceStream(final ReplicaAcks acks, final int replica, final InetSocketAddress sink, final Connection connection,
                  final int frameLimit, final long heartbeatNs) {
-        this.internals = QueueInternals.of(queue);
+        this.acks = acks;
+        this.replica = replica;
         this.sink = sink;
         this.sinkName = String.valueOf(sink);
         this.connection = connection;
@@ -72,7 +93,12 @@ final class SourceStream {
         this.tailer = tailer;
         data.wrap(connection.send(), 0);
         highestRead = sinkLast;
-        acked = -1;
+        acked = sinkLast;
+        sent = sinkLast;
+        readBytes = 0;
+        ackedBytes = 0;
+        unacked = 0;
+        markCount = 0;
         dataInFlight = false;
         batchPosition = data.firstEntry();
         batchCount = 0;
@@ -125,7 +151,8 @@ final class SourceStream {
                 final long index = ack.wrap(c.received(), c.frameOffset()).checkedIndex(sinkName, highestRead);
                 if (index > acked) {
                     acked = index;
-                    internals.recordAcked(index);
+                    ackBytes(index);
+                    acks.acked(replica, index);
                 }
                 break;
             case TYPE_HEARTBEAT:
@@ -145,15 +172,36 @@ final class SourceStream {
         }
     }
 
+    /** @return the last index sent to this sink in this stream (its last index before), -1 if none; any thread. */
+    long sentIndex() {
+        return sent;
+    }
+
+    /**
+     * @return payload bytes read for this sink that it has not acknowledged (sent, or read for the next frame); 0
+     * before the stream resumes. Any thread.
+     */
+    long unackedBytes() {
+        return unacked;
+    }
+
     /** @return true if a DATA frame was built at the start of the send buffer. */
     private boolean fillBatch() {
+        long frameEnd = highestRead;
+        long frameEndBytes = readBytes;
         while (batchPosition < frameLimit) {
             final int entry = batchPosition;
+            final long before = highestRead;
+            final long beforeBytes = readBytes;
             if (!tailer.read(batcher)) {
                 break;
             }
             batchCount++;
+            frameEnd = highestRead;
+            frameEndBytes = readBytes;
             if (batchPosition > frameLimit && batchCount > 1) {
+                frameEnd = before;
+                frameEndBytes = beforeBytes;
                 carryStart = entry;
                 carryLength = batchPosition - entry;
                 batchCount--;
@@ -167,7 +215,33 @@ final class SourceStream {
         final int offset = connection.beginFrame(TYPE_DATA);
         data.count(batchCount);
         connection.endFrame(offset, batchPosition);
+        mark(frameEnd, frameEndBytes);
         return true;
+    }
+
+    private void mark(final long index, final long bytes) {
+        sent = index;
+        unacked = readBytes - ackedBytes;
+        if (markCount == FRAME_MARKS) {
+            final int newest = (markHead + markCount - 1) % FRAME_MARKS;
+            markIndex[newest] = index;
+            markBytes[newest] = bytes;
+            return;
+        }
+        final int slot = (markHead + markCount) % FRAME_MARKS;
+        markIndex[slot] = index;
+        markBytes[slot] = bytes;
+        markCount++;
+    }
+
+    /** The frames up to {@code index} are acknowledged: their bytes are no longer lag. */
+    private void ackBytes(final long index) {
+        while (markCount > 0 && markIndex[markHead] <= index) {
+            ackedBytes = markBytes[markHead];
+            markHead = (markHead + 1) % FRAME_MARKS;
+            markCount--;
+        }
+        unacked = readBytes - ackedBytes;
     }
 
     private void addToBatch(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
@@ -175,6 +249,7 @@ final class SourceStream {
         batchPosition = data.putEntry(entry, index, length);
         MEMORY.copyMemory(bytes.addressForRead(offset), connection.sendAddress() + data.entryPayload(entry), (long) length);
         highestRead = index;
+        readBytes += length;
     }
 
     /** The frame is on the wire: a carried excerpt becomes the first entry of the next one. */

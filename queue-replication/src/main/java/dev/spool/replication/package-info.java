@@ -1,6 +1,6 @@
 /**
- * TCP replication of a queue to a replica at the same indices. {@link dev.spool.replication.ReplicationSource}
- * tails a primary queue and ships its excerpts in batches; {@link dev.spool.replication.ReplicationSink} writes
+ * TCP replication of a queue to one or more replicas at the same indices. {@link dev.spool.replication.ReplicationSource}
+ * tails a primary queue and ships its excerpts in batches to each of its sinks; {@link dev.spool.replication.ReplicationSink} writes
  * them into a replica queue and acknowledges them; {@link dev.spool.replication.CommitWaiter} lets a writer wait
  * for the {@link dev.spool.replication.CommitStage} it chose for each message; a sink's
  * {@link dev.spool.replication.ReplicationSink#promote()} turns the replica into the primary of a new term, which
@@ -14,8 +14,9 @@
  * <p>
  * Not API, all package-private: the frame layout, drawn in {@code FrameDescriptor}, and its codec, the only code
  * that touches frame offsets ({@code FrameHeader} and one flyweight per frame type, whose decoders check every
- * field a peer sends); the transport ({@code Connection}); each end's jobs (the source's {@code SourceAgent}, {@code SourceHandshake}
- * and {@code SourceStream}, the sink's {@code SinkSession}, {@code SinkHandshake} and {@code ReplicaWriter}, the
+ * field a peer sends); the transport ({@code Connection}); each end's jobs (the source's {@code SourceLinks} over one
+ * {@code SourceAgent} per sink, with {@code SourceHandshake}, {@code SourceStream} and the replicas'
+ * acknowledgements, {@code ReplicaAcks}, the sink's {@code SinkSession}, {@code SinkHandshake} and {@code ReplicaWriter}, the
  * gateway's {@code PendingCommits}); how a service runs ({@code AgentHost}, {@code SelectorIdleStrategy},
  * {@code IdleBackoff}). What they need from a queue beyond its API comes from queue-core's
  * {@code dev.spool.queue.internal}, which no public signature here exposes.

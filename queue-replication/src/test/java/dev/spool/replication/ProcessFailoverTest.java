@@ -10,6 +10,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static dev.spool.replication.Replicas.*;
@@ -18,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.*;
 /**
  * Gateway (primary, source, publish gateway) and sinks in separate child JVMs, the client in the test's: the
  * primary is killed, its replica promoted, the promoted queue served by a new gateway to a new replica, and the
- * old primary, restarted, is fenced.
+ * old primary, restarted, is fenced; with two replicas, the most advanced is promoted and the other follows it.
  */
 class ProcessFailoverTest extends SpoolTestBase {
     @Test
@@ -77,6 +78,70 @@ class ProcessFailoverTest extends SpoolTestBase {
             assertEquals(promoted.lastIndex(), replica.lastIndex());
             assertIdentical(promoted, replica);
             assertEquals(1, Failover.term(replica));
+        }
+    }
+
+    @Test
+    void shouldPromoteTheMostAdvancedOfTwoReplicasWhichTheOtherFollowsWhileTheOldPrimaryIsFenced() throws Exception {
+        final Path a = tempDir.resolve("a");
+        final Path b = tempDir.resolve("b");
+        final Path c = tempDir.resolve("c");
+        final Path stderr = tempDir.resolve("children.err");
+        final int portB = freePort();
+        final int portC = freePort();
+        long quorumAcked = -1;
+        long acked = -1;
+        try (ChildJvm sinkB = startSink(b, portB, stderr)) {
+            try (ChildJvm sinkC = startSink(c, portC, stderr);
+                 ChildJvm gatewayA = ChildJvm.start(ReplicationMains.Gateway.class, stderr, a.toString(), portB + "," + portC);
+                 PublishClient client = PublishClient.connect(gatewayAddress(gatewayA), 8192)) {
+                for (long sequence = 0; sequence < 100; sequence++) {
+                    final byte[] message = message(sequence);
+                    quorumAcked = client.awaitCommit(client.publish(message, 0, message.length,
+                            CommitStage.ACKED_BY_QUORUM), 30, TimeUnit.SECONDS);
+                }
+                sinkC.kill();
+                for (long sequence = 100; sequence < 150; sequence++) {
+                    final byte[] message = message(sequence);
+                    acked = client.awaitCommit(client.publish(message, 0, message.length, CommitStage.ACKED),
+                            30, TimeUnit.SECONDS);
+                }
+                for (long sequence = 150; sequence < 160; sequence++) {
+                    final byte[] message = message(sequence);
+                    client.awaitCommit(client.publish(message, 0, message.length, CommitStage.WRITTEN), 30, TimeUnit.SECONDS);
+                }
+                gatewayA.kill();
+            }
+            sinkB.send("STOP");
+            assertEquals(0, sinkB.awaitExit(60, TimeUnit.SECONDS));
+        }
+        try (SpoolQueue replicaB = open(b); SpoolQueue replicaC = open(c)) {
+            assertTrue(replicaC.lastIndex() >= quorumAcked, "every index acknowledged by 2 of 2 is on c too");
+            assertTrue(replicaB.lastIndex() >= acked, "every index acknowledged by any is on b, the only one connected");
+            assertTrue(replicaC.lastIndex() < replicaB.lastIndex(), "c was killed before the last 60");
+            assertSame(replicaB, Failover.mostAdvanced(List.of(replicaC, replicaB)));
+            assertEquals(1, Failover.promote(replicaB));
+        }
+        try (ChildJvm sinkC = startSink(c, portC, stderr);
+             ChildJvm gatewayB = ChildJvm.start(ReplicationMains.Gateway.class, stderr, b.toString(), String.valueOf(portC))) {
+            try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayB), 8192)) {
+                final byte[] message = message(1_000);
+                final long index = client.awaitCommit(client.publish(message, 0, message.length,
+                        CommitStage.ACKED_BY_QUORUM), 30, TimeUnit.SECONDS);
+                assertTrue(index > acked, "the promoted queue continues after its last index");
+            }
+            try (ChildJvm oldA = ChildJvm.start(ReplicationMains.Gateway.class, stderr, a.toString(), String.valueOf(portC))) {
+                gatewayAddress(oldA);
+                final String failed = oldA.awaitLine("FAILED", 60, TimeUnit.SECONDS);
+                assertTrue(failed.contains("is fenced"), failed);
+                assertTrue(failed.contains("has term 1"), failed);
+            }
+        }
+        try (SpoolQueue old = open(a); SpoolQueue promoted = open(b); SpoolQueue follower = open(c)) {
+            assertEquals(ReplicationRole.FENCED, Failover.role(old));
+            assertEquals(ReplicationRole.REPLICA, Failover.role(follower));
+            assertEquals(1, Failover.term(follower), "the follower took the new primary's term");
+            assertTrue(assertIdentical(promoted, follower) >= 151, "c caught up from its last index, no gap, no duplicate");
         }
     }
 

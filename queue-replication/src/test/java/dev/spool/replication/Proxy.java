@@ -8,9 +8,14 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
-/** A loopback TCP relay to a port, whose connections a test can cut at any moment: a network failure on demand. */
+/**
+ * A loopback TCP relay to a port, whose connections a test can cut at any moment (a network failure on demand) or
+ * pause (a peer that stops reading: its buffers fill and the sender's writes stop moving).
+ */
 final class Proxy implements AutoCloseable {
+    private volatile boolean paused;
     private final ServerSocket server;
     private final int target;
     private final List<Socket> sockets = new ArrayList<>();
@@ -53,14 +58,20 @@ final class Proxy implements AutoCloseable {
         }
     }
 
-    private static void pump(final Socket from, final Socket to) {
+    private void pump(final Socket from, final Socket to) {
         final Thread thread = new Thread(() -> {
             final byte[] buffer = new byte[64 * 1024];
             try {
                 final InputStream in = from.getInputStream();
                 final OutputStream out = to.getOutputStream();
                 int read;
-                while ((read = in.read(buffer)) >= 0) {
+                while (true) {
+                    while (paused && !from.isClosed()) {
+                        LockSupport.parkNanos(1_000_000);
+                    }
+                    if ((read = in.read(buffer)) < 0) {
+                        break;
+                    }
                     out.write(buffer, 0, read);
                 }
             } catch (IOException e) {
@@ -80,6 +91,16 @@ final class Proxy implements AutoCloseable {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    /** Stops relaying, both ways, without closing anything: each peer sees the other stop reading and writing. */
+    void pause() {
+        paused = true;
+    }
+
+    /** Relays again after {@link #pause()}. */
+    void resume() {
+        paused = false;
     }
 
     /** Closes every relayed connection: both peers see it drop. */

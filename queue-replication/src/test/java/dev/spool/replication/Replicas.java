@@ -67,6 +67,34 @@ final class Replicas {
     }
 
     /**
+     * Asserts that two queues hold the same excerpts at the same indices, byte for byte, as far as the shorter goes.
+     *
+     * @return the number of excerpts they share.
+     */
+    static long assertSamePrefix(final SpoolQueue one, final SpoolQueue other, final String when) {
+        final Bytes<?> expected = Bytes.allocateElasticOnHeap();
+        final Bytes<?> actual = Bytes.allocateElasticOnHeap();
+        long count = 0;
+        try (ExcerptTailer first = one.createTailer(); ExcerptTailer second = other.createTailer()) {
+            while (true) {
+                expected.clear();
+                actual.clear();
+                final long index = first.read(expected);
+                final long otherIndex = second.read(actual);
+                if (index < 0 || otherIndex < 0) {
+                    return count;
+                }
+                assertEquals(index, otherIndex, when + ": index of excerpt " + count);
+                assertArrayEquals(expected.toByteArray(), actual.toByteArray(), when + ": excerpt at index " + index);
+                count++;
+            }
+        } finally {
+            expected.releaseLast();
+            actual.releaseLast();
+        }
+    }
+
+    /**
      * Asserts that the replica holds exactly the primary's excerpts at the same indices, byte for byte.
      *
      * @return the number of excerpts.

@@ -7,6 +7,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 import static dev.spool.replication.Replicas.open;
@@ -14,8 +15,9 @@ import static org.junit.jupiter.api.Assertions.*;
 
 /**
  * Steady-state replication allocates nothing: neither the source's thread (tail, batch, socket write, ack read,
- * metadata update) nor the sink's (select, socket read, appendAt, ack write), nor a writer waiting for the ack,
- * which, for an invoked source, streams itself: an invoked source has no thread at all.
+ * quorum and metadata update), to one sink or two, nor the sinks' (select, socket read, appendAt, ack write), nor a
+ * writer waiting for the ack (of both replicas, with two), which, for an invoked source, streams itself: an invoked
+ * source has no thread at all.
  */
 class ReplicationAllocationTest extends SpoolTestBase {
     private static final int WARM_UP = 100_000;
@@ -31,45 +33,79 @@ class ReplicationAllocationTest extends SpoolTestBase {
     @ParameterizedTest(name = "invoked source: {0}")
     @ValueSource(booleans = {false, true})
     void shouldAllocateNothingPerReplicatedMessageInSteadyState(final boolean invoked) throws InterruptedException {
-        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(64L << 20).build();
-             ExcerptAppender appender = primary.createAppender();
-             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica"))
-                     .queueSettings(b -> b.chunkLength(64L << 20)).start();
-             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).invoked(invoked).start();
-             CommitWaiter waiter = source.commitWaiter(appender)) {
-            final byte[] message = new byte[40];
-            replicate(appender, waiter, message, WARM_UP);
-            final long sourceThread = invoked ? Thread.currentThread().getId() : threadId(ReplicationSource.THREAD_NAME);
-            if (invoked) {
-                assertFalse(hasThread(ReplicationSource.THREAD_NAME), "an invoked source starts no thread");
+        assertNothingAllocated(invoked, 1, CommitStage.ACKED);
+    }
+
+    /** Two sinks, each its own thread; the writer waits for both (2 of 2), the source streams to both. */
+    @ParameterizedTest(name = "invoked source: {0}")
+    @ValueSource(booleans = {false, true})
+    void shouldAllocateNothingPerMessageReplicatedToTwoReplicas(final boolean invoked) throws InterruptedException {
+        assertNothingAllocated(invoked, 2, CommitStage.ACKED_BY_QUORUM);
+    }
+
+    private void assertNothingAllocated(final boolean invoked, final int replicas, final CommitStage stage)
+            throws InterruptedException {
+        final ReplicationSink[] sinks = new ReplicationSink[replicas];
+        try {
+            for (int i = 0; i < replicas; i++) {
+                sinks[i] = ReplicationSink.builder(tempDir.resolve("replica" + i))
+                        .queueSettings(b -> b.chunkLength(64L << 20)).start();
             }
-            final long sinkThread = threadId(ReplicationSink.THREAD_NAME);
-            final long sourceBefore = THREADS.getThreadAllocatedBytes(sourceThread);
-            final long sinkBefore = THREADS.getThreadAllocatedBytes(sinkThread);
-            final long writerBefore = THREADS.getCurrentThreadAllocatedBytes();
-            replicate(appender, waiter, message, MEASURED);
-            final long writer = THREADS.getCurrentThreadAllocatedBytes() - writerBefore;
-            final long sourceBytes = THREADS.getThreadAllocatedBytes(sourceThread) - sourceBefore;
-            final long sinkBytes = THREADS.getThreadAllocatedBytes(sinkThread) - sinkBefore;
-            System.out.printf("bytes allocated over %,d replicated messages: source %d, sink %d, writer %d%n", MEASURED,
-                    sourceBytes, sinkBytes, writer);
-            assertTrue(sourceBytes <= ONE_OFF_BYTES, "source thread allocated " + sourceBytes + " bytes");
-            assertTrue(sinkBytes <= ONE_OFF_BYTES, "sink thread allocated " + sinkBytes + " bytes");
-            assertTrue(writer <= ONE_OFF_BYTES, "writer allocated " + writer + " bytes");
+            final InetSocketAddress[] more = new InetSocketAddress[replicas - 1];
+            for (int i = 1; i < replicas; i++) {
+                more[i - 1] = sinks[i].address();
+            }
+            try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(64L << 20).build();
+                 ExcerptAppender appender = primary.createAppender();
+                 ReplicationSource source = ReplicationSource.builder(primary, sinks[0].address(), more)
+                         .invoked(invoked).start();
+                 CommitWaiter waiter = source.commitWaiter(appender)) {
+                assertEquals(replicas, source.ackQuorum(), "the writer waits for every replica");
+                final byte[] message = new byte[40];
+                replicate(appender, waiter, stage, message, WARM_UP);
+                final long sourceThread = invoked ? Thread.currentThread().getId() : threadId(ReplicationSource.THREAD_NAME);
+                if (invoked) {
+                    assertFalse(hasThread(ReplicationSource.THREAD_NAME), "an invoked source starts no thread");
+                }
+                final long[] sinkThreads = threadIds(ReplicationSink.THREAD_NAME);
+                assertEquals(replicas, sinkThreads.length, "a thread per sink");
+                final long sourceBefore = THREADS.getThreadAllocatedBytes(sourceThread);
+                final long[] sinkBefore = THREADS.getThreadAllocatedBytes(sinkThreads);
+                final long writerBefore = THREADS.getCurrentThreadAllocatedBytes();
+                replicate(appender, waiter, stage, message, MEASURED);
+                final long writer = THREADS.getCurrentThreadAllocatedBytes() - writerBefore;
+                final long sourceBytes = THREADS.getThreadAllocatedBytes(sourceThread) - sourceBefore;
+                final long[] sinkAfter = THREADS.getThreadAllocatedBytes(sinkThreads);
+                System.out.printf("bytes allocated over %,d messages replicated to %d: source %d, writer %d%n", MEASURED,
+                        replicas, sourceBytes, writer);
+                for (int i = 0; i < replicas; i++) {
+                    final long sinkBytes = sinkAfter[i] - sinkBefore[i];
+                    System.out.printf("sink %d: %d%n", i, sinkBytes);
+                    assertTrue(sinkBytes <= ONE_OFF_BYTES, "sink thread " + i + " allocated " + sinkBytes + " bytes");
+                }
+                assertTrue(sourceBytes <= ONE_OFF_BYTES, "source thread allocated " + sourceBytes + " bytes");
+                assertTrue(writer <= ONE_OFF_BYTES, "writer allocated " + writer + " bytes");
+            }
+        } finally {
+            for (final ReplicationSink sink : sinks) {
+                if (sink != null) {
+                    sink.close();
+                }
+            }
         }
     }
 
     /** Appends in bursts of 100 and waits for each burst's ack, so that batches of every size travel. */
-    private static void replicate(final ExcerptAppender appender, final CommitWaiter waiter, final byte[] message,
-                                  final int count) throws InterruptedException {
+    private static void replicate(final ExcerptAppender appender, final CommitWaiter waiter, final CommitStage stage,
+                                  final byte[] message, final int count) throws InterruptedException {
         for (int i = 0; i < count; i += 100) {
             long last = -1;
             for (int j = 0; j < 100; j++) {
                 message[0] = (byte) j;
                 last = appender.append(message);
             }
-            if (!waiter.await(last, CommitStage.ACKED, 30, TimeUnit.SECONDS)) {
-                fail("index " + last + " was not acked within 30 s");
+            if (!waiter.await(last, stage, 30, TimeUnit.SECONDS)) {
+                fail("index " + last + " was not " + stage + " within 30 s");
             }
         }
     }
@@ -81,6 +117,11 @@ class ReplicationAllocationTest extends SpoolTestBase {
             }
         }
         return false;
+    }
+
+    private static long[] threadIds(final String name) {
+        return Thread.getAllStackTraces().keySet().stream().filter(thread -> thread.getName().equals(name))
+                .mapToLong(Thread::getId).toArray();
     }
 
     private static long threadId(final String name) {

@@ -22,29 +22,37 @@ import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * Source and sink in separate child JVMs on loopback, through a relay the test can cut: at random moments during a
- * stream, kill -9 the sink, kill -9 the writer (whose process runs the source) or cut the connection. After each
- * kill of the sink, every index the source recorded as acknowledged must be on the replica; at the end, the replica
- * must hold the primary's excerpts byte for byte at the same indices, every message once, none missing.
+ * Source and sinks in separate child JVMs on loopback, each sink through a relay the test can cut: at random moments
+ * during a stream, kill -9 a sink, kill -9 the writer (whose process runs the source) or cut a sink's connection.
+ * After every fault, every index the source recorded as acknowledged by any replica must be on at least one, every
+ * index acknowledged by its ack quorum (k of N, a majority) on at least k, and the replicas must hold the same bytes
+ * at the indices they share; at the end, each replica must hold the primary's excerpts byte for byte at the same
+ * indices, every message once, none missing.
  */
 class ReplicationFaultTest extends SpoolTestBase {
     @Test
     @Tag("slow")
     void shouldKeepTheReplicaIdenticalThroughKillsAndDisconnectsDuringAStream() throws Exception {
-        runFaultLoop(Soak.count(20_000, 1_000_000), Soak.count(4_000, 10_000), Soak.count(5, 100), false);
+        runFaultLoop(Soak.count(20_000, 1_000_000), Soak.count(4_000, 10_000), Soak.count(5, 100), false, 1);
     }
 
     @Test
     @Tag("slow")
     void shouldKeepTheReplicaIdenticalThroughKillsAndDisconnectsWithAnInvokedSource() throws Exception {
-        runFaultLoop(Soak.count(20_000, 1_000_000), Soak.count(4_000, 10_000), Soak.count(5, 100), true);
+        runFaultLoop(Soak.count(20_000, 1_000_000), Soak.count(4_000, 10_000), Soak.count(5, 100), true, 1);
     }
 
-    private void runFaultLoop(final long total, final long perSecond, final int faults, final boolean invoked)
-            throws Exception {
+    @Test
+    @Tag("slow")
+    void shouldKeepTwoReplicasIdenticalAndEveryQuorumAckedIndexOnBothThroughKillsAndDisconnects() throws Exception {
+        runFaultLoop(Soak.count(20_000, 1_000_000), Soak.count(4_000, 10_000), Soak.count(5, 100), false, 2);
+    }
+
+    private void runFaultLoop(final long total, final long perSecond, final int faults, final boolean invoked,
+                              final int replicas) throws Exception {
         final Path stderr = tempDir.resolve("children.err");
         try {
-            runFaultLoop(total, perSecond, faults, invoked, stderr);
+            runFaultLoop(total, perSecond, faults, invoked, replicas, stderr);
         } catch (AssertionError | Exception e) {
             // the temporary directory goes with the test: keep what the children said, to tell why
             System.out.println("children's error output:");
@@ -56,48 +64,58 @@ class ReplicationFaultTest extends SpoolTestBase {
     }
 
     private void runFaultLoop(final long total, final long perSecond, final int faults, final boolean invoked,
-                              final Path stderr) throws Exception {
+                              final int replicas, final Path stderr) throws Exception {
         final long seed = System.nanoTime();
         final Random random = new Random(seed);
+        final int quorum = replicas / 2 + 1;
         final Path primaryDir = tempDir.resolve("primary");
-        final Path replicaDir = tempDir.resolve("replica");
-        final int sinkPort = freePort();
-        ChildJvm sink = startSink(replicaDir, sinkPort, stderr);
-        try (Proxy proxy = new Proxy(sinkPort)) {
-            ChildJvm writer = startWriter(primaryDir, proxy.port(), total, perSecond, invoked, stderr);
+        final Path[] replicaDirs = new Path[replicas];
+        final int[] sinkPorts = new int[replicas];
+        final ChildJvm[] sinks = new ChildJvm[replicas];
+        final Proxy[] proxies = new Proxy[replicas];
+        final StringBuilder proxyPorts = new StringBuilder();
+        try {
+            for (int i = 0; i < replicas; i++) {
+                replicaDirs[i] = tempDir.resolve("replica" + i);
+                sinkPorts[i] = freePort();
+                sinks[i] = startSink(replicaDirs[i], sinkPorts[i], stderr);
+                proxies[i] = new Proxy(sinkPorts[i]);
+                proxyPorts.append(i == 0 ? "" : ",").append(proxies[i].port());
+            }
+            ChildJvm writer = startWriter(primaryDir, proxyPorts.toString(), total, perSecond, invoked, stderr);
             try {
-                System.out.println("fault loop: seed " + seed + ", " + total + " messages, " + faults + " faults"
-                        + (invoked ? ", invoked source" : ""));
+                System.out.println("fault loop: seed " + seed + ", " + total + " messages, " + faults + " faults, "
+                        + replicas + " replicas, ack quorum " + quorum + (invoked ? ", invoked source" : ""));
                 for (int fault = 0; fault < faults; fault++) {
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100 + random.nextInt(600)));
-                    final int kind = random.nextInt(3);
-                    System.out.println("fault " + fault + ": " + (kind == 0 ? "kill -9 the sink" : kind == 1
-                            ? "kill -9 the writer and its source" : "cut the connection") + " at primary index "
+                    // 0 to N - 1: kill a sink; N: kill the writer; N + 1 to 2N: cut a sink's connection
+                    final int kind = random.nextInt(2 * replicas + 1);
+                    System.out.println("fault " + fault + ": " + (kind < replicas ? "kill -9 sink " + kind
+                            : kind == replicas ? "kill -9 the writer and its source"
+                            : "cut the connection to sink " + (kind - replicas - 1)) + " at primary index "
                             + lastIndex(primaryDir));
-                    switch (kind) {
-                        case 0:
-                            sink.kill();
-                            final long acked = lastAcked(primaryDir);
-                            final long onReplica = lastIndex(replicaDir);
-                            assertTrue(onReplica >= acked, "seed " + seed + ", fault " + fault + ": index " + acked
-                                    + " was acknowledged but the replica ends at " + onReplica);
-                            sink = startSink(replicaDir, sinkPort, stderr);
-                            break;
-                        case 1:
-                            writer.kill();
-                            writer = startWriter(primaryDir, proxy.port(), total, perSecond, invoked, stderr);
-                            break;
-                        default:
-                            proxy.cut();
-                            break;
+                    if (kind < replicas) {
+                        sinks[kind].kill();
+                    } else if (kind == replicas) {
+                        writer.kill();
+                    } else {
+                        proxies[kind - replicas - 1].cut();
+                    }
+                    assertAcknowledgedOnEnoughReplicas(primaryDir, replicaDirs, quorum, "seed " + seed + ", fault " + fault);
+                    assertReplicasAgree(replicaDirs, "seed " + seed + ", fault " + fault);
+                    if (kind < replicas) {
+                        sinks[kind] = startSink(replicaDirs[kind], sinkPorts[kind], stderr);
+                    } else if (kind == replicas) {
+                        writer = startWriter(primaryDir, proxyPorts.toString(), total, perSecond, invoked, stderr);
                     }
                 }
                 writer.awaitLine("DONE", 10 * total / perSecond + 60, TimeUnit.SECONDS);
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                while (!(lastIndex(primaryDir) == lastIndex(replicaDir) && lastAcked(primaryDir) == lastIndex(primaryDir))) {
+                while (!caughtUp(primaryDir, replicaDirs)) {
                     if (System.nanoTime() - deadline > 0) {
-                        fail("seed " + seed + ": the replica ends at " + lastIndex(replicaDir) + ", acked "
-                                + lastAcked(primaryDir) + ", the primary at " + lastIndex(primaryDir));
+                        fail("seed " + seed + ": the replicas end at " + lastIndices(replicaDirs) + ", acked "
+                                + lastAcked(primaryDir) + ", by the quorum " + quorumAcked(primaryDir)
+                                + ", the primary at " + lastIndex(primaryDir));
                     }
                     LockSupport.parkNanos(10_000_000);
                 }
@@ -105,12 +123,72 @@ class ReplicationFaultTest extends SpoolTestBase {
                 writer.close();
             }
         } finally {
-            sink.close();
+            for (int i = 0; i < replicas; i++) {
+                if (proxies[i] != null) {
+                    proxies[i].close();
+                }
+                if (sinks[i] != null) {
+                    sinks[i].close();
+                }
+            }
         }
-        try (SpoolQueue primary = open(primaryDir); SpoolQueue replica = open(replicaDir)) {
-            assertEquals(total, assertIdentical(primary, replica), "seed " + seed);
-            assertEveryMessageOnce(replica, total);
+        try (SpoolQueue primary = open(primaryDir)) {
+            for (final Path replicaDir : replicaDirs) {
+                try (SpoolQueue replica = open(replicaDir)) {
+                    assertEquals(total, assertIdentical(primary, replica), "seed " + seed + ", " + replicaDir);
+                    assertEveryMessageOnce(replica, total);
+                }
+            }
         }
+    }
+
+    /** Every index acknowledged by any replica is on one at least, every index acknowledged by k on k at least. */
+    private static void assertAcknowledgedOnEnoughReplicas(final Path primaryDir, final Path[] replicaDirs,
+                                                           final int quorum, final String when) {
+        // read before the replicas' ends, which only grow
+        final long acked = lastAcked(primaryDir);
+        final long quorumAcked = quorumAcked(primaryDir);
+        int holdingAcked = 0;
+        int holdingQuorumAcked = 0;
+        for (final Path replicaDir : replicaDirs) {
+            final long last = lastIndex(replicaDir);
+            holdingAcked += last >= acked ? 1 : 0;
+            holdingQuorumAcked += last >= quorumAcked ? 1 : 0;
+        }
+        assertTrue(holdingAcked >= 1, when + ": index " + acked + " was acknowledged but the replicas end at "
+                + lastIndices(replicaDirs));
+        assertTrue(holdingQuorumAcked >= quorum, when + ": index " + quorumAcked + " was acknowledged by " + quorum
+                + " replicas but the replicas end at " + lastIndices(replicaDirs));
+    }
+
+    /** The replicas hold the same bytes at every index they share: a common prefix of the primary's history. */
+    private static void assertReplicasAgree(final Path[] replicaDirs, final String when) {
+        for (int i = 1; i < replicaDirs.length; i++) {
+            if (!SpoolQueue.exists(replicaDirs[0]) || !SpoolQueue.exists(replicaDirs[i])) {
+                continue;
+            }
+            try (SpoolQueue first = open(replicaDirs[0]); SpoolQueue other = open(replicaDirs[i])) {
+                assertSamePrefix(first, other, when);
+            }
+        }
+    }
+
+    private static boolean caughtUp(final Path primaryDir, final Path[] replicaDirs) {
+        final long last = lastIndex(primaryDir);
+        for (final Path replicaDir : replicaDirs) {
+            if (lastIndex(replicaDir) != last) {
+                return false;
+            }
+        }
+        return lastAcked(primaryDir) == last && quorumAcked(primaryDir) == last;
+    }
+
+    private static String lastIndices(final Path[] replicaDirs) {
+        final StringBuilder text = new StringBuilder();
+        for (final Path replicaDir : replicaDirs) {
+            text.append(text.length() == 0 ? "" : ", ").append(lastIndex(replicaDir));
+        }
+        return text.toString();
     }
 
     private static void assertEveryMessageOnce(final SpoolQueue queue, final long total) {
@@ -134,9 +212,9 @@ class ReplicationFaultTest extends SpoolTestBase {
         return sink;
     }
 
-    private static ChildJvm startWriter(final Path dir, final int port, final long total, final long perSecond,
+    private static ChildJvm startWriter(final Path dir, final String ports, final long total, final long perSecond,
                                         final boolean invoked, final Path stderr) throws Exception {
-        final ChildJvm writer = ChildJvm.start(ReplicationMains.Writer.class, stderr, dir.toString(), String.valueOf(port),
+        final ChildJvm writer = ChildJvm.start(ReplicationMains.Writer.class, stderr, dir.toString(), ports,
                 String.valueOf(total), String.valueOf(perSecond), invoked ? "invoked" : "threaded");
         writer.awaitLine("WRITING", 60, TimeUnit.SECONDS);
         return writer;
@@ -145,6 +223,12 @@ class ReplicationFaultTest extends SpoolTestBase {
     private static long lastAcked(final Path dir) {
         try (SpoolQueue queue = open(dir)) {
             return Failover.lastAckedIndex(queue);
+        }
+    }
+
+    private static long quorumAcked(final Path dir) {
+        try (SpoolQueue queue = open(dir)) {
+            return Failover.quorumAckedIndex(queue);
         }
     }
 

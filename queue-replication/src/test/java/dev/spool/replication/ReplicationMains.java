@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.locks.LockSupport;
 
 /** Entry points of the child JVMs of the replication tests; each prints what the parent waits for. */
@@ -20,6 +21,23 @@ final class ReplicationMains {
     static final Duration HEARTBEAT = Duration.ofMillis(200);
 
     private ReplicationMains() {
+    }
+
+    /** @return the loopback addresses of a comma-separated list of ports: one sink each. */
+    static InetSocketAddress[] sinks(final String ports) {
+        final String[] each = ports.split(",");
+        final InetSocketAddress[] sinks = new InetSocketAddress[each.length];
+        for (int i = 0; i < each.length; i++) {
+            sinks[i] = new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(each[i]));
+        }
+        return sinks;
+    }
+
+    /** @return a builder of a source to the sinks on a comma-separated list of ports. */
+    static ReplicationSource.Builder source(final SpoolQueue queue, final String ports) {
+        final InetSocketAddress[] sinks = sinks(ports);
+        return ReplicationSource.builder(queue, sinks[0], Arrays.copyOfRange(sinks, 1, sinks.length))
+                .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200));
     }
 
     /** Blocks until stdin closes or says STOP: the parent ends a child by killing it or by closing its input. */
@@ -50,15 +68,14 @@ final class ReplicationMains {
     }
 
     /**
-     * {@code dir sinkPort}: a primary queue, a source replicating it to the sink's port and a publish gateway; prints
+     * {@code dir sinkPorts}: a primary queue, a source replicating it to the sinks' ports (comma-separated) and a
+     * publish gateway; prints
      * the gateway's port, and FAILED with the reason if the source stops for good.
      */
     static final class Gateway {
         public static void main(final String[] args) throws Exception {
             try (SpoolQueue queue = Replicas.open(Path.of(args[0]));
-                 ReplicationSource source = ReplicationSource.builder(queue,
-                         new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1])))
-                         .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200)).start();
+                 ReplicationSource source = source(queue, args[1]).start();
                  PublishGateway gateway = PublishGateway.builder(queue, source).start()) {
                 System.out.println("GATEWAY " + gateway.address().getPort());
                 final Thread stopper = new Thread(() -> {
@@ -82,8 +99,9 @@ final class ReplicationMains {
     }
 
     /**
-     * {@code dir port total perSecond [invoked]}: appends messages 0 to total - 1 of {@link Replicas#message(long)} at
-     * about the given rate, resuming after the last one in the queue, while a source replicates them to the port;
+     * {@code dir ports total perSecond [invoked]}: appends messages 0 to total - 1 of {@link Replicas#message(long)} at
+     * about the given rate, resuming after the last one in the queue, while a source replicates them to the ports
+     * (comma-separated; the ack quorum a majority of them);
      * with {@code invoked}, a thread of its own streams for the source through {@link ReplicationSource#doWork()}.
      */
     static final class Writer {
@@ -92,9 +110,7 @@ final class ReplicationMains {
             final long perSecond = Long.parseLong(args[3]);
             try (SpoolQueue queue = Replicas.open(Path.of(args[0]));
                  ExcerptAppender appender = queue.createAppender();
-                 ReplicationSource source = ReplicationSource.builder(queue,
-                         new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1])))
-                         .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200))
+                 ReplicationSource source = source(queue, args[1])
                          .invoked(args.length > 4 && "invoked".equals(args[4])).start()) {
                 if (source.isInvoked()) {
                     final Thread invoker = new Thread(() -> {

@@ -43,10 +43,12 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
     /**
      * The variants of E3: the raw TCP round trip, with a threaded source's hand-offs (the floor of the threaded
      * acknowledged stages) and as a client -> server -> client round trip (the gateway's floor), then each durability
-     * stage, then the acknowledged stages again with the waiting thread streaming for an invoked source, then the
-     * whole scenario through a publish gateway and its client.
+     * stage, with two replicas the acknowledgement of either and of both (2 of 2) beside the one replica's, then the
+     * acknowledged stages again with the waiting thread streaming for an invoked source, then the whole scenario
+     * through a publish gateway and its client.
      */
-    static final List<String> E3_VARIANTS = List.of("floor-tcp", "floor-tcp-threaded", "floor-tcp-client", "e3-written", "e3-acked", "e3-async-acked",
+    static final List<String> E3_VARIANTS = List.of("floor-tcp", "floor-tcp-threaded", "floor-tcp-client", "e3-written",
+            "e3-acked", "e3-acked-any-of-2", "e3-acked-2-of-2", "e3-async-acked",
             "e3-sync-acked", "e3-sync10-acked", "e3-acked-or-synced", "e3-acked-or-synced-down", "e3-acked-invoked",
             "e3-async-acked-invoked", "e3-sync10-acked-invoked", "e3-gateway-acked", "e3-gateway-acked-invoked");
 

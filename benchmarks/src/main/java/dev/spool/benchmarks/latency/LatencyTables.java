@@ -17,10 +17,14 @@ public final class LatencyTables {
      */
     static final String CHRONICLE_PREFIX = VariantNames.CHRONICLE + "-";
     /**
-     * Pairs of variants whose ratio is a claim of an article to check: E3's, that syncing when the content asks for
-     * it (ten times a second) brings the tail to a tenth or less of syncing every message.
+     * Pairs of variants whose ratio is a claim to check: E3's, that syncing when the content asks for it (ten times a
+     * second) brings the tail to a tenth or less of syncing every message; issue 13's, what an ack quorum of two
+     * replicas (either, both) costs over one replica's ack, and over the raw TCP round trip with the threaded
+     * source's hand-offs (the plain round trip is the floor every variant is divided by already).
      */
-    private static final List<String[]> CLAIMS = List.<String[]>of(new String[]{"sync-content", "sync-every"});
+    private static final List<String[]> CLAIMS = List.of(new String[]{"sync-content", "sync-every"},
+            new String[]{"e3-acked-any-of-2", "e3-acked"}, new String[]{"e3-acked-2-of-2", "e3-acked"},
+            new String[]{"e3-acked-any-of-2", "floor-tcp-threaded"}, new String[]{"e3-acked-2-of-2", "floor-tcp-threaded"});
     private static final int WIDTH = 100;
     private static final String NL = System.lineSeparator();
 

@@ -19,10 +19,22 @@ public final class Replicas {
      * @throws IllegalStateException if no source connected within 30 s.
      */
     public static void awaitConnected(final ReplicationSink sink, final ReplicationSource source) {
+        awaitConnected(source, sink);
+    }
+
+    /**
+     * Waits for the replication source to connect to every one of its sinks, invoking an invoked source meanwhile.
+     *
+     * @param source the source.
+     * @param sinks  every sink it replicates to, started.
+     * @throws IllegalStateException if not all connected within 30 s.
+     */
+    public static void awaitConnected(final ReplicationSource source, final ReplicationSink... sinks) {
         final long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!sink.isConnected() || !source.isConnected()) {
+        while (!allConnected(sinks) || source.connectedReplicas() < sinks.length) {
             if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("the replication source did not connect within 30 s");
+                throw new IllegalStateException("the replication source did not connect to its " + sinks.length
+                        + " sinks within 30 s");
             }
             if (!source.isInvoked()) {
                 LockSupport.parkNanos(1_000_000);
@@ -30,5 +42,14 @@ public final class Replicas {
                 LockSupport.parkNanos(10_000);
             }
         }
+    }
+
+    private static boolean allConnected(final ReplicationSink[] sinks) {
+        for (final ReplicationSink sink : sinks) {
+            if (!sink.isConnected()) {
+                return false;
+            }
+        }
+        return true;
     }
 }

@@ -304,6 +304,22 @@ final class MetadataFile implements ReferenceOwner {
         }
     }
 
+    /** @return the highest index acknowledged by an ack quorum, or -1; the field holds the index plus one. */
+    long quorumAckedIndex() {
+        return readVolatileLong(QUORUM_ACKED_INDEX_OFFSET) - 1;
+    }
+
+    /** Raises the quorum acked index to {@code index} unless a later one is recorded already. */
+    void advanceQuorumAckedIndex(final long index) {
+        final long address = address(QUORUM_ACKED_INDEX_OFFSET);
+        long current;
+        while ((current = MEMORY.readVolatileLong(address)) < index + 1) {
+            if (MEMORY.compareAndSwapLong(address, current, index + 1)) {
+                return;
+            }
+        }
+    }
+
     long term() {
         return readVolatileLong(TERM_OFFSET);
     }

@@ -406,6 +406,20 @@ public final class QueueEngine {
         store.acks().ring();
     }
 
+    /** @return the highest index an ack quorum of replicas acknowledged, or -1 if none. */
+    public long quorumAckedIndex() {
+        return metadata.quorumAckedIndex();
+    }
+
+    /**
+     * Records an acknowledgement by an ack quorum; the ack doorbells ring with {@link #recordAcked(long)}.
+     *
+     * @param index the highest index acknowledged by the quorum.
+     */
+    public void recordQuorumAcked(final long index) {
+        metadata.advanceQuorumAckedIndex(index);
+    }
+
     /**
      * @param wake run on the appending thread while the doorbell is armed.
      * @return a doorbell rung after each append through this instance.

@@ -45,6 +45,8 @@ package dev.spool.queue.format;
  *  +---------------------------------------------------------------+
  *  |  Features (int bit set, fixed at creation)  |     reserved     |  320 (own cache line)
  *  +---------------------------------------------------------------+
+ *  |        Quorum acked index + 1 (long, 0 = none)                |  448 (replication area, to 1023)
+ *  +---------------------------------------------------------------+
  *  |                   Reserved to offset 1024                   ...
  *  +---------------------------------------------------------------+
  *  |  Process slots: 256 x { session id (long), pid (long) }       | 1024
@@ -62,9 +64,11 @@ package dev.spool.queue.format;
  * {@value #LOCK_FILE_NAME}; the kernel drops that lock when the process dies, which is how a waiter tells a dead
  * write-lock holder from a slow one (see the engine's {@code WriteLock}).
  * <p>
- * The replication line: the source records the highest index its replica acknowledged; the term counts
- * promotions; the role says whether local appenders may write (see {@code QueueRole}). A queue created before
- * the role and fencing fields existed reads them as zero: a primary that was never fenced.
+ * The replication line: the source records the highest index a replica (any of its replicas) acknowledged; the
+ * term counts promotions; the role says whether local appenders may write (see {@code QueueRole}). A queue created
+ * before the role and fencing fields existed reads them as zero: a primary that was never fenced. The replication
+ * area (448 to 1023) holds the highest index the source's ack quorum (k of its N replicas) acknowledged, stored
+ * plus one so that a queue created before the field, which reads 0 there, reads "none".
  */
 public final class MetadataDescriptor {
     /** Name of the metadata file in the queue directory. */
@@ -147,6 +151,19 @@ public final class MetadataDescriptor {
     public static final int FEATURES_LENGTH = Long.BYTES;
     /** The feature bits this build knows; a queue that has any other bit set is refused at open. */
     public static final int KNOWN_FEATURES = 0;
+
+    /**
+     * Offset of the replication area, to the process slots (448 to 1023): what replication persists. It follows the
+     * features' cache line and the next one, which hold the other settings fixed at creation (328 to 447).
+     */
+    public static final int REPLICATION_AREA_OFFSET = FEATURES_OFFSET + 2 * CACHE_LINE_LENGTH;
+    /**
+     * Offset of the quorum acked index field, the first of the replication area: one more than the highest index
+     * that the replication source's ack quorum (k of its N replicas) acknowledged, raised with a CAS, never lowered;
+     * 0 (what a queue created before the field reads) while none is. Stored plus one so that no queue needs
+     * rewriting.
+     */
+    public static final int QUORUM_ACKED_INDEX_OFFSET = REPLICATION_AREA_OFFSET;
 
     /** {@link #ROLE_OFFSET} value of a queue local appenders write to. */
     public static final int ROLE_PRIMARY = 0;

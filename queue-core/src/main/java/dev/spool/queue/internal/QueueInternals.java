@@ -72,6 +72,24 @@ public final class QueueInternals {
     }
 
     /**
+     * @return the highest index acknowledged by the ack quorum of the queue's replication source (k of its N
+     * replicas), as recorded in any process, or -1 if none.
+     */
+    public long quorumAckedIndex() {
+        return engine.quorumAckedIndex();
+    }
+
+    /**
+     * Records that an ack quorum of replicas acknowledged every excerpt up to {@code index}, unless a later index is
+     * recorded already. Call before {@link #recordAcked(long)}, which rings the ack doorbells.
+     *
+     * @param index the highest index acknowledged by the quorum.
+     */
+    public void recordQuorumAcked(final long index) {
+        engine.recordQuorumAcked(index);
+    }
+
+    /**
      * @param wake run on the appending thread after an append through an appender of this queue instance (an
      *             {@link IndexedAppender} too), while the doorbell is armed: short and non-blocking, such as
      *             {@code selector::wakeup}.

@@ -108,6 +108,8 @@ final class QueueDumper {
                 queue.processSlotPid(slot)));
         field("last synced index", String.valueOf(queue.readLong(MetadataDescriptor.LAST_SYNCED_INDEX_OFFSET)));
         field("last acked index", String.valueOf(queue.readLong(MetadataDescriptor.LAST_ACKED_INDEX_OFFSET)));
+        // stored plus one, 0 = none
+        field("quorum acked index", String.valueOf(queue.readLong(MetadataDescriptor.QUORUM_ACKED_INDEX_OFFSET) - 1));
         field("term", String.valueOf(queue.readLong(MetadataDescriptor.TERM_OFFSET)));
         final int role = queue.readInt(MetadataDescriptor.ROLE_OFFSET);
         field("role", role >= MetadataDescriptor.ROLE_PRIMARY && role <= MetadataDescriptor.ROLE_FENCED

@@ -36,6 +36,8 @@ public final class LatencyVariants {
             () -> new PublishVariant(20),
             StageVariant::written,
             StageVariant::acked,
+            StageVariant::ackedByAnyOfTwo,
+            StageVariant::ackedByTwoOfTwo,
             StageVariant::asyncAcked,
             StageVariant::syncAcked,
             StageVariant::sync10Acked,

@@ -21,7 +21,9 @@ import java.time.Duration;
  * index to the reader, which busy-spins until that index reached the variant's {@link CommitStage}: the replica's
  * acknowledgement over loopback TCP, or a local sync it performs itself when the stage needs one and the replica
  * is away. Timed: append to commit on "server 1"; the client's own hop to server 1 is one TCP round trip, the
- * floor, and is not included.
+ * floor, and is not included. With two replicas, the source streams to two sinks (each on its own thread) and the
+ * stage is the acknowledgement of either ({@link CommitStage#ACKED}) or of both ({@link CommitStage#ACKED_BY_QUORUM},
+ * 2 of 2).
  */
 final class StageVariant implements LatencyVariant {
     /** Messages whose ninth byte is 1 ask the content-based policy for a sync. */
@@ -35,9 +37,11 @@ final class StageVariant implements LatencyVariant {
     private final boolean contentSync;
     private final boolean replicaUp;
     private final boolean invoked;
+    /** Sinks the source streams to, each its own replica. */
+    private final int replicas;
     private SpoolQueue primary;
     private ExcerptAppender appender;
-    private ReplicationSink sink;
+    private ReplicationSink[] sinks;
     private ReplicationSource source;
     private SpscLongRing indices;
     private SpscLongRing startTimes;
@@ -50,13 +54,14 @@ final class StageVariant implements LatencyVariant {
 
     private StageVariant(final String name, final String description, final CommitStage stage,
                          final SyncPolicy syncPolicy, final boolean contentSync, final boolean replicaUp) {
-        this(name, description, stage, syncPolicy, contentSync, replicaUp, false);
+        this(name, description, stage, syncPolicy, contentSync, replicaUp, false, 1);
     }
 
     private StageVariant(final String name, final String description, final CommitStage stage,
                          final SyncPolicy syncPolicy, final boolean contentSync, final boolean replicaUp,
-                         final boolean invoked) {
+                         final boolean invoked, final int replicas) {
         this.invoked = invoked;
+        this.replicas = replicas;
         this.name = name;
         this.description = description;
         this.stage = stage;
@@ -73,6 +78,18 @@ final class StageVariant implements LatencyVariant {
     static StageVariant acked() {
         return new StageVariant("e3-acked", "append (no msync), commit on the replica's ack", CommitStage.ACKED,
                 SyncPolicy.NONE, false, true);
+    }
+
+    /** @return two replicas, commit on the first acknowledgement of either. */
+    static StageVariant ackedByAnyOfTwo() {
+        return new StageVariant("e3-acked-any-of-2", "append (no msync), two replicas, commit on the first of their"
+                + " acks", CommitStage.ACKED, SyncPolicy.NONE, false, true, false, 2);
+    }
+
+    /** @return two replicas, commit once both acknowledged: the ack quorum 2 of 2. */
+    static StageVariant ackedByTwoOfTwo() {
+        return new StageVariant("e3-acked-2-of-2", "append (no msync), two replicas, commit once both acked (ack"
+                + " quorum 2 of 2)", CommitStage.ACKED_BY_QUORUM, SyncPolicy.NONE, false, true, false, 2);
     }
 
     static StageVariant asyncAcked() {
@@ -98,7 +115,7 @@ final class StageVariant implements LatencyVariant {
      */
     StageVariant invoked() {
         return new StageVariant(name + "-invoked", description + "; the waiting thread streams for the source (doWork)",
-                stage, syncPolicy, contentSync, replicaUp, true);
+                stage, syncPolicy, contentSync, replicaUp, true, replicas);
     }
 
     static StageVariant ackedOrSynced() {
@@ -126,14 +143,21 @@ final class StageVariant implements LatencyVariant {
         primary = Payloads.spoolQueue(directory.resolve("primary")).syncPolicy(syncPolicy).build();
         appender = primary.createAppender();
         if (replicaUp) {
-            sink = ReplicationSink.builder(directory.resolve("replica"))
-                    .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
-            final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sink.address());
+            sinks = new ReplicationSink[replicas];
+            final InetSocketAddress[] more = new InetSocketAddress[replicas - 1];
+            for (int i = 0; i < replicas; i++) {
+                sinks[i] = ReplicationSink.builder(directory.resolve(i == 0 ? "replica" : "replica" + i))
+                        .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
+                if (i > 0) {
+                    more[i - 1] = sinks[i].address();
+                }
+            }
+            final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sinks[0].address(), more);
             if (invoked) {
                 builder.invoked();
             }
             source = builder.start();
-            Replicas.awaitConnected(sink, source);
+            Replicas.awaitConnected(source, sinks);
         } else {
             // nothing listens on port 1: the source retries now and then, and the stage falls back to a sync
             source = ReplicationSource.builder(primary, new InetSocketAddress(InetAddress.getLoopbackAddress(), 1))
@@ -200,8 +224,10 @@ final class StageVariant implements LatencyVariant {
     @Override
     public void close() {
         source.close();
-        if (sink != null) {
-            sink.close();
+        if (sinks != null) {
+            for (final ReplicationSink sink : sinks) {
+                sink.close();
+            }
         }
         appender.close();
         primary.close();
