@@ -18,7 +18,7 @@ final class ExcerptLocator {
     private final MetadataFile metadata;
     private final MappedCursor cursor;
     private final SparseIndex index;
-    private final int maxMessageLength;
+    private final int maxDataLength;
     private CycleFile file;
     private long cycle;
     private int metadataLimit;
@@ -33,17 +33,17 @@ final class ExcerptLocator {
     /**
      * @param cursor the tailer's cursor, which the walk maps as the tailer's reads would.
      */
-    ExcerptLocator(final MetadataFile metadata, final MappedCursor cursor, final int maxMessageLength) {
+    ExcerptLocator(final MetadataFile metadata, final MappedCursor cursor, final int maxDataLength) {
         this.metadata = metadata;
         this.cursor = cursor;
-        this.index = new SparseIndex("tailer-index", maxMessageLength);
-        this.maxMessageLength = maxMessageLength;
+        this.index = new SparseIndex("tailer-index", maxDataLength);
+        this.maxDataLength = maxDataLength;
     }
 
     void attach(final CycleFile next) {
         file = next;
         cycle = next.cycle();
-        metadataLimit = Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries()));
+        metadataLimit = Math.max(maxDataLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries()));
         if (window.length != next.indexSpacing()) {
             window = new long[next.indexSpacing()];
         }
@@ -84,7 +84,7 @@ final class ExcerptLocator {
         while (true) {
             final int header = MEMORY.readVolatileInt(cursor.address(position));
             if (isData(header)) {
-                if (length(header) > maxMessageLength) {
+                if (length(header) > maxDataLength) {
                     throw corrupt(header, position);
                 }
                 if (sequence >= first) {
@@ -133,7 +133,7 @@ final class ExcerptLocator {
                 // published meanwhile: read it again
                 continue;
             }
-            if (isData(header) ? length(header) > maxMessageLength : !isMetadata(header) || length(header) > metadataLimit) {
+            if (isData(header) ? length(header) > maxDataLength : !isMetadata(header) || length(header) > metadataLimit) {
                 throw corrupt(header, position);
             }
             if (isData(header)) {
@@ -170,7 +170,7 @@ final class ExcerptLocator {
                     entry--;
                     continue;
                 }
-                if (!isData(header) || length(header) > maxMessageLength) {
+                if (!isData(header) || length(header) > maxDataLength) {
                     throw new CorruptQueueException(file.path(), entryPosition, String.format("bad index entry %d:"
                             + " position=%d holds header 0x%08x (%s), not a data excerpt", entry, excerptPosition, header,
                             describe(header)));
@@ -276,7 +276,7 @@ final class ExcerptLocator {
      * marker is there).
      */
     void checkData(final int header, final long at, final long readSequence) {
-        if (length(header) > maxMessageLength) {
+        if (length(header) > maxDataLength) {
             throw corrupt(header, at);
         }
         if (index.isIndexed(readSequence)) {
