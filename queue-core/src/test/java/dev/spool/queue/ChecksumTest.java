@@ -196,6 +196,43 @@ class ChecksumTest extends SpoolTestBase {
         assertTrue(message.contains(file.getFileName().toString()), message);
     }
 
+    private static String[] tool(final String... args) {
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        final int status;
+        try (java.io.PrintStream print = new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8)) {
+            status = dev.spool.queue.tools.SpoolTool.run(args, print, print);
+        }
+        return new String[]{String.valueOf(status), out.toString(java.nio.charset.StandardCharsets.UTF_8)};
+    }
+
+    @Test
+    void shouldMakeVerifyReportEveryMismatchWithFilePositionAndIndexAndDumpShowIt() throws IOException {
+        final Path directory = tempDir.resolve("q");
+        final long[] indices = new long[12];
+        try (SpoolQueue queue = open(directory, true); ExcerptAppender appender = queue.createAppender()) {
+            for (int i = 0; i < indices.length; i++) {
+                indices[i] = appender.append(message(i));
+            }
+        }
+        final String[] healthy = tool("verify", directory.toString());
+        assertEquals("0", healthy[0], healthy[1]);
+        final Path file = cycleFile(directory);
+        final long first = flipPayloadBit(file, 3, 0);
+        final long second = flipPayloadBit(file, 9, 4);
+        final String[] verify = tool("verify", directory.toString());
+        assertEquals(String.valueOf(dev.spool.queue.tools.SpoolTool.EXIT_FAILED), verify[0], verify[1]);
+        for (final long[] damaged : new long[][]{{first, indices[3]}, {second, indices[9]}}) {
+            assertTrue(verify[1].contains("CRC32C mismatch in the excerpt of index " + damaged[1]), verify[1]);
+            assertTrue(verify[1].contains("position=" + damaged[0]), verify[1]);
+        }
+        assertTrue(verify[1].contains(file.getFileName().toString()), verify[1]);
+        assertTrue(verify[1].contains("DAMAGED: 2 problems"), verify[1]);
+        final String[] dump = tool("dump", directory.toString());
+        assertTrue(dump[1].contains("crc32c=0x"), dump[1]);
+        assertTrue(dump[1].contains(String.format("crc32c=0x%08x ok", crc(message(0)))), dump[1]);
+        assertEquals(2, dump[1].split("MISMATCH", -1).length - 1, dump[1]);
+    }
+
     @Test
     void shouldSkipTheCheckWhenTheInstanceIsOpenedWithoutVerifying() throws IOException {
         final Path directory = tempDir.resolve("q");

@@ -103,6 +103,16 @@ final class QueueFiles {
         return readInt(INDEX_BLOCK_ENTRIES_OFFSET);
     }
 
+    /** @return the features word: 0 unless the metadata is of version 2. */
+    int features() {
+        return readInt(VERSION_OFFSET) == VERSION_WITH_FEATURES ? readInt(FEATURES_OFFSET) : 0;
+    }
+
+    /** @return true if the queue was created with CRC32C checksums: a version 2 queue with that feature bit. */
+    boolean checksums() {
+        return (features() & FEATURE_CRC32C) != 0;
+    }
+
     int maxMessageLength() {
         return readInt(MAX_MESSAGE_LENGTH_OFFSET);
     }
