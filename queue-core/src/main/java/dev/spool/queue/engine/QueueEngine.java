@@ -212,6 +212,11 @@ public final class QueueEngine {
         }
     }
 
+    /** @return true if this instance's readers check each excerpt's CRC32C: the queue has them and none skip. */
+    public boolean verifyChecksums() {
+        return store.verifyChecksums();
+    }
+
     /** @return true if every data excerpt of the queue carries a CRC32C of its payload. */
     public boolean checksums() {
         return store.checksums();

@@ -133,6 +133,14 @@ public final class QueueInternals {
     }
 
     /**
+     * @return true if readers of this queue instance check each excerpt's CRC32C: the queue has checksums and the
+     * instance was not opened to skip them.
+     */
+    public boolean verifyChecksums() {
+        return engine.verifyChecksums();
+    }
+
+    /**
      * @return a new tailer, before the first excerpt, whose reads deliver each data excerpt's body as stored (in a
      * queue with checksums: the CRC32C field, then the payload), checked as any tailer checks it; what
      * {@link IndexedAppender#appendBodyAt} writes. Closing the queue closes it.
