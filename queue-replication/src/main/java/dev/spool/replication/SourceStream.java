@@ -9,6 +9,7 @@ import net.openhft.chronicle.bytes.BytesStore;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 
+import static dev.spool.replication.FrameDescriptor.DATA_FLAG_CRC32C;
 import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.FrameDescriptor.ERROR_DIVERGED;
 import static dev.spool.replication.FrameDescriptor.ERROR_FENCED;
@@ -38,6 +39,7 @@ final class SourceStream {
     private final long heartbeatNs;
     private final ExcerptHandler batcher = this::addToBatch;
     private final DataFlyweight data = new DataFlyweight();
+    private final int dataFlags;
     private final AckFlyweight ack = new AckFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
 
@@ -55,6 +57,8 @@ final class SourceStream {
     SourceStream(final SpoolQueue queue, final InetSocketAddress sink, final Connection connection,
                  final int frameLimit, final long heartbeatNs) {
         this.internals = QueueInternals.of(queue);
+        // the tailer delivers stored bodies: with checksums, each entry carries its CRC32C to the sink
+        this.dataFlags = internals.checksums() ? DATA_FLAG_CRC32C : 0;
         this.sink = sink;
         this.sinkName = String.valueOf(sink);
         this.connection = connection;
@@ -165,7 +169,7 @@ final class SourceStream {
             return false;
         }
         final int offset = connection.beginFrame(TYPE_DATA);
-        data.count(batchCount);
+        data.count(batchCount).flags(dataFlags);
         connection.endFrame(offset, batchPosition);
         return true;
     }
