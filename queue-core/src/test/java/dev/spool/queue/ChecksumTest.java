@@ -196,6 +196,38 @@ class ChecksumTest extends SpoolTestBase {
         assertTrue(message.contains(file.getFileName().toString()), message);
     }
 
+    @Test
+    void shouldReportAnIndexEntryMovedToAnotherExcerptInsteadOfReadingItUnderTheWrongIndex() throws IOException {
+        final Path directory = tempDir.resolve("q");
+        final long[] indices = new long[16];
+        try (SpoolQueue queue = open(directory, true); ExcerptAppender appender = queue.createAppender()) {
+            for (int i = 0; i < indices.length; i++) {
+                indices[i] = appender.append(message(i));
+            }
+        }
+        // with index spacing 4, entry 2 points at sequence 8: make it point at sequence 9, a good excerpt
+        final Path file = cycleFile(directory);
+        final ByteBuffer bytes = readFile(file);
+        final long block = bytes.getLong((int) CycleDescriptor.rootEntryPosition(0));
+        final int entryPosition = (int) CycleDescriptor.indexEntryPosition(block, 2);
+        final long eighth = bytes.getLong(entryPosition);
+        final long ninth = eighth + ExcerptDescriptor.alignedLength(bytes.getInt((int) eighth));
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.seek(entryPosition);
+            raf.write(ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, ninth).array());
+        }
+        try (SpoolQueue queue = open(directory, true); ExcerptTailer tailer = queue.createTailer()) {
+            final CorruptQueueException e = assertThrows(CorruptQueueException.class,
+                    () -> tailer.moveToIndex(indices[9]));
+            assertEquals(entryPosition, e.position(), e.getMessage());
+            assertTrue(e.getMessage().contains("bad index entry"), e.getMessage());
+            assertTrue(tailer.moveToIndex(indices[3]));
+            final Bytes<?> into = Bytes.allocateElasticOnHeap();
+            assertEquals(indices[3], tailer.read(into));
+            assertArrayEquals(message(3), into.toByteArray());
+        }
+    }
+
     private static String[] tool(final String... args) {
         final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         final int status;

@@ -70,7 +70,7 @@ final class StoreTailer implements ExcerptTailer {
         this.namedIndexOffset = namedIndexOffset;
         this.pause = pause;
         this.maxDataLength = store.maxDataLength();
-        this.locator = new ExcerptLocator(metadata, cursor, maxDataLength);
+        this.locator = new ExcerptLocator(metadata, cursor, maxDataLength, store.verifyChecksums());
         final int checksumLength = store.checksums() ? CHECKSUM_LENGTH : 0;
         this.deliveredOffset = HEADER_LENGTH + (bodies ? 0 : checksumLength);
         this.skippedLength = bodies ? 0 : checksumLength;
