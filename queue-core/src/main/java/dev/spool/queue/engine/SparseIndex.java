@@ -27,7 +27,7 @@ final class SparseIndex {
     private long lastBlockPosition;
 
     /**
-     * @param name             the cursor's name, for reference tracing.
+     * @param name          the cursor's name, for reference tracing.
      * @param maxDataLength the longest body of a data excerpt (payload, and its CRC32C if any): how far past the
      *                      write position a new block may lie.
      */

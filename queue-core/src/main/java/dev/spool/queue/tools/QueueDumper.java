@@ -161,8 +161,7 @@ final class QueueDumper {
                     file.readLong(CycleDescriptor.WRITE_SEQUENCE_OFFSET));
             final Map<Long, Integer> blocks = dumpRoot(file);
             final boolean checksums = queue.checksums();
-            final int maxLength = queue.maxMessageLength() > 0
-                    ? queue.maxMessageLength() + (checksums ? CHECKSUM_LENGTH : 0) : ExcerptDescriptor.MAX_LENGTH;
+            final int maxLength = queue.maxDataLength();
             final int maxEntries = MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES;
             final boolean entriesOk = QueueFiles.isPowerOfTwo(entries) && entries <= maxEntries;
             final ExcerptScanner scanner = new ExcerptScanner(file, maxLength, entriesOk ? entries : maxEntries);
