@@ -178,11 +178,14 @@ public final class AsyncTailer implements AutoCloseable {
             if (ring.releaseLimit() > position) {
                 return -1;
             }
-            if (crc != null && crc.of(copyAddress, payloadLength) != stored) {
-                throw new CorruptQueueException(ring.path(), ring.payloadOffset(position), String.format("CRC32C mismatch"
-                        + " in the ring record at ring position %d (payload length=%d): expected 0x%08x (stored by its"
-                        + " producer), found 0x%08x (computed from its payload)", position, payloadLength, stored,
-                        crc.of(copyAddress, payloadLength)));
+            if (crc != null) {
+                final int found = crc.of(copyAddress, payloadLength);
+                if (found != stored) {
+                    throw new CorruptQueueException(ring.path(), ring.payloadOffset(position), String.format("CRC32C"
+                            + " mismatch in the ring record at ring position %d (payload length=%d): expected 0x%08x"
+                            + " (stored by its producer), found 0x%08x (computed from its payload)", position,
+                            payloadLength, stored, found));
+                }
             }
             final long index = rule.next(claimTime);
             ringPosition = position + align(length);

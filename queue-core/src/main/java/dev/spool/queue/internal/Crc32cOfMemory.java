@@ -54,28 +54,4 @@ public final class Crc32cOfMemory {
         crc.update(view);
         return (int) crc.getValue();
     }
-
-    /**
-     * @param bytes  an array.
-     * @param offset where the bytes start in it.
-     * @param length how many bytes.
-     * @return their CRC32C.
-     */
-    public int of(final byte[] bytes, final int offset, final int length) {
-        crc.reset();
-        crc.update(bytes, offset, length);
-        return (int) crc.getValue();
-    }
-
-    /**
-     * @param buffer holds the bytes from its position to its limit; neither is changed.
-     * @return their CRC32C.
-     */
-    public int of(final ByteBuffer buffer) {
-        final int position = buffer.position();
-        crc.reset();
-        crc.update(buffer);
-        buffer.position(position);
-        return (int) crc.getValue();
-    }
 }
