@@ -192,6 +192,14 @@ public final class SpoolQueue implements AutoCloseable {
         return engine.queueId();
     }
 
+    /**
+     * @return true if the queue was created with {@link SpoolQueueBuilder#checksums(boolean) checksums}: every
+     * excerpt carries a CRC32C of its payload.
+     */
+    public boolean checksums() {
+        return engine.checksums();
+    }
+
     /** @return the longest payload an appender accepts. */
     public int maxMessageLength() {
         return engine.maxMessageLength();

@@ -43,6 +43,8 @@ public final class SpoolQueueBuilder {
     private long pretouchLength = DEFAULT_PRETOUCH_LENGTH;
     private Duration pretouchLeadTime = DEFAULT_PRETOUCH_LEAD_TIME;
     private UUID replicaOf;
+    private Boolean checksums;
+    private boolean verifyChecksums = true;
 
     SpoolQueueBuilder(final Path directory) {
         this.directory = directory;
@@ -252,6 +254,32 @@ public final class SpoolQueueBuilder {
     }
 
     /**
+     * Stores a CRC32C of each excerpt's payload with the excerpt, so that a flipped byte is found by tailers,
+     * {@code verify}, {@code dump} and the replica instead of being read as data. Persisted and fixed when the queue
+     * is created (as metadata feature {@code FEATURE_CRC32C}); reopening with a different explicit value is an error,
+     * and without one the persisted choice is adopted. Default for a new queue: false. Costs one CRC32C (a hardware
+     * instruction) per append and per read, and 4 bytes per excerpt.
+     *
+     * @param checksums true to checksum every excerpt.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder checksums(final boolean checksums) {
+        this.checksums = checksums;
+        return this;
+    }
+
+    /**
+     * @param verifyChecksums false to let this instance's tailers skip the CRC32C check of a checksummed queue, for a
+     *                        trusted hot path; appenders still write checksums and the tools still check them.
+     *                        Not persisted. Default true.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder verifyChecksums(final boolean verifyChecksums) {
+        this.verifyChecksums = verifyChecksums;
+        return this;
+    }
+
+    /**
      * @param createIfAbsent false to fail unless the queue exists already; default true.
      * @return this builder.
      */
@@ -270,6 +298,6 @@ public final class SpoolQueueBuilder {
         return new QueueEngine.Config(directory, createIfAbsent, rollCycle, epochMillis, indexSpacing, indexBlockEntries,
                 maxMessageLength, chunkLength, replicaOf, timeProvider, pauseStrategy, syncPolicy, SyncPolicy::newTrigger,
                 syncMarkers, retainCycles, retainBytes, retainForNamedTailers, cycleListener, pretouchLength,
-                pretouchLeadTime);
+                pretouchLeadTime, checksums, verifyChecksums);
     }
 }

@@ -27,11 +27,16 @@ import java.util.stream.Stream;
  * once. Each of those must return the original bytes or throw a {@link SpoolException} whose message names the
  * damaged queue's file; an append that succeeds must not hide an excerpt that was readable before it.
  * <p>
- * Payloads carry no checksum, and neither do the low bits of a header's length that stay within its 8-byte
- * alignment (a length of 17 instead of 16 moves no boundary): a flip there changes what that one excerpt reads as,
- * and nothing else. Such an excerpt is "touched" and may come back different; every other excerpt must not.
+ * Without checksums, payloads carry no checksum, and neither do the low bits of a header's length that stay within
+ * its 8-byte alignment (a length of 17 instead of 16 moves no boundary): a flip there changes what that one excerpt
+ * reads as, and nothing else. Such an excerpt is "touched" and may come back different; every other excerpt must not.
  * <p>
- * {@code template work seed firstCase cases clockMillis}: prints {@code CASE n} before case {@code n},
+ * In the {@code payload} mode the template has checksums, and each case flips one to three bits of one excerpt's
+ * CRC32C field and payload: every read of that excerpt (forward, backward, after {@code moveToIndex}) must throw a
+ * {@link CorruptQueueException} naming its file and header position, never return its bytes; every other excerpt
+ * must read back exactly; and {@code verify} must report it with its position and index and exit with 1.
+ * <p>
+ * {@code template work seed firstCase cases clockMillis [payload]}: prints {@code CASE n} before case {@code n},
  * {@code PASS n <what was damaged>} or {@code FAIL n <what was damaged>: <why>} after it, and {@code DONE} at the end.
  */
 final class DamageFuzz {
@@ -68,6 +73,8 @@ final class DamageFuzz {
     private final Path work;
     private final long clockMillis;
     private final TreeMap<Long, Excerpt> excerpts = new TreeMap<>();
+    /** Where a payload starts from its excerpt's header in the template: after the CRC32C if it has checksums. */
+    private int payloadOffset = ExcerptDescriptor.HEADER_LENGTH;
 
     private DamageFuzz(final Path template, final Path work, final long clockMillis) {
         this.template = template;
@@ -78,6 +85,7 @@ final class DamageFuzz {
     public static void main(final String[] args) throws IOException {
         final DamageFuzz fuzz = new DamageFuzz(Path.of(args[0]), Path.of(args[1]), Long.parseLong(args[5]));
         final long seed = Long.parseLong(args[2]);
+        final boolean payloadFlips = args.length > 6 && args[6].equals("payload");
         final int first = Integer.parseInt(args[3]);
         final int cases = Integer.parseInt(args[4]);
         fuzz.learnTemplate();
@@ -86,10 +94,10 @@ final class DamageFuzz {
             System.out.println("CASE " + n);
             deleteRecursively(fuzz.work);
             final SplittableRandom random = new SplittableRandom(seed + n);
-            final Damage damage = fuzz.damageCopy(random);
+            final Damage damage = payloadFlips ? fuzz.damagePayload(random) : fuzz.damageCopy(random);
             String failure;
             try {
-                failure = fuzz.check(damage, random);
+                failure = payloadFlips ? fuzz.checkPayload(damage) : fuzz.check(damage, random);
             } catch (Throwable e) {
                 failure = "the checker itself failed: " + stackTrace(e);
             }
@@ -114,11 +122,12 @@ final class DamageFuzz {
              ExcerptTailer tailer = queue.createTailer()) {
             final RollCycle rollCycle = queue.rollCycle();
             final long epoch = queue.epochMillis();
+            payloadOffset = queue.checksums() ? ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET : ExcerptDescriptor.HEADER_LENGTH;
             while (tailer.read((bytes, offset, length, index) -> {
                 final byte[] payload = new byte[length];
                 bytes.read(offset, payload, 0, length);
                 final Path file = template.resolve(rollCycle.fileName(rollCycle.toCycle(index), epoch));
-                excerpts.put(index, new Excerpt(index, file, offset - ExcerptDescriptor.HEADER_LENGTH, payload,
+                excerpts.put(index, new Excerpt(index, file, offset - payloadOffset, payload,
                         indexEntryPosition(files.computeIfAbsent(file, DamageFuzz::readAll), rollCycle.toSequence(index))));
             })) {
                 if (excerpts.size() > 1_000_000) {
@@ -144,8 +153,164 @@ final class DamageFuzz {
         return blockPosition + CycleDescriptor.BLOCK_ENTRIES_OFFSET + entry % DamageFuzzTest.INDEX_BLOCK_ENTRIES * Long.BYTES;
     }
 
-    /** Copies the template to the work directory and damages one file of the copy. */
-    private Damage damageCopy(final SplittableRandom random) throws IOException {
+    /** Copies the template to the work directory and flips bits of one excerpt's CRC32C field and payload. */
+    private Damage damagePayload(final SplittableRandom random) throws IOException {
+        copyTemplate();
+        final List<Excerpt> all = new ArrayList<>(excerpts.values());
+        final Excerpt hit = all.get(random.nextInt(all.size()));
+        final Path file = work.resolve(hit.file().getFileName());
+        final byte[] bytes = Files.readAllBytes(file);
+        final int span = ExcerptDescriptor.CHECKSUM_LENGTH + hit.payload().length;
+        final long[] positions = random.longs(span, 0, span).distinct().limit(1 + random.nextInt(Math.min(3, span)))
+                .map(at -> hit.headerPosition() + ExcerptDescriptor.CHECKSUM_OFFSET + at).toArray();
+        for (final long position : positions) {
+            bytes[(int) position] ^= (byte) (1 << random.nextInt(8));
+        }
+        Files.write(file, bytes);
+        return new Damage(file, positions, -1);
+    }
+
+    /** @return the excerpt whose CRC32C field or payload holds the flipped bytes of a payload case. */
+    private Excerpt hitBy(final Damage damage) {
+        for (final Excerpt excerpt : excerpts.values()) {
+            if (damage.flipped(excerpt.file(), excerpt.headerPosition() + ExcerptDescriptor.CHECKSUM_OFFSET,
+                    excerpt.headerPosition() + payloadOffset + excerpt.payload().length)) {
+                return excerpt;
+            }
+        }
+        throw new IllegalStateException("no excerpt holds " + damage);
+    }
+
+    /**
+     * @return why a payload case broke a rule, or null: the damaged excerpt is never returned, each read of it throws
+     * naming its file and position, every other excerpt reads back exactly, and verify reports it.
+     */
+    private String checkPayload(final Damage damage) {
+        final Excerpt hit = hitBy(damage);
+        final List<String> failures = new ArrayList<>();
+        try (SpoolQueue queue = SpoolQueue.builder(work).createIfAbsent(false).build()) {
+            failures.add(readAround(queue, hit, Direction.FORWARD));
+            failures.add(readAround(queue, hit, Direction.BACKWARD));
+            failures.add(moveToEachIndexAround(queue, hit));
+        } catch (RuntimeException e) {
+            failures.add("open: " + stackTrace(e));
+        }
+        failures.add(verifyReports(hit));
+        for (final String failure : failures) {
+            if (failure != null) {
+                return failure;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Reads the whole queue in one direction: every excerpt before the damaged one exactly, then a checksum
+     * exception at it.
+     */
+    private String readAround(final SpoolQueue queue, final Excerpt hit, final Direction direction) {
+        final String how = "a " + direction.name().toLowerCase(java.util.Locale.ROOT) + " read";
+        final List<Long> read = new ArrayList<>();
+        final String[] failure = new String[1];
+        try (ExcerptTailer tailer = queue.createTailer()) {
+            if (direction == Direction.BACKWARD) {
+                tailer.direction(Direction.BACKWARD).toEnd();
+            }
+            try {
+                while (failure[0] == null && tailer.read((bytes, offset, length, index) -> {
+                    final byte[] copy = new byte[length];
+                    bytes.read(offset, copy, 0, length);
+                    read.add(index);
+                    failure[0] = exact(how, index, copy, hit);
+                })) {
+                    if (read.size() > excerpts.size()) {
+                        return how + " returned more excerpts than the queue holds";
+                    }
+                }
+            } catch (RuntimeException e) {
+                final String undetected = detected(how + " after " + read.size() + " excerpts", e, hit);
+                if (undetected != null) {
+                    return undetected;
+                }
+                final long expectedReads = direction == Direction.FORWARD ? excerpts.headMap(hit.index()).size()
+                        : excerpts.tailMap(hit.index(), false).size();
+                return read.size() == expectedReads ? null : how + " threw after " + read.size() + " excerpts, expected "
+                        + expectedReads + " before the damaged index " + Long.toHexString(hit.index());
+            }
+            return failure[0] != null ? failure[0] : how + " ended after " + read.size() + " excerpts without detecting"
+                    + " the damaged index " + Long.toHexString(hit.index());
+        }
+    }
+
+    /** Moves to every index and reads once: exact bytes, or a checksum exception at the damaged index only. */
+    private String moveToEachIndexAround(final SpoolQueue queue, final Excerpt hit) {
+        try (ExcerptTailer tailer = queue.createTailer()) {
+            for (final Excerpt excerpt : excerpts.values()) {
+                final String how = "moveToIndex(" + Long.toHexString(excerpt.index()) + ") then read";
+                final String[] failure = new String[1];
+                try {
+                    if (!tailer.moveToIndex(excerpt.index())) {
+                        return how + " found no excerpt";
+                    }
+                    tailer.read((bytes, offset, length, index) -> {
+                        final byte[] copy = new byte[length];
+                        bytes.read(offset, copy, 0, length);
+                        failure[0] = index != excerpt.index() ? how + " returned index " + Long.toHexString(index)
+                                : exact(how, index, copy, hit);
+                    });
+                    if (failure[0] == null && excerpt.index() == hit.index()) {
+                        failure[0] = how + " did not throw at the damaged excerpt";
+                    }
+                } catch (RuntimeException e) {
+                    failure[0] = excerpt.index() == hit.index() ? detected(how, e, hit)
+                            : how + " threw at an undamaged excerpt: " + stackTrace(e);
+                }
+                if (failure[0] != null) {
+                    return failure[0];
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return null if {@code read} is the original payload of an undamaged {@code index}, else the silent wrong read. */
+    private String exact(final String how, final long index, final byte[] read, final Excerpt hit) {
+        if (index == hit.index()) {
+            return how + " SILENTLY returned the damaged excerpt at index " + Long.toHexString(index);
+        }
+        final Excerpt original = excerpts.get(index);
+        return original != null && Arrays.equals(original.payload(), read) ? null
+                : how + " returned different bytes for the undamaged index " + Long.toHexString(index);
+    }
+
+    /** @return null if {@code e} is the checksum exception of the damaged excerpt: its file, position and index. */
+    private String detected(final String how, final RuntimeException e, final Excerpt hit) {
+        if (e instanceof CorruptQueueException corrupt && corrupt.position() == hit.headerPosition()
+                && corrupt.file().getFileName().equals(hit.file().getFileName())
+                && e.getMessage().contains("CRC32C mismatch in the excerpt of index " + hit.index())) {
+            return null;
+        }
+        return how + " threw, but not the checksum exception of index " + Long.toHexString(hit.index()) + " at position="
+                + hit.headerPosition() + ": " + stackTrace(e);
+    }
+
+    /** @return null if verify exits with 1 and names the damaged excerpt's file, position and index. */
+    private String verifyReports(final Excerpt hit) {
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        final int status;
+        try (java.io.PrintStream print = new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8)) {
+            status = dev.spool.queue.tools.SpoolTool.run(new String[]{"verify", work.toString()}, print, print);
+        }
+        final String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        final boolean named = text.contains("CRC32C mismatch in the excerpt of index " + hit.index())
+                && text.contains("position=" + hit.headerPosition()) && text.contains(hit.file().getFileName().toString());
+        return status == dev.spool.queue.tools.SpoolTool.EXIT_FAILED && named ? null
+                : "verify exited with " + status + (named ? "" : " without naming index " + hit.index() + " at position="
+                + hit.headerPosition()) + ": " + text.replace('\n', '|');
+    }
+
+    /** Copies the template to the work directory; @return the copies that may be damaged (not the lock file). */
+    private List<Path> copyTemplate() throws IOException {
         Files.createDirectories(work);
         final List<Path> files = new ArrayList<>();
         try (Stream<Path> list = Files.list(template)) {
@@ -157,6 +322,12 @@ final class DamageFuzz {
                 }
             }
         }
+        return files;
+    }
+
+    /** Copies the template to the work directory and damages one file of the copy. */
+    private Damage damageCopy(final SplittableRandom random) throws IOException {
+        final List<Path> files = copyTemplate();
         final Path file = files.get(random.nextInt(files.size()));
         final boolean metadata = file.getFileName().toString().equals(MetadataDescriptor.FILE_NAME);
         final byte[] bytes = Files.readAllBytes(file);
@@ -234,7 +405,7 @@ final class DamageFuzz {
      * {@code moveToIndex} there; a forward read that passes it finds the mismatch.
      */
     private boolean touched(final Damage damage, final Excerpt excerpt) {
-        final long end = excerpt.headerPosition() + ExcerptDescriptor.HEADER_LENGTH + excerpt.payload().length;
+        final long end = excerpt.headerPosition() + payloadOffset + excerpt.payload().length;
         final long sequence = excerpt.index() & (RollCycle.HOURLY.maxSequences() - 1);
         final Excerpt indexed = excerpts.get(excerpt.index() - sequence % DamageFuzzTest.INDEX_SPACING);
         return damage.flipped(excerpt.file(), indexed.headerPosition(), end)

@@ -16,9 +16,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * (SpoolToolTest fuzzes {@code verify}): each damaged copy of a queue is read forwards, backwards and by index and
  * appended to, in a child JVM ({@link DamageFuzz}), so that a JVM crash fails the test rather than the test run.
  * Every read returns the original bytes or throws a {@link SpoolException} naming the file; an append never hides
- * what was readable. Payloads carry no checksum: a flip inside one only changes that excerpt (see
- * docs/operations.md). 60 cases in every build, 3,000 with {@code -Pslow}; {@code -Dspool.fuzz.seed=N} replays a
- * seed.
+ * what was readable. Without checksums a flip inside a payload only changes that excerpt (see docs/operations.md);
+ * with them, payload flips are a case of their own: each must be detected by every read and by {@code verify}, with
+ * no silent wrong read. 60 structural and 40 payload cases in every build, 3,000 of each with {@code -Pslow};
+ * {@code -Dspool.fuzz.seed=N} replays a seed.
  */
 @Tag("slow")
 class DamageFuzzTest extends SpoolTestBase {
@@ -33,10 +34,21 @@ class DamageFuzzTest extends SpoolTestBase {
 
     @Test
     void shouldReadExactBytesOrThrowAClearExceptionWhateverBytesAreDamaged() throws Exception {
-        final int cases = Soak.count(60, 3_000);
-        final long seed = Long.getLong("spool.fuzz.seed", Soak.full() ? System.nanoTime() : 20261121L);
         final Path template = tempDir.resolve("template");
-        writeTemplate(template);
+        writeTemplate(template, false);
+        fuzz(template, Soak.count(60, 3_000), "structure");
+    }
+
+    @Test
+    void shouldDetectEveryPayloadFlipOfAChecksummedQueueInEveryReadAndInVerify() throws Exception {
+        final Path template = tempDir.resolve("template");
+        writeTemplate(template, true);
+        fuzz(template, Soak.count(40, 3_000), "payload");
+    }
+
+    /** Runs {@code cases} cases of {@link DamageFuzz} in the given mode over copies of {@code template}. */
+    private void fuzz(final Path template, final int cases, final String mode) throws Exception {
+        final long seed = Long.getLong("spool.fuzz.seed", Soak.full() ? System.nanoTime() : 20261121L);
         final List<String> failures = new ArrayList<>();
         int next = 0;
         // a child that crashed is replaced by one that goes on from the next case, so one run reports every crash
@@ -44,7 +56,7 @@ class DamageFuzzTest extends SpoolTestBase {
             final Path stderr = tempDir.resolve("fuzz-" + next + ".stderr");
             try (ChildJvm child = ChildJvm.start(DamageFuzz.class, stderr, template.toString(),
                     tempDir.resolve("work").toString(), String.valueOf(seed), String.valueOf(next),
-                    String.valueOf(cases - next), String.valueOf(START_MILLIS + (CYCLES - 1) * HOUR))) {
+                    String.valueOf(cases - next), String.valueOf(START_MILLIS + (CYCLES - 1) * HOUR), mode)) {
                 int current = next - 1;
                 while (true) {
                     final String line = child.nextLine(120, TimeUnit.SECONDS);
@@ -71,19 +83,21 @@ class DamageFuzzTest extends SpoolTestBase {
             }
         }
         if (!failures.isEmpty()) {
-            fail(failures.size() + " of " + cases + " damaged queues broke a rule (replay with -Dspool.fuzz.seed=" + seed
+            fail(failures.size() + " of " + cases + " damaged queues (" + mode + " cases) broke a rule (replay with -Dspool.fuzz.seed=" + seed
                     + "):\n" + String.join("\n", failures.subList(0, Math.min(failures.size(), 20))));
         }
     }
 
     /**
      * Three hourly cycles of self-checking messages of 12 to 200 bytes, an index entry every 4 excerpts and 8 entries
-     * a block (so most excerpts have index entries and blocks nearby), sync markers, and a named tailer part-way.
+     * a block (so most excerpts have index entries and blocks nearby), sync markers, and a named tailer part-way;
+     * with a CRC32C per excerpt if {@code checksums}.
      */
-    private static void writeTemplate(final Path directory) {
+    private static void writeTemplate(final Path directory, final boolean checksums) {
         final long[] now = {START_MILLIS};
         try (SpoolQueue queue = SpoolQueue.builder(directory).rollCycle(RollCycle.HOURLY).timeProvider(() -> now[0])
-                .chunkLength(1 << 20).indexSpacing(INDEX_SPACING).indexBlockEntries(INDEX_BLOCK_ENTRIES).syncMarkers(true).build();
+                .chunkLength(1 << 20).indexSpacing(INDEX_SPACING).indexBlockEntries(INDEX_BLOCK_ENTRIES).syncMarkers(true)
+                .checksums(checksums).build();
              ExcerptAppender appender = queue.createAppender()) {
             final byte[] message = new byte[200];
             for (int cycle = 0; cycle < CYCLES; cycle++) {

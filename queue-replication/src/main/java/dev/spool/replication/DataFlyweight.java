@@ -4,7 +4,8 @@ import java.nio.ByteBuffer;
 
 import static dev.spool.replication.FrameDescriptor.DATA_COUNT_OFFSET;
 import static dev.spool.replication.FrameDescriptor.DATA_ENTRIES_OFFSET;
-import static dev.spool.replication.FrameDescriptor.DATA_RESERVED_OFFSET;
+import static dev.spool.replication.FrameDescriptor.DATA_FLAGS_OFFSET;
+import static dev.spool.replication.FrameDescriptor.DATA_FLAG_CRC32C;
 import static dev.spool.replication.FrameDescriptor.ENTRY_HEADER_LENGTH;
 import static dev.spool.replication.FrameDescriptor.ENTRY_INDEX_OFFSET;
 import static dev.spool.replication.FrameDescriptor.ENTRY_LENGTH_OFFSET;
@@ -50,7 +51,21 @@ final class DataFlyweight {
      */
     DataFlyweight count(final int count) {
         buffer.putInt(offset + DATA_COUNT_OFFSET, count);
-        buffer.putInt(offset + DATA_RESERVED_OFFSET, 0);
+        buffer.putInt(offset + DATA_FLAGS_OFFSET, 0);
+        return this;
+    }
+
+    /** @return the frame's flags: {@link FrameDescriptor#DATA_FLAG_CRC32C} or 0. */
+    int flags() {
+        return buffer.getInt(offset + DATA_FLAGS_OFFSET);
+    }
+
+    /**
+     * @param flags the frame's flags: {@link FrameDescriptor#DATA_FLAG_CRC32C} if entries hold stored bodies.
+     * @return this flyweight.
+     */
+    DataFlyweight flags(final int flags) {
+        buffer.putInt(offset + DATA_FLAGS_OFFSET, flags);
         return this;
     }
 
@@ -117,6 +132,10 @@ final class DataFlyweight {
     void check(final String peer, final int frameLength, final long previousIndex) throws FrameException {
         final int end = offset + frameLength;
         final int count = count();
+        if ((flags() & ~DATA_FLAG_CRC32C) != 0) {
+            throw new FrameException("DATA frame from " + peer + " has flags=0x" + Integer.toHexString(flags())
+                    + ", of which only 0x" + Integer.toHexString(DATA_FLAG_CRC32C) + " (crc32c) is known");
+        }
         int entry = firstEntry();
         long previous = previousIndex;
         for (int i = 0; i < count; i++) {

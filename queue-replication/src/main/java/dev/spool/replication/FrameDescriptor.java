@@ -48,9 +48,12 @@ package dev.spool.replication;
  * DATA, source to sink, one batch of excerpts in index order:
  * <pre>
  *  |                         Entry count                           |  8
- *  |                          Reserved                             | 12
+ *  |     Flags: bit 0 = DATA_FLAG_CRC32C, every other bit 0        | 12
  *  |  Entry: index (long), payload length (int), payload, unpadded | 16 ...
  * </pre>
+ * With {@link #DATA_FLAG_CRC32C} (the source's queue has checksums) each entry's payload is the excerpt's body as
+ * the queue stores it, the CRC32C then the payload, and its length counts both: the sink checks every entry's
+ * checksum before it writes any, and writes the bodies verbatim, so the replica's files equal the primary's.
  * ACK, sink to source: {@code | Highest index written (or synced, if the sink is so configured), long | 8};
  * HEARTBEAT, either way, has no body; ERROR, either way, ends the connection; it carries the sender's term, so a
  * source of an older term learns it is fenced even from a sink that is busy with another source:
@@ -125,8 +128,10 @@ final class FrameDescriptor {
     static final int START_LENGTH = START_MAC_OFFSET + MAC_LENGTH;
 
     static final int DATA_COUNT_OFFSET = HEADER_LENGTH;
-    static final int DATA_RESERVED_OFFSET = DATA_COUNT_OFFSET + Integer.BYTES;
-    static final int DATA_ENTRIES_OFFSET = DATA_RESERVED_OFFSET + Integer.BYTES;
+    static final int DATA_FLAGS_OFFSET = DATA_COUNT_OFFSET + Integer.BYTES;
+    static final int DATA_ENTRIES_OFFSET = DATA_FLAGS_OFFSET + Integer.BYTES;
+    /** DATA flag: each entry holds the excerpt's stored body, its CRC32C then its payload. */
+    static final int DATA_FLAG_CRC32C = 1;
     static final int ENTRY_INDEX_OFFSET = 0;
     static final int ENTRY_LENGTH_OFFSET = ENTRY_INDEX_OFFSET + Long.BYTES;
     static final int ENTRY_HEADER_LENGTH = ENTRY_LENGTH_OFFSET + Integer.BYTES;

@@ -3,6 +3,7 @@ package dev.spool.replication;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -104,9 +105,12 @@ final class Handshake {
         return tailer.read(checksum) ? crc.getValue() : -1;
     }
 
-    /** @return the CRC-32C of the queue's excerpt at {@code index}, or -1 if there is none. */
+    /**
+     * @return the CRC-32C of the queue's excerpt at {@code index}, or -1 if there is none: of its stored body, as the
+     * source's tailer reads it (with checksums, the excerpt's CRC32C field then its payload).
+     */
     static long checksumAt(final SpoolQueue queue, final long index) {
-        try (ExcerptTailer tailer = queue.createTailer()) {
+        try (ExcerptTailer tailer = QueueInternals.of(queue).createBodyTailer()) {
             return checksumAt(tailer, index);
         }
     }

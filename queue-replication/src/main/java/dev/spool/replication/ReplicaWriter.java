@@ -2,6 +2,7 @@ package dev.spool.replication;
 
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
@@ -10,15 +11,21 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static dev.spool.replication.FrameDescriptor.ACK_LENGTH;
+import static dev.spool.replication.FrameDescriptor.DATA_FLAG_CRC32C;
 import static dev.spool.replication.FrameDescriptor.ERROR_FENCED;
+import static dev.spool.replication.FrameDescriptor.ERROR_QUEUE_MISMATCH;
 import static dev.spool.replication.FrameDescriptor.ERROR_WRITE_FAILED;
 import static dev.spool.replication.FrameDescriptor.TYPE_ACK;
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
  * The sink's replica and its writing: opens the replica (or creates it at the first handshake), writes each DATA
- * frame's excerpts at their indices once the whole frame is checked, and acknowledges the highest index written, or
- * synced if so configured. The sink's thread only, but {@link #lastIndex()}; allocates nothing per frame.
+ * frame's excerpts at their indices once the whole frame is checked (with checksums: every entry's CRC32C too), and
+ * acknowledges the highest index written, or synced if so configured. The excerpts' bodies are written as the source
+ * stored them, so the replica's files hold the same bytes. The sink's thread only, but {@link #lastIndex()};
+ * allocates nothing per frame.
  */
 final class ReplicaWriter {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSink.class);
@@ -27,6 +34,7 @@ final class ReplicaWriter {
     private final boolean ackSynced;
     private final DataFlyweight data = new DataFlyweight();
     private final AckFlyweight ack = new AckFlyweight();
+    private final Crc32cOfMemory crc = new Crc32cOfMemory();
     private SpoolQueue queue;
     private QueueInternals internals;
     private IndexedAppender appender;
@@ -131,12 +139,13 @@ final class ReplicaWriter {
     void write(final Connection connection) throws FrameException, Refusal {
         final DataFlyweight frame = data.wrap(connection.received(), connection.frameOffset());
         frame.check(connection.peer(), connection.frameLength(), written);
+        checkChecksums(connection, frame);
         final int count = frame.count();
         int entry = frame.firstEntry();
         for (int i = 0; i < count; i++) {
             final long index = frame.entryIndex(entry);
             try {
-                appender.appendAt(index, connection.receivedStore(), frame.entryPayload(entry), frame.entryLength(entry));
+                appender.appendBodyAt(index, connection.receivedStore(), frame.entryPayload(entry), frame.entryLength(entry));
             } catch (RuntimeException e) {
                 LOG.error("replication sink of {}: cannot write index {} from {}", directory, index, connection.peer(), e);
                 throw new Refusal(ERROR_WRITE_FAILED, "the sink cannot write index " + index + ": " + e.getMessage());
@@ -145,6 +154,45 @@ final class ReplicaWriter {
             entry = frame.nextEntry(entry);
         }
         lastIndex = written;
+    }
+
+    /**
+     * A frame's entries hold checksums exactly when the replica has them; then each entry's CRC32C must match its
+     * payload. Checked for the whole frame before any of it is written.
+     *
+     * @throws Refusal        if the source's queue and the replica differ in checksums.
+     * @throws FrameException naming the peer, the entry, its index and both values, if a checksum does not match.
+     */
+    private void checkChecksums(final Connection connection, final DataFlyweight frame) throws FrameException, Refusal {
+        final boolean checksummed = (frame.flags() & DATA_FLAG_CRC32C) != 0;
+        if (checksummed != internals.checksums()) {
+            throw new Refusal(ERROR_QUEUE_MISMATCH, "the source's queue " + (checksummed ? "has" : "has no")
+                    + " CRC32C checksums but the replica " + directory + (checksummed ? " has none" : " has them")
+                    + ": a replica is created with the primary's setting, SpoolQueueBuilder.checksums(" + checksummed + ")");
+        }
+        if (!checksummed) {
+            return;
+        }
+        final long base = connection.receivedStore().addressForRead(0);
+        final int count = frame.count();
+        int entry = frame.firstEntry();
+        for (int i = 0; i < count; i++) {
+            final int length = frame.entryLength(entry);
+            final long body = base + frame.entryPayload(entry);
+            if (length <= CHECKSUM_LENGTH) {
+                throw new FrameException("DATA frame from " + connection.peer() + ": entry " + i + " at index "
+                        + frame.entryIndex(entry) + " has length " + length + ", too short for a CRC32C and a payload");
+            }
+            final int expected = MEMORY.readInt(body);
+            final int found = crc.of(body + CHECKSUM_LENGTH, length - CHECKSUM_LENGTH);
+            if (found != expected) {
+                throw new FrameException(String.format("DATA frame from %s: entry %d at index %d carries CRC32C 0x%08x"
+                        + " but its payload of length=%d gives 0x%08x: damaged in transit; nothing of the frame was"
+                        + " written", connection.peer(), i, frame.entryIndex(entry), expected, length - CHECKSUM_LENGTH,
+                        found));
+            }
+            entry = frame.nextEntry(entry);
+        }
     }
 
     /** Queues an ACK of what is written (or synced) if it is more than the last one sent. */

@@ -2,6 +2,7 @@ package dev.spool.replication;
 
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
 import org.agrona.concurrent.Agent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,6 +14,8 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
+
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 
 /**
  * The duty cycle of a {@link ReplicationSource} towards one of its sinks, as a state machine that never blocks (the
@@ -71,11 +74,13 @@ final class SourceAgent implements Agent {
         this.maxBackoffNs = builder.maxBackoff.toNanos();
         this.backoffNs = minBackoffNs;
         this.connection = new Connection(RECEIVE_CAPACITY,
-                Math.toIntExact(builder.frameLimit + DataFlyweight.frameLength(queue.maxMessageLength())));
+                Math.toIntExact(builder.frameLimit + DataFlyweight.frameLength(queue.maxMessageLength()
+                        + (queue.checksums() ? CHECKSUM_LENGTH : 0))));
         this.handshake = new SourceHandshake(queue, sink, connection, builder.secret, builder.frameLimit, heartbeatNs);
-        this.stream = new SourceStream(acks, replica, sink, connection, builder.frameLimit, heartbeatNs);
+        this.stream = new SourceStream(acks, replica, sink, connection, builder.frameLimit, heartbeatNs, queue.checksums());
         this.selector = selector;
-        this.tailer = queue.createTailer();
+        // stored bodies: with checksums, the CRC32C travels with each excerpt and the replica's files equal these
+        this.tailer = QueueInternals.of(queue).createBodyTailer();
         this.deadlineNs = System.nanoTime();
     }
 

@@ -7,6 +7,7 @@ import net.openhft.chronicle.bytes.BytesStore;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 
+import static dev.spool.replication.FrameDescriptor.DATA_FLAG_CRC32C;
 import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.FrameDescriptor.ERROR_DIVERGED;
 import static dev.spool.replication.FrameDescriptor.ERROR_FENCED;
@@ -44,6 +45,7 @@ final class SourceStream {
     private final long heartbeatNs;
     private final ExcerptHandler batcher = this::addToBatch;
     private final DataFlyweight data = new DataFlyweight();
+    private final int dataFlags;
     private final AckFlyweight ack = new AckFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
 
@@ -71,11 +73,14 @@ final class SourceStream {
     /**
      * @param replica    this sink's number among the source's replicas.
      * @param frameLimit the most bytes of a DATA frame, unless one excerpt alone is longer.
+     * @param checksums  whether the queue's excerpts carry a CRC32C, which the tailer delivers with each payload.
      */
     SourceStream(final ReplicaAcks acks, final int replica, final InetSocketAddress sink, final Connection connection,
-                 final int frameLimit, final long heartbeatNs) {
+                 final int frameLimit, final long heartbeatNs, final boolean checksums) {
         this.acks = acks;
         this.replica = replica;
+        // the tailer delivers stored bodies: with checksums, each entry carries its CRC32C to the sink
+        this.dataFlags = checksums ? DATA_FLAG_CRC32C : 0;
         this.sink = sink;
         this.sinkName = String.valueOf(sink);
         this.connection = connection;
@@ -213,7 +218,7 @@ final class SourceStream {
             return false;
         }
         final int offset = connection.beginFrame(TYPE_DATA);
-        data.count(batchCount);
+        data.count(batchCount).flags(dataFlags);
         connection.endFrame(offset, batchPosition);
         mark(frameEnd, frameEndBytes);
         return true;

@@ -2,10 +2,12 @@ package dev.spool.ringbuffer;
 
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
+import dev.spool.queue.internal.Crc32cOfMemory;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.util.concurrent.TimeUnit;
 
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
@@ -15,7 +17,9 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * <p>
  * When the ring is full the queue's {@link BackPressure} decides: return {@link RingBuffer#INSUFFICIENT_CAPACITY},
  * wait, or throw {@link RingFullException}. One appender belongs to one thread at a time; appenders of any thread
- * or process may share the ring. Appending allocates nothing.
+ * or process may share the ring. Appending allocates nothing. In front of a queue with checksums, a record carries
+ * the payload's CRC32C before it, computed by {@link #commit(long)}, which the drainer copies into the queue with the
+ * payload and checks there: damage to the ring between the commit and the drain is found, not copied.
  * <pre>{@code
  * long position = appender.claim(8);
  * appender.buffer().writeLong(appender.payloadOffset(position), orderId);
@@ -30,15 +34,22 @@ public final class AsyncAppender implements AutoCloseable {
     private final PauseStrategy pause;
     private final PauseStrategy indexPause = PauseStrategy.backoff(100, 100, 1_000, 1_000_000);
     private final int maxLength;
+    /** Bytes of a record's body before the payload: the CRC32C field in front of a checksummed queue, or none. */
+    private final int checksumLength;
+    /** Computes each payload's CRC32C at commit; null without checksums. */
+    private final Crc32cOfMemory crc;
     private boolean closed;
 
-    AsyncAppender(final AsyncQueue owner, final RingBuffer ring, final BackPressure backPressure, final int maxLength) {
+    AsyncAppender(final AsyncQueue owner, final RingBuffer ring, final BackPressure backPressure, final int maxLength,
+                  final boolean checksums) {
         this.owner = owner;
         this.ring = ring;
         this.kind = backPressure.kind();
         this.timeoutNs = backPressure.timeoutNs();
         this.pause = backPressure.newPauseStrategy();
         this.maxLength = maxLength;
+        this.checksumLength = checksums ? CHECKSUM_LENGTH : 0;
+        this.crc = checksums ? new Crc32cOfMemory() : null;
     }
 
     /**
@@ -66,8 +77,8 @@ public final class AsyncAppender implements AutoCloseable {
             if (position < 0) {
                 return position;
             }
-            MEMORY.copyMemory(src, offset, ring.store().addressForWrite(ring.payloadOffset(position)), length);
-            if (ring.commit(position)) {
+            MEMORY.copyMemory(src, offset, ring.store().addressForWrite(payloadOffset(position)), length);
+            if (commit(position)) {
                 return position;
             }
         }
@@ -86,13 +97,13 @@ public final class AsyncAppender implements AutoCloseable {
             if (position < 0) {
                 return position;
             }
-            final long payloadOffset = ring.payloadOffset(position);
+            final long payloadOffset = payloadOffset(position);
             if (src.isDirectMemory()) {
                 MEMORY.copyMemory(src.addressForRead(offset), ring.store().addressForWrite(payloadOffset), (long) length);
             } else {
                 ring.store().write(payloadOffset, src, offset, length);
             }
-            if (ring.commit(position)) {
+            if (commit(position)) {
                 return position;
             }
         }
@@ -114,7 +125,8 @@ public final class AsyncAppender implements AutoCloseable {
             throw new IllegalArgumentException("length=" + length + " exceeds " + maxLength + ", the most both ring "
                     + ring.path() + " and its queue accept");
         }
-        long position = ring.tryClaim(length);
+        final int bodyLength = length + checksumLength;
+        long position = ring.tryClaim(bodyLength);
         if (position >= 0) {
             return position;
         }
@@ -127,7 +139,7 @@ public final class AsyncAppender implements AutoCloseable {
             pause.reset();
             do {
                 pause.pause();
-                position = ring.tryClaim(length);
+                position = ring.tryClaim(bodyLength);
                 if (position >= 0) {
                     return position;
                 }
@@ -151,7 +163,7 @@ public final class AsyncAppender implements AutoCloseable {
      * @return where its payload starts in {@link #buffer()}.
      */
     public long payloadOffset(final long position) {
-        return ring.payloadOffset(position);
+        return ring.payloadOffset(position) + checksumLength;
     }
 
     /**
@@ -159,6 +171,14 @@ public final class AsyncAppender implements AutoCloseable {
      * @return true if committed; false if the claim had been revoked for its age: claim and write again.
      */
     public boolean commit(final long position) {
+        if (crc != null) {
+            // the claim's header holds minus its record's length until the commit below publishes it
+            final int payloadLength = -RecordDescriptor.length(ring.headerWordAt(position)) - RecordDescriptor.HEADER_LENGTH
+                    - CHECKSUM_LENGTH;
+            final long body = ring.store().addressForWrite(ring.payloadOffset(position));
+            // before the commit's release: the drainer and ring readers see the checksum with the payload
+            MEMORY.writeInt(body, crc.of(body + CHECKSUM_LENGTH, payloadLength));
+        }
         return ring.commit(position);
     }
 

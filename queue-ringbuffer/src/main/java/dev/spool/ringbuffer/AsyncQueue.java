@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.Map;
 
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static dev.spool.ringbuffer.RecordDescriptor.*;
 
 /**
@@ -61,7 +62,9 @@ public final class AsyncQueue implements AutoCloseable {
                 builder.blockedClaimTimeout());
         this.backPressure = builder.backPressure();
         this.drainBatch = builder.drainBatch();
-        this.maxLength = Math.min(ring.maxPayloadLength(), queue.maxMessageLength());
+        // a record of a checksummed queue holds the excerpt's CRC32C before its payload, as the queue does
+        this.maxLength = Math.min(ring.maxPayloadLength() - (queue.checksums() ? CHECKSUM_LENGTH : 0),
+                queue.maxMessageLength());
     }
 
     /**
@@ -93,7 +96,7 @@ public final class AsyncQueue implements AutoCloseable {
     public AsyncAppender createAppender() {
         synchronized (users) {
             checkOpen();
-            final AsyncAppender appender = new AsyncAppender(this, ring, backPressure, maxLength);
+            final AsyncAppender appender = new AsyncAppender(this, ring, backPressure, maxLength, queue.checksums());
             users.put(appender, Boolean.TRUE);
             return appender;
         }

@@ -1,14 +1,18 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.Crc32cOfMemory;
+import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 
 import java.lang.invoke.VarHandle;
 
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static dev.spool.ringbuffer.RecordDescriptor.*;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
@@ -38,6 +42,10 @@ public final class AsyncTailer implements AutoCloseable {
     private final MappedBytesStore store;
     private final BytesStore<?, Void> copy;
     private final long copyAddress;
+    /** Bytes of a record's body before the payload: the CRC32C field in front of a checksummed queue, or none. */
+    private final int checksumLength;
+    /** Checks the CRC32C of each record read from the ring; null if the queue has none or skips the check. */
+    private final Crc32cOfMemory crc;
     private final CycleRule rule;
     private final QueueRead queueRead = new QueueRead();
     private boolean inRing;
@@ -47,6 +55,9 @@ public final class AsyncTailer implements AutoCloseable {
     private boolean closed;
 
     AsyncTailer(final AsyncQueue owner, final RingBuffer ring, final SpoolQueue queue, final int maxLength) {
+        final QueueInternals internals = QueueInternals.of(queue);
+        this.checksumLength = internals.checksums() ? CHECKSUM_LENGTH : 0;
+        this.crc = internals.verifyChecksums() ? new Crc32cOfMemory() : null;
         this.owner = owner;
         this.ring = ring;
         this.drained = new DrainState(ring.address());
@@ -157,13 +168,24 @@ public final class AsyncTailer implements AutoCloseable {
                 ringPosition = position + align(length);
                 continue;
             }
-            final int payloadLength = length - RecordDescriptor.HEADER_LENGTH;
+            final int payloadLength = length - RecordDescriptor.HEADER_LENGTH - checksumLength;
             final long claimTime = ring.claimTime(position);
-            MEMORY.copyMemory(store.addressForRead(ring.payloadOffset(position)), copyAddress, (long) payloadLength);
+            final long body = store.addressForRead(ring.payloadOffset(position));
+            final int stored = checksumLength == 0 ? 0 : MEMORY.readInt(body);
+            MEMORY.copyMemory(body + checksumLength, copyAddress, (long) payloadLength);
             // the copy's loads complete before the check below: a record released meanwhile is not trusted
             VarHandle.acquireFence();
             if (ring.releaseLimit() > position) {
                 return -1;
+            }
+            if (crc != null) {
+                final int found = crc.of(copyAddress, payloadLength);
+                if (found != stored) {
+                    throw new CorruptQueueException(ring.path(), ring.payloadOffset(position), String.format("CRC32C"
+                            + " mismatch in the ring record at ring position %d (payload length=%d): expected 0x%08x"
+                            + " (stored by its producer), found 0x%08x (computed from its payload)", position,
+                            payloadLength, stored, found));
+                }
             }
             final long index = rule.next(claimTime);
             ringPosition = position + align(length);

@@ -175,8 +175,16 @@ public final class Drainer implements Agent, AutoCloseable {
             final long word = ring.headerWordAt(position);
             final int length = length(word);
             if (type(word) == TYPE_DATA) {
+                final long ruleIndex = rule.lastIndex();
+                final long ruleTime = rule.lastTime();
                 final long index = rule.next(ring.claimTime(position));
-                appendAt(index, position, length - RecordDescriptor.HEADER_LENGTH);
+                try {
+                    appendAt(index, position, length - RecordDescriptor.HEADER_LENGTH);
+                } catch (RuntimeException e) {
+                    // not appended: a later attempt gives the record the same index, not the one after it
+                    rule.reset(ruleIndex, ruleTime);
+                    throw e;
+                }
                 journal.writeOrdered(position, index);
                 lastIndex = index;
                 hook.afterAppend(position, index);
@@ -185,14 +193,17 @@ public final class Drainer implements Agent, AutoCloseable {
         }
     }
 
-    /** Appends the payload of the record at {@code position} at {@code index}, naming the ring if that fails. */
-    private void appendAt(final long index, final long position, final int payloadLength) {
+    /**
+     * Appends the body of the record at {@code position} at {@code index}, naming the ring if that fails: the payload,
+     * after its CRC32C in front of a checksummed queue, which the queue checks before it publishes the excerpt.
+     */
+    private void appendAt(final long index, final long position, final int bodyLength) {
         try {
-            appender.appendAt(index, store, ring.payloadOffset(position), payloadLength);
+            appender.appendBodyAt(index, store, ring.payloadOffset(position), bodyLength);
         } catch (CorruptQueueException e) {
             // names the queue file and position already, and callers may catch it by type
             throw e;
-        } catch (SpoolException e) {
+        } catch (SpoolException | IllegalArgumentException e) {
             throw new SpoolException("cannot drain the record at position " + position + " of ring " + ring.path()
                     + " to index " + Long.toHexString(index) + ", the one its claim time gives: " + e.getMessage(), e);
         }

@@ -36,6 +36,10 @@ import java.util.concurrent.TimeUnit;
  * {@code moveToIndex} takes it back to the first excerpt. Pre-filling a queue per iteration instead would need
  * gigabytes for the hundreds of millions of reads 2 s holds; wrapping costs one index lookup per read set, i.e.
  * nothing per read, and the mapping stays, since the appender that filled the queue stays open.
+ * <p>
+ * Each state runs with and without {@code checksums} (issue 15): a queue created with a CRC32C per excerpt, computed
+ * by every append and checked by every read; {@code moveToIndex} reads no payload, so it checks none. Run 4 KiB
+ * payloads too with {@code -p payloadLength=32,256,4096} (and the same on {@link ChronicleBenchmark}).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -112,6 +116,10 @@ public class SpoolBenchmark {
         @Param({"32", "256"})
         public int payloadLength;
 
+        /** Whether the queue stores a CRC32C per excerpt. */
+        @Param({"false", "true"})
+        public boolean checksums;
+
         private byte[] payload;
         private BenchmarkDirectory directory;
         private SpoolQueue queue;
@@ -131,7 +139,7 @@ public class SpoolBenchmark {
         @Setup(Level.Iteration)
         public void createQueue() {
             directory = BenchmarkDirectory.create("spool-append-");
-            queue = SpoolBenchmark.open(directory);
+            queue = SpoolBenchmark.open(directory, checksums);
             appender = queue.createAppender();
         }
 
@@ -169,6 +177,10 @@ public class SpoolBenchmark {
         @Param({"32", "256"})
         public int payloadLength;
 
+        /** Whether the queue stores a CRC32C per excerpt, which each read checks. */
+        @Param({"false", "true"})
+        public boolean checksums;
+
         private BenchmarkDirectory directory;
         private SpoolQueue queue;
         private ExcerptAppender appender;
@@ -187,7 +199,7 @@ public class SpoolBenchmark {
         @Setup(Level.Trial)
         public void fillQueue() {
             directory = BenchmarkDirectory.create("spool-read-");
-            queue = SpoolBenchmark.open(directory);
+            queue = SpoolBenchmark.open(directory, checksums);
             // stays open: it holds the cycle file's first chunk mapped, as a live writer would
             appender = queue.createAppender();
             final byte[] payload = Payloads.create(payloadLength);
@@ -273,8 +285,7 @@ public class SpoolBenchmark {
         }
     }
 
-    private static SpoolQueue open(final BenchmarkDirectory directory) {
-        return Payloads.spoolQueue(directory.path())
-                .build();
+    private static SpoolQueue open(final BenchmarkDirectory directory, final boolean checksums) {
+        return Payloads.spoolQueue(directory.path()).checksums(checksums).build();
     }
 }

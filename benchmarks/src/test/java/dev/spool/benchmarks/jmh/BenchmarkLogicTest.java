@@ -61,6 +61,30 @@ class BenchmarkLogicTest {
     }
 
     @Test
+    void spoolShouldAppendAndReadChecksummedExcerptsOf4KiB() {
+        final SpoolBenchmark.AppendState append = new SpoolBenchmark.AppendState();
+        append.payloadLength = 4096;
+        append.checksums = true;
+        append.createPayload();
+        append.createQueue();
+        assertTrue(append.queue().checksums());
+        assertEquals(append.append() + 1, append.claimCommit());
+        append.deleteQueue();
+
+        final SpoolBenchmark.ReadState read = new SpoolBenchmark.ReadState();
+        read.payloadLength = 4096;
+        read.checksums = true;
+        read.fillQueue();
+        final long firstIndex = read.read();
+        for (int i = Payloads.readSetCount(4096); i > 0; i--) {
+            read.read();
+        }
+        assertEquals(firstIndex + 1, read.read(), "past the last excerpt the tailer starts again");
+        assertArrayEquals(Payloads.create(4096), read.lastPayload());
+        read.deleteQueue();
+    }
+
+    @Test
     void spoolShouldAppendBothWaysAndReadRoundTheReadSet() {
         final SpoolBenchmark.AppendState append = new SpoolBenchmark.AppendState();
         append.payloadLength = 32;

@@ -13,12 +13,23 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * a writer has not written yet), the end of the excerpts, and whether what lies where the excerpts seem to end is
  * the end, a writer's excerpt published meanwhile, a torn tail or damage. Walks with its own position, so the
  * tailer's stays where it reads. A tailer's, attached to the tailer's file.
+ * <p>
+ * In a checksummed queue an index entry is not trusted on its own: an entry flipped to the position of another
+ * excerpt would send {@code moveToIndex} to an excerpt whose checksum is fine, under the wrong index. The walk starts
+ * from the entry before instead (or from the first excerpt), and the entry must be exactly where that walk finds its
+ * sequence: at most {@code indexSpacing} more headers per lookup.
  */
 final class ExcerptLocator {
     private final MetadataFile metadata;
     private final MappedCursor cursor;
     private final SparseIndex index;
-    private final int maxMessageLength;
+    private final int maxDataLength;
+    /** Whether each index entry a lookup uses is checked by a walk from the entry before it. */
+    private final boolean verifyEntries;
+    /** The sequence whose position a lookup's walk checks against {@link #verifyPosition}, or -1. */
+    private long verifyAt = -1;
+    private long verifyPosition;
+    private long verifyEntryPosition;
     private CycleFile file;
     private long cycle;
     private int metadataLimit;
@@ -31,19 +42,22 @@ final class ExcerptLocator {
     private int windowCount;
 
     /**
-     * @param cursor the tailer's cursor, which the walk maps as the tailer's reads would.
+     * @param cursor        the tailer's cursor, which the walk maps as the tailer's reads would.
+     * @param verifyEntries whether each index entry used is checked by a walk from the one before it.
      */
-    ExcerptLocator(final MetadataFile metadata, final MappedCursor cursor, final int maxMessageLength) {
+    ExcerptLocator(final MetadataFile metadata, final MappedCursor cursor, final int maxDataLength,
+                   final boolean verifyEntries) {
         this.metadata = metadata;
+        this.verifyEntries = verifyEntries;
         this.cursor = cursor;
-        this.index = new SparseIndex("tailer-index", maxMessageLength);
-        this.maxMessageLength = maxMessageLength;
+        this.index = new SparseIndex("tailer-index", maxDataLength);
+        this.maxDataLength = maxDataLength;
     }
 
     void attach(final CycleFile next) {
         file = next;
         cycle = next.cycle();
-        metadataLimit = Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries()));
+        metadataLimit = Math.max(maxDataLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries()));
         if (window.length != next.indexSpacing()) {
             window = new long[next.indexSpacing()];
         }
@@ -84,8 +98,11 @@ final class ExcerptLocator {
         while (true) {
             final int header = MEMORY.readVolatileInt(cursor.address(position));
             if (isData(header)) {
-                if (length(header) > maxMessageLength) {
+                if (length(header) > maxDataLength) {
                     throw corrupt(header, position);
+                }
+                if (sequence == verifyAt) {
+                    checkVerified();
                 }
                 if (sequence >= first) {
                     window[windowCount++] = position;
@@ -133,18 +150,63 @@ final class ExcerptLocator {
                 // published meanwhile: read it again
                 continue;
             }
-            if (isData(header) ? length(header) > maxMessageLength : !isMetadata(header) || length(header) > metadataLimit) {
+            if (isData(header) ? length(header) > maxDataLength : !isMetadata(header) || length(header) > metadataLimit) {
                 throw corrupt(header, position);
             }
             if (isData(header)) {
+                if (sequence == verifyAt) {
+                    checkVerified();
+                }
                 sequence++;
             }
             position += alignedLength(length(header));
         }
     }
 
+    /** The lookup's walk reached the sequence of the entry it checks: the entry must point where the walk is. */
+    private void checkVerified() {
+        if (position != verifyPosition) {
+            throw new CorruptQueueException(file.path(), verifyEntryPosition, "bad index entry: it puts sequence "
+                    + verifyAt + " at position=" + verifyPosition + ", but the headers from the entry before it put it at"
+                    + " position=" + position + "; an index entry or a header between them is damaged");
+        }
+        verifyAt = -1;
+    }
+
+    /**
+     * Starts the walk of a lookup that found {@code entry} pointing at {@code excerptPosition} (from
+     * {@code entryPosition}) at the entry before it, or at the first excerpt, so that the walk checks the entry.
+     */
+    private void startBefore(final long entry, final long entryPosition, final long excerptPosition) {
+        verifyAt = index.sequenceOf(entry);
+        verifyPosition = excerptPosition;
+        verifyEntryPosition = entryPosition;
+        position = CycleDescriptor.DATA_OFFSET;
+        sequence = 0;
+        if (entry == 0) {
+            return;
+        }
+        final long previous = entry - 1;
+        final long blockPosition = index.blockPositionOf(previous);
+        if (blockPosition != 0) {
+            index.checkBlockForRead(index.blockOf(previous), blockPosition);
+        }
+        final long previousEntryPosition = index.entryPosition(blockPosition, previous);
+        final long previousExcerpt = blockPosition == 0 ? 0 : index.read(previousEntryPosition);
+        // entries fill in order: the one before a written entry is written, before it, on a data header
+        if (previousExcerpt < CycleDescriptor.DATA_OFFSET || previousExcerpt >= excerptPosition
+                || (previousExcerpt & (ALIGNMENT - 1)) != 0 || !isData(MEMORY.readVolatileInt(cursor.address(previousExcerpt)))) {
+            throw new CorruptQueueException(file.path(), blockPosition == 0 ? CycleDescriptor.rootEntryPosition(
+                    index.blockOf(previous)) : previousEntryPosition, "bad index entry " + previous + ": position="
+                    + previousExcerpt + " is not a data excerpt before position=" + excerptPosition + " of entry " + entry);
+        }
+        position = previousExcerpt;
+        sequence = index.sequenceOf(previous);
+    }
+
     /** Positions the walk at the nearest indexed excerpt at or before {@code target}. */
     private void seekIndex(final long target) {
+        verifyAt = -1;
         long entry = index.entryOf(target);
         while (entry >= 0) {
             final long blockPosition = index.blockPositionOf(entry);
@@ -170,10 +232,14 @@ final class ExcerptLocator {
                     entry--;
                     continue;
                 }
-                if (!isData(header) || length(header) > maxMessageLength) {
+                if (!isData(header) || length(header) > maxDataLength) {
                     throw new CorruptQueueException(file.path(), entryPosition, String.format("bad index entry %d:"
                             + " position=%d holds header 0x%08x (%s), not a data excerpt", entry, excerptPosition, header,
                             describe(header)));
+                }
+                if (verifyEntries) {
+                    startBefore(entry, entryPosition, excerptPosition);
+                    return;
                 }
                 position = excerptPosition;
                 sequence = index.sequenceOf(entry);
@@ -276,7 +342,7 @@ final class ExcerptLocator {
      * marker is there).
      */
     void checkData(final int header, final long at, final long readSequence) {
-        if (length(header) > maxMessageLength) {
+        if (length(header) > maxDataLength) {
             throw corrupt(header, at);
         }
         if (index.isIndexed(readSequence)) {

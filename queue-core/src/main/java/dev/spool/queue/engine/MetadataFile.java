@@ -42,9 +42,12 @@ final class MetadataFile implements ReferenceOwner {
         this.address = store.addressForWrite(0);
     }
 
-    /** Settings a new queue is created with; a null {@code queueId} gives it a new random identity. */
+    /**
+     * Settings a new queue is created with; a null {@code queueId} gives it a new random identity; {@code features}
+     * other than 0 make it a {@link MetadataDescriptor#VERSION_WITH_FEATURES} queue.
+     */
     record Settings(RollCycle rollCycle, long epochMillis, int indexSpacing, int indexBlockEntries,
-                    int maxMessageLength, long chunkLength, UUID queueId, int role) {
+                    int maxMessageLength, long chunkLength, UUID queueId, int role, int features) {
     }
 
     /**
@@ -121,7 +124,7 @@ final class MetadataFile implements ReferenceOwner {
         final ByteBuffer buffer = ByteBuffer.allocate(FILE_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         final UUID id = settings.queueId() != null ? settings.queueId() : UUID.randomUUID();
         buffer.putInt(MAGIC_OFFSET, MAGIC)
-                .putInt(VERSION_OFFSET, VERSION)
+                .putInt(VERSION_OFFSET, settings.features() == 0 ? VERSION : VERSION_WITH_FEATURES)
                 .putInt(ROLL_CYCLE_OFFSET, settings.rollCycle().id())
                 .putInt(INDEX_SPACING_OFFSET, settings.indexSpacing())
                 .putLong(EPOCH_OFFSET, settings.epochMillis())
@@ -135,7 +138,8 @@ final class MetadataFile implements ReferenceOwner {
                 .putLong(LOWEST_CYCLE_OFFSET, -1)
                 .putLong(LAST_SYNCED_INDEX_OFFSET, -1)
                 .putLong(LAST_ACKED_INDEX_OFFSET, -1)
-                .putInt(ROLE_OFFSET, settings.role());
+                .putInt(ROLE_OFFSET, settings.role())
+                .putInt(FEATURES_OFFSET, settings.features());
         for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
             buffer.putLong((int) namedTailerPosition(entry) + NAMED_TAILER_INDEX_OFFSET, -1);
         }
@@ -211,6 +215,11 @@ final class MetadataFile implements ReferenceOwner {
 
     int indexBlockEntries() {
         return readInt(INDEX_BLOCK_ENTRIES_OFFSET);
+    }
+
+    /** @return the features the queue was created with, fixed since: 0 in a version 1 queue. */
+    int features() {
+        return readInt(VERSION_OFFSET) == VERSION ? 0 : readInt(FEATURES_OFFSET);
     }
 
     int maxMessageLength() {

@@ -79,13 +79,15 @@ public final class QueueEngine {
      * @param cycleListener         told of cycle files acquired, released and deleted.
      * @param pretouchLength        bytes a pretoucher touches ahead of the writer.
      * @param pretouchLeadTime      how long before a roll a pretoucher creates the next file.
+     * @param checksums             whether excerpts carry a CRC32C, or null.
+     * @param verifyChecksums       whether this instance's tailers check the CRC32C of what they read.
      */
     public record Config(Path directory, boolean createIfAbsent, RollCycle rollCycle, Long epochMillis,
                          Integer indexSpacing, Integer indexBlockEntries, Integer maxMessageLength, Long chunkLength,
                          UUID replicaOf, TimeProvider timeProvider, SpoolQueueBuilder.PauseStrategyFactory pauseStrategy,
                          SyncPolicy syncPolicy, SyncTrigger.Factory syncTriggers, boolean syncMarkers, int retainCycles,
                          long retainBytes, boolean retainForNamedTailers, CycleListener cycleListener,
-                         long pretouchLength, Duration pretouchLeadTime) {
+                         long pretouchLength, Duration pretouchLeadTime, Boolean checksums, boolean verifyChecksums) {
     }
 
     /**
@@ -194,6 +196,30 @@ public final class QueueEngine {
             tailer.toStart();
             return tailer;
         }
+    }
+
+    /**
+     * @return a new tailer positioned before the first excerpt that delivers each data excerpt's body as stored: in a
+     * checksummed queue the CRC32C field then the payload, checked as every tailer checks it.
+     */
+    public ExcerptTailer createBodyTailer() {
+        synchronized (store.users()) {
+            store.checkOpen();
+            final StoreTailer tailer = new StoreTailer(store, null, -1, pauseStrategy.create(), true);
+            store.opened(tailer);
+            tailer.toStart();
+            return tailer;
+        }
+    }
+
+    /** @return true if this instance's readers check each excerpt's CRC32C: the queue has them and none skip. */
+    public boolean verifyChecksums() {
+        return store.verifyChecksums();
+    }
+
+    /** @return true if every data excerpt of the queue carries a CRC32C of its payload. */
+    public boolean checksums() {
+        return store.checksums();
     }
 
     /**

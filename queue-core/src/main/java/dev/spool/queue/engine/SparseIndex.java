@@ -15,7 +15,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  */
 final class SparseIndex {
     private final MappedCursor entries;
-    private final int maxMessageLength;
+    private final int maxDataLength;
     private CycleFile file;
     private long spacingMask;
     private int spacingShift;
@@ -27,12 +27,13 @@ final class SparseIndex {
     private long lastBlockPosition;
 
     /**
-     * @param name             the cursor's name, for reference tracing.
-     * @param maxMessageLength the queue's longest payload: how far past the write position a new block may lie.
+     * @param name          the cursor's name, for reference tracing.
+     * @param maxDataLength the longest body of a data excerpt (payload, and its CRC32C if any): how far past the
+     *                      write position a new block may lie.
      */
-    SparseIndex(final String name, final int maxMessageLength) {
+    SparseIndex(final String name, final int maxDataLength) {
         this.entries = new MappedCursor(name);
-        this.maxMessageLength = maxMessageLength;
+        this.maxDataLength = maxDataLength;
     }
 
     /** Works on {@code next} from now on; its owner holds the file's reference. */
@@ -174,7 +175,7 @@ final class SparseIndex {
     void checkBlockForRead(final int block, final long blockPosition) {
         final long rootEntryPosition = CycleDescriptor.rootEntryPosition(block);
         if (blockPosition < CycleDescriptor.DATA_OFFSET || (blockPosition & (ALIGNMENT - 1)) != 0
-                || blockPosition > file.readVolatileWritePosition() + alignedLength(maxMessageLength)) {
+                || blockPosition > file.readVolatileWritePosition() + alignedLength(maxDataLength)) {
             throw new CorruptQueueException(file.path(), rootEntryPosition, "bad root index entry " + block
                     + ": position=" + blockPosition);
         }

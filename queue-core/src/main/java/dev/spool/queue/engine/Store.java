@@ -3,6 +3,7 @@ package dev.spool.queue.engine;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.TimeProvider;
+import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.ProcessSlots;
@@ -35,6 +36,8 @@ final class Store {
     private final TimeProvider timeProvider;
     private final RollClock rollClock;
     private final boolean syncMarkers;
+    private final boolean checksums;
+    private final boolean verifyChecksums;
     private final Retention retention;
     /** The agent that applies retention after a roll, if the application runs one; else the rolling appender does. */
     private volatile RetentionAgent retentionAgent;
@@ -54,6 +57,8 @@ final class Store {
         this.maxMessageLength = metadata.maxMessageLength();
         this.timeProvider = config.timeProvider();
         this.syncMarkers = config.syncMarkers();
+        this.checksums = (metadata.features() & MetadataDescriptor.FEATURE_CRC32C) != 0;
+        this.verifyChecksums = checksums && config.verifyChecksums();
         final CycleListener listener = config.cycleListener();
         this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength(), listener);
         this.retention = new Retention(this, config.retainCycles(), config.retainBytes(), config.retainForNamedTailers(),
@@ -83,6 +88,21 @@ final class Store {
 
     int maxMessageLength() {
         return maxMessageLength;
+    }
+
+    /** @return true if every data excerpt carries a CRC32C of its payload ({@link MetadataDescriptor#FEATURE_CRC32C}). */
+    boolean checksums() {
+        return checksums;
+    }
+
+    /** @return true if this instance's tailers check the CRC32C of what they read. */
+    boolean verifyChecksums() {
+        return verifyChecksums;
+    }
+
+    /** @return the longest body a data header may give: the longest payload, and the CRC32C if the queue has one. */
+    int maxDataLength() {
+        return maxMessageLength + (checksums ? ExcerptDescriptor.CHECKSUM_LENGTH : 0);
     }
 
     TimeProvider timeProvider() {

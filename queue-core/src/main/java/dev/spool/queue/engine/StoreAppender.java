@@ -2,6 +2,7 @@ package dev.spool.queue.engine;
 
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.engine.QueueEngine.SyncTrigger;
+import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.internal.IndexedAppender;
 
 import net.openhft.chronicle.bytes.BytesStore;
@@ -9,13 +10,17 @@ import net.openhft.chronicle.bytes.BytesStore;
 import java.nio.ByteBuffer;
 import java.util.Objects;
 
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET;
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_OFFSET;
 import static dev.spool.queue.format.ExcerptDescriptor.HEADER_LENGTH;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
  * Appends to a queue's cycle files: checks the caller's arguments and claims, copies payloads into the tail its
- * {@link TailWriter} holds under the write lock, and after the lock is released rings the doorbells, flushes as the
- * sync policy asks, and applies retention after a roll.
+ * {@link TailWriter} holds under the write lock (after the CRC32C field in a checksummed queue, which it fills before
+ * the header is published), and after the lock is released rings the doorbells, flushes as the sync policy asks, and
+ * applies retention after a roll.
  */
 final class StoreAppender implements ExcerptAppender {
     private static final int NO_CLAIM = -1;
@@ -23,6 +28,12 @@ final class StoreAppender implements ExcerptAppender {
     private final Store store;
     private final MetadataFile metadata;
     private final int maxMessageLength;
+    /** Where a payload starts from its excerpt's header: after the CRC32C field in a checksummed queue. */
+    private final int payloadOffset;
+    /** Bytes a data excerpt's body holds besides its payload: the CRC32C field, or none. */
+    private final int checksumLength;
+    /** Computes each payload's CRC32C; null in a queue without checksums. */
+    private final Crc32cOfMemory crc;
     private final TailWriter tail;
     private final SyncTrigger trigger;
     private long lastIndex = -1;
@@ -33,6 +44,9 @@ final class StoreAppender implements ExcerptAppender {
         this.store = store;
         this.metadata = store.metadata();
         this.maxMessageLength = store.maxMessageLength();
+        this.payloadOffset = store.checksums() ? CHECKSUMMED_PAYLOAD_OFFSET : HEADER_LENGTH;
+        this.checksumLength = store.checksums() ? CHECKSUM_LENGTH : 0;
+        this.crc = store.checksums() ? new Crc32cOfMemory() : null;
         this.trigger = trigger;
         this.tail = new TailWriter(store, trigger != null);
     }
@@ -47,7 +61,7 @@ final class StoreAppender implements ExcerptAppender {
         final int length = src.remaining();
         checkAppend(length);
         final long address = tail.begin(TailWriter.NEXT);
-        tail.bytes().write(tail.position() + HEADER_LENGTH, src, src.position(), length);
+        tail.bytes().write(tail.position() + payloadOffset, src, src.position(), length);
         return endWrite(address, length);
     }
 
@@ -71,7 +85,7 @@ final class StoreAppender implements ExcerptAppender {
         Objects.checkFromIndexSize(offset, length, src.length);
         checkAppend(length);
         final long address = tail.begin(at);
-        MEMORY.copyMemory(src, offset, address + HEADER_LENGTH, length);
+        MEMORY.copyMemory(src, offset, address + payloadOffset, length);
         return endWrite(address, length);
     }
 
@@ -84,11 +98,44 @@ final class StoreAppender implements ExcerptAppender {
         }
         final long address = tail.begin(at);
         if (src.isDirectMemory()) {
-            MEMORY.copyMemory(src.addressForRead(offset), address + HEADER_LENGTH, (long) length);
+            MEMORY.copyMemory(src.addressForRead(offset), address + payloadOffset, (long) length);
         } else {
-            tail.bytes().write(tail.position() + HEADER_LENGTH, src, offset, length);
+            tail.bytes().write(tail.position() + payloadOffset, src, offset, length);
         }
         return endWrite(address, length);
+    }
+
+    /**
+     * Appends at {@code index} a data excerpt's body as another queue of the same kind stores it (in a checksummed
+     * queue: the CRC32C, then the payload), verbatim, so that the two queues' files hold the same bytes; see
+     * {@link IndexedAppender#appendBodyAt}. A body whose CRC32C does not match its payload is refused, unwritten.
+     */
+    long appendBodyAt(final long index, final BytesStore<?, ?> src, final long offset, final int bodyLength) {
+        checkAppend(bodyLength - checksumLength);
+        if (offset < src.start() || offset + bodyLength > src.capacity()) {
+            throw new IllegalArgumentException("offset=" + offset + " length=" + bodyLength + " outside the source's ["
+                    + src.start() + ", " + src.capacity() + ")");
+        }
+        final long address = tail.begin(checkIndex(index));
+        if (src.isDirectMemory()) {
+            MEMORY.copyMemory(src.addressForRead(offset), address + HEADER_LENGTH, (long) bodyLength);
+        } else {
+            tail.bytes().write(tail.position() + HEADER_LENGTH, src, offset, bodyLength);
+        }
+        if (crc != null) {
+            // checked where it was copied to, in the tail that only this writer can see yet
+            final int stored = MEMORY.readInt(address + CHECKSUM_OFFSET);
+            final int computed = crc.of(address + CHECKSUMMED_PAYLOAD_OFFSET, bodyLength - CHECKSUM_LENGTH);
+            if (stored != computed) {
+                // nothing of it stays: a replica's files hold the bytes of its primary's, zeros past the tail
+                MEMORY.setMemory(address + HEADER_LENGTH, bodyLength, (byte) 0);
+                tail.abandon();
+                throw new IllegalArgumentException(String.format("index %d of %s: the body's CRC32C field holds 0x%08x"
+                        + " but its payload of length=%d gives 0x%08x: damaged before it arrived, not written", index,
+                        store.directory(), stored, bodyLength - CHECKSUM_LENGTH, computed));
+            }
+        }
+        return endBodyWrite(address, bodyLength - checksumLength);
     }
 
     private long checkIndex(final long index) {
@@ -107,9 +154,9 @@ final class StoreAppender implements ExcerptAppender {
         }
         checkAppend(maxLength);
         tail.begin(TailWriter.NEXT);
-        tail.claim(maxLength);
+        tail.claim(maxLength + checksumLength);
         claimLength = maxLength;
-        return tail.position() + HEADER_LENGTH;
+        return tail.position() + payloadOffset;
     }
 
     @Override
@@ -185,10 +232,19 @@ final class StoreAppender implements ExcerptAppender {
     }
 
     private long endWrite(final long address, final int length) {
+        if (crc != null) {
+            // before the header's release store: a reader that sees the header sees the checksum
+            MEMORY.writeInt(address + CHECKSUM_OFFSET, crc.of(address + CHECKSUMMED_PAYLOAD_OFFSET, length));
+        }
+        return endBodyWrite(address, length);
+    }
+
+    /** Publishes the excerpt whose body is complete at {@code address}, then does what follows an append. */
+    private long endBodyWrite(final long address, final int length) {
         // evaluated before the header is published, while the tail's chunk is the one the payload is in
         final int action = trigger == null ? SyncTrigger.DO_NOTHING
-                : trigger.onAppend(tail.bytes(), tail.position() + HEADER_LENGTH, length);
-        lastIndex = tail.publish(address, length);
+                : trigger.onAppend(tail.bytes(), tail.position() + payloadOffset, length);
+        lastIndex = tail.publish(address, length + checksumLength);
         store.appended();
         if (action != SyncTrigger.DO_NOTHING) {
             tail.flush(action == SyncTrigger.DO_SYNC, tail.position());

@@ -23,6 +23,11 @@ final class StoreIndexedAppender implements IndexedAppender {
     }
 
     @Override
+    public long appendBodyAt(final long index, final BytesStore<?, ?> src, final long offset, final int bodyLength) {
+        return appender.appendBodyAt(index, src, offset, bodyLength);
+    }
+
+    @Override
     public long sync() {
         return appender.sync();
     }

@@ -5,6 +5,7 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.QueueRole;
 
@@ -82,7 +83,9 @@ final class StoreOpener {
             throw new IllegalArgumentException("indexBlockEntries=" + entries + " must be a power of two from "
                     + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to " + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
         }
-        final long maxLimit = CycleDescriptor.maxPayloadLength(chunk);
+        final boolean checksums = Boolean.TRUE.equals(config.checksums());
+        // a checksummed excerpt's body holds its CRC32C too
+        final long maxLimit = CycleDescriptor.maxPayloadLength(chunk) - (checksums ? ExcerptDescriptor.CHECKSUM_LENGTH : 0);
         if (CycleDescriptor.blockPayloadLength(entries) > maxLimit) {
             throw new IllegalArgumentException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
                     + chunk + " can hold");
@@ -94,7 +97,8 @@ final class StoreOpener {
         }
         return new MetadataFile.Settings(config.rollCycle() == null ? RollCycle.DAILY : config.rollCycle(),
                 config.epochMillis() == null ? 0 : config.epochMillis(), spacing, entries, maxLength, chunk,
-                config.replicaOf(), config.replicaOf() == null ? MetadataDescriptor.ROLE_PRIMARY : MetadataDescriptor.ROLE_REPLICA);
+                config.replicaOf(), config.replicaOf() == null ? MetadataDescriptor.ROLE_PRIMARY : MetadataDescriptor.ROLE_REPLICA,
+                checksums ? MetadataDescriptor.FEATURE_CRC32C : 0);
     }
 
     private static void checkAgainst(final QueueEngine.Config config, final MetadataFile metadata) {
@@ -104,6 +108,7 @@ final class StoreOpener {
         mismatch("indexBlockEntries", config.indexBlockEntries(), metadata.indexBlockEntries(), metadata);
         mismatch("maxMessageLength", config.maxMessageLength(), metadata.maxMessageLength(), metadata);
         mismatch("chunkLength", config.chunkLength(), metadata.chunkLength(), metadata);
+        mismatch("checksums", config.checksums(), (metadata.features() & MetadataDescriptor.FEATURE_CRC32C) != 0, metadata);
         if (config.replicaOf() != null) {
             if (!config.replicaOf().equals(metadata.queueId())) {
                 throw new SpoolException("queue " + metadata.path().getParent() + " has queue id " + metadata.queueId()

@@ -1,5 +1,6 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.Direction;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
@@ -7,6 +8,7 @@ import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SyncMarkerHandler;
 import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.internal.Crc32cOfMemory;
 
 import net.openhft.chronicle.bytes.Bytes;
 
@@ -17,7 +19,9 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
  * Reads a queue's cycle files. Forward reads follow the headers; backward reads and {@link #moveToIndex(long)}
- * find positions through the sparse index, with the tailer's {@link ExcerptLocator}.
+ * find positions through the sparse index, with the tailer's {@link ExcerptLocator}. In a checksummed queue every
+ * read checks the excerpt's CRC32C before delivering it, unless the queue instance was opened to skip that. A body
+ * tailer delivers each data excerpt's body as stored (the CRC32C field, then the payload), for a replica's copy.
  */
 final class StoreTailer implements ExcerptTailer {
     private final Store store;
@@ -29,7 +33,15 @@ final class StoreTailer implements ExcerptTailer {
     private final PauseStrategy pause;
     private final MappedCursor cursor = new MappedCursor("tailer");
     private final ExcerptLocator locator;
-    private final int maxMessageLength;
+    private final int maxDataLength;
+    /** Where a handler's bytes start from an excerpt's header: the payload, or the body of a body tailer. */
+    private final int deliveredOffset;
+    /** Bytes of a data body that the handler is not given: the CRC32C field of a payload tailer, or none. */
+    private final int skippedLength;
+    /** The smallest body a data header may give: 1 byte of payload, and the CRC32C field if any. */
+    private final int minDataLength;
+    /** Checks each CRC32C read; null if the queue has none or this instance skips the check. */
+    private final Crc32cOfMemory crc;
 
     private Direction direction = Direction.FORWARD;
     private SyncMarkerHandler syncMarkerHandler;
@@ -44,6 +56,12 @@ final class StoreTailer implements ExcerptTailer {
     private boolean closed;
 
     StoreTailer(final Store store, final String name, final long namedIndexOffset, final PauseStrategy pause) {
+        this(store, name, namedIndexOffset, pause, false);
+    }
+
+    /** @param bodies true to deliver each data excerpt's body as stored, the CRC32C field included. */
+    StoreTailer(final Store store, final String name, final long namedIndexOffset, final PauseStrategy pause,
+                final boolean bodies) {
         this.store = store;
         this.metadata = store.metadata();
         this.cycleFiles = store.cycleFiles();
@@ -51,8 +69,13 @@ final class StoreTailer implements ExcerptTailer {
         this.name = name;
         this.namedIndexOffset = namedIndexOffset;
         this.pause = pause;
-        this.maxMessageLength = store.maxMessageLength();
-        this.locator = new ExcerptLocator(metadata, cursor, maxMessageLength);
+        this.maxDataLength = store.maxDataLength();
+        this.locator = new ExcerptLocator(metadata, cursor, maxDataLength, store.verifyChecksums());
+        final int checksumLength = store.checksums() ? CHECKSUM_LENGTH : 0;
+        this.deliveredOffset = HEADER_LENGTH + (bodies ? 0 : checksumLength);
+        this.skippedLength = bodies ? 0 : checksumLength;
+        this.minDataLength = 1 + checksumLength;
+        this.crc = store.verifyChecksums() ? new Crc32cOfMemory() : null;
     }
 
     @Override
@@ -64,8 +87,8 @@ final class StoreTailer implements ExcerptTailer {
             }
             final long index = cycleBase | sequence;
             // map the excerpt's chunk before taking the store
-            final int length = length(MEMORY.readVolatileInt(cursor.address(at)));
-            handler.onExcerpt(cursor.store(), at + HEADER_LENGTH, length, index);
+            final int length = checkedLength(MEMORY.readVolatileInt(cursor.address(at)), at, index);
+            handler.onExcerpt(cursor.store(), at + deliveredOffset, length - skippedLength, index);
             retreat(index);
             return true;
         }
@@ -73,9 +96,9 @@ final class StoreTailer implements ExcerptTailer {
         if (header == 0) {
             return false;
         }
-        final int length = length(header);
         final long index = cycleBase | sequence;
-        handler.onExcerpt(cursor.store(), position + HEADER_LENGTH, length, index);
+        final int length = checkedLength(header, position, index);
+        handler.onExcerpt(cursor.store(), position + deliveredOffset, length - skippedLength, index);
         advance(length, index);
         return true;
     }
@@ -88,8 +111,8 @@ final class StoreTailer implements ExcerptTailer {
                 return -1;
             }
             final long index = cycleBase | sequence;
-            final int length = length(MEMORY.readVolatileInt(cursor.address(at)));
-            into.write(cursor.store(), at + HEADER_LENGTH, length);
+            final int length = checkedLength(MEMORY.readVolatileInt(cursor.address(at)), at, index);
+            into.write(cursor.store(), at + deliveredOffset, length - skippedLength);
             retreat(index);
             return index;
         }
@@ -97,11 +120,42 @@ final class StoreTailer implements ExcerptTailer {
         if (header == 0) {
             return -1;
         }
-        final int length = length(header);
         final long index = cycleBase | sequence;
-        into.write(cursor.store(), position + HEADER_LENGTH, length);
+        final int length = checkedLength(header, position, index);
+        into.write(cursor.store(), position + deliveredOffset, length - skippedLength);
         advance(length, index);
         return index;
+    }
+
+    /**
+     * @return the body length of the data excerpt at {@code at}, whose header is {@code header}, after checking its
+     * CRC32C if this tailer checks them.
+     * @throws CorruptQueueException if its body is too short to hold a checksum and a payload, or the CRC32C it holds
+     *                               is not its payload's.
+     */
+    private int checkedLength(final int header, final long at, final long index) {
+        final int length = length(header);
+        if (length < minDataLength) {
+            throw new CorruptQueueException(file.path(), at, String.format("bad header 0x%08x (%s) of index %d: a"
+                    + " checksummed data excerpt holds at least %d bytes", header, describe(header), index, minDataLength));
+        }
+        if (crc != null) {
+            final long address = cursor.address(at);
+            final int expected = MEMORY.readInt(address + CHECKSUM_OFFSET);
+            final int found = crc.of(address + CHECKSUMMED_PAYLOAD_OFFSET, length - CHECKSUM_LENGTH);
+            if (found != expected) {
+                throw checksumMismatch(at, index, expected, found, length - CHECKSUM_LENGTH);
+            }
+        }
+        return length;
+    }
+
+    private CorruptQueueException checksumMismatch(final long at, final long index, final int expected, final int found,
+                                                   final int payloadLength) {
+        return new CorruptQueueException(file.path(), at, String.format("CRC32C mismatch in the excerpt of index %d"
+                + " (cycle %d, sequence %d, payload length=%d): expected 0x%08x (stored with it), found 0x%08x (computed"
+                + " from its payload); the payload or its checksum is damaged", index, cycle, index - cycleBase,
+                payloadLength, expected, found));
     }
 
     private void advance(final int length, final long index) {
@@ -127,7 +181,7 @@ final class StoreTailer implements ExcerptTailer {
     private int peek() {
         if (file != null && !closed) {
             final int header = MEMORY.readVolatileInt(cursor.address(position));
-            if (isData(header) && length(header) <= maxMessageLength && (sequence & spacingMask) != 0
+            if (isData(header) && length(header) <= maxDataLength && (sequence & spacingMask) != 0
                     && cycle >= metadata.highestCycle()) {
                 return header;
             }
@@ -147,7 +201,7 @@ final class StoreTailer implements ExcerptTailer {
             int header = MEMORY.readVolatileInt(cursor.address(position));
             if (isData(header)) {
                 // the hot path reads this tailer's own fields; only a rare case pays the locator's full check
-                if (length(header) > maxMessageLength || (sequence & spacingMask) == 0 || cycle < metadata.highestCycle()) {
+                if (length(header) > maxDataLength || (sequence & spacingMask) == 0 || cycle < metadata.highestCycle()) {
                     locator.checkData(header, position, sequence);
                 }
                 return header;

@@ -21,17 +21,17 @@ final class TailRecovery {
     private final MappedCursor cursor;
     private final MappedCursor scan;
     private final SparseIndex index;
-    private final int maxMessageLength;
+    private final int maxDataLength;
 
     /**
      * @param cursor the appender's cursor, which walks the excerpts and allocates index blocks at the tail.
      * @param scan   a second cursor, for scanning ahead without moving the first one's mapping.
      */
-    TailRecovery(final MappedCursor cursor, final MappedCursor scan, final SparseIndex index, final int maxMessageLength) {
+    TailRecovery(final MappedCursor cursor, final MappedCursor scan, final SparseIndex index, final int maxDataLength) {
         this.cursor = cursor;
         this.scan = scan;
         this.index = index;
-        this.maxMessageLength = maxMessageLength;
+        this.maxDataLength = maxDataLength;
     }
 
     /**
@@ -184,8 +184,8 @@ final class TailRecovery {
 
     private void checkHeader(final CycleFile file, final int header, final long at) {
         final int length = length(header);
-        final int limit = isMetadata(header) ? Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(file.indexBlockEntries()))
-                : maxMessageLength;
+        final int limit = isMetadata(header) ? Math.max(maxDataLength, CycleDescriptor.blockPayloadLength(file.indexBlockEntries()))
+                : maxDataLength;
         if (!isWellFormed(header) || length > limit) {
             throw new CorruptQueueException(file.path(), at, String.format("bad header 0x%08x (%s)", header, describe(header)));
         }

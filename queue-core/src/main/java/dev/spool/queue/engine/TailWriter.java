@@ -64,8 +64,8 @@ final class TailWriter {
         this.clock = store.cycleSource();
         this.retains = store.retains();
         this.flushesOnRoll = flushesOnRoll;
-        this.index = new SparseIndex("appender-index", store.maxMessageLength());
-        this.recovery = new TailRecovery(cursor, syncCursor, index, store.maxMessageLength());
+        this.index = new SparseIndex("appender-index", store.maxDataLength());
+        this.recovery = new TailRecovery(cursor, syncCursor, index, store.maxDataLength());
     }
 
     /** @return the position of the tail's header: the excerpt being written, while the lock is held. */

@@ -19,6 +19,27 @@ package dev.spool.queue.format;
  * nothing has been written there yet. A writer fills the payload, zeroes the header that follows, and only then
  * publishes the header with a release store, so a reader that sees a complete header sees the whole payload.
  * <p>
+ * In a queue created with {@link MetadataDescriptor#FEATURE_CRC32C}, a data excerpt carries a checksum between its
+ * header and its payload, and the header's length counts it:
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------+-+-+-+
+ *  |          Length = 4 + payload length (29 bits)          |0|0|W|  0
+ *  +---------------------------------------------------------+-+-+-+
+ *  |                 CRC32C of the payload (int)                   |  4
+ *  +---------------------------------------------------------------+
+ *  |                    Payload, 8-byte aligned                  ...  8
+ * ...                                                              |
+ *  +---------------------------------------------------------------+
+ *  |              Padding to the next 8-byte boundary              |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * The writer stores the checksum with the payload, before the release store of the header, so a reader that sees
+ * the header sees both. The walk over headers is the same in both kinds of queue: only what the body holds differs.
+ * Metadata excerpts (index blocks, padding, sync markers, the end of a cycle) carry no checksum: the engine checks
+ * their structure instead.
+ * <p>
  * The payload of a metadata excerpt starts with a 4-byte type ({@link #TYPE_INDEX_BLOCK}, {@link #TYPE_PADDING});
  * a metadata excerpt shorter than that is padding.
  */
@@ -39,6 +60,13 @@ public final class ExcerptDescriptor {
     public static final int MAX_LENGTH = LENGTH_MASK;
     /** Header value of the end-of-cycle marker. */
     public static final int END_OF_CYCLE = METADATA_FLAG | END_OF_CYCLE_FLAG;
+
+    /** Offset of the CRC32C of a checksummed data excerpt, from its header. */
+    public static final int CHECKSUM_OFFSET = HEADER_LENGTH;
+    /** Bytes of the CRC32C field of a checksummed data excerpt. */
+    public static final int CHECKSUM_LENGTH = Integer.BYTES;
+    /** Offset of the payload of a checksummed data excerpt, from its header: 8-byte aligned. */
+    public static final int CHECKSUMMED_PAYLOAD_OFFSET = CHECKSUM_OFFSET + CHECKSUM_LENGTH;
 
     /** Offset of the metadata type within a metadata payload. */
     public static final int METADATA_TYPE_OFFSET = 0;

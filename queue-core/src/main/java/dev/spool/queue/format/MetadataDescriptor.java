@@ -149,8 +149,13 @@ public final class MetadataDescriptor {
     public static final int FEATURES_OFFSET = align(FENCED_BY_TERM_OFFSET + Long.BYTES, CACHE_LINE_LENGTH);
     /** Length in bytes of the features field with the reserved int after it. */
     public static final int FEATURES_LENGTH = Long.BYTES;
+    /**
+     * Feature bit: every data excerpt carries a CRC32C of its payload, written before its header is published and
+     * checked by readers, the tools and the replica (see {@link ExcerptDescriptor#CHECKSUM_OFFSET}).
+     */
+    public static final int FEATURE_CRC32C = 1;
     /** The feature bits this build knows; a queue that has any other bit set is refused at open. */
-    public static final int KNOWN_FEATURES = 0;
+    public static final int KNOWN_FEATURES = FEATURE_CRC32C;
 
     /**
      * Offset of the replication area, to the process slots (448 to 1023): what replication persists. It follows the

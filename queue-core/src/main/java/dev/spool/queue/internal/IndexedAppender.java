@@ -34,6 +34,22 @@ public interface IndexedAppender extends AutoCloseable {
     long appendAt(long index, byte[] src, int offset, int length);
 
     /**
+     * Writes a data excerpt's body as a queue of the same kind stores it, and as a body tailer
+     * ({@link QueueInternals#createBodyTailer()}) delivers it: in a queue with checksums, the CRC32C field then the
+     * payload (see {@code ExcerptDescriptor}); otherwise the payload alone. Written verbatim, so the files of a
+     * replica hold the same bytes as its primary's. In a queue with checksums, a body whose CRC32C does not match its
+     * payload is refused with an {@link IllegalArgumentException} naming the index and both values, and nothing is
+     * written.
+     *
+     * @param index      the index the excerpt takes.
+     * @param src        holds the body.
+     * @param offset     where it starts in {@code src}.
+     * @param bodyLength its length.
+     * @return {@code index}.
+     */
+    long appendBodyAt(long index, BytesStore<?, ?> src, long offset, int bodyLength);
+
+    /**
      * Flushes everything written so far to disk, as {@link ExcerptAppender#sync()} does.
      *
      * @return the last index now on disk, or -1 if the queue is empty.

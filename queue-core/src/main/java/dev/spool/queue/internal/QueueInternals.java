@@ -1,5 +1,6 @@
 package dev.spool.queue.internal;
 
+import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.engine.QueueEngine;
 
@@ -140,6 +141,30 @@ public final class QueueInternals {
      */
     public void adoptTerm(final long term) {
         engine.adoptTerm(term);
+    }
+
+    /**
+     * @return true if the queue was created with checksums: each data excerpt's body is its CRC32C, then its payload.
+     */
+    public boolean checksums() {
+        return engine.checksums();
+    }
+
+    /**
+     * @return true if readers of this queue instance check each excerpt's CRC32C: the queue has checksums and the
+     * instance was not opened to skip them.
+     */
+    public boolean verifyChecksums() {
+        return engine.verifyChecksums();
+    }
+
+    /**
+     * @return a new tailer, before the first excerpt, whose reads deliver each data excerpt's body as stored (in a
+     * queue with checksums: the CRC32C field, then the payload), checked as any tailer checks it; what
+     * {@link IndexedAppender#appendBodyAt} writes. Closing the queue closes it.
+     */
+    public ExcerptTailer createBodyTailer() {
+        return engine.createBodyTailer();
     }
 
     /**

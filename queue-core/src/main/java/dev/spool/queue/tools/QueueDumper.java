@@ -14,7 +14,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.CRC32C;
 
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET;
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_OFFSET;
 import static dev.spool.queue.format.ExcerptDescriptor.HEADER_LENGTH;
 import static dev.spool.queue.format.ExcerptDescriptor.SYNC_MARKER_INDEX_OFFSET;
 import static dev.spool.queue.format.ExcerptDescriptor.SYNC_MARKER_TIME_OFFSET;
@@ -32,6 +36,7 @@ final class QueueDumper {
     private static final String INDENT = "  ";
 
     private final QueueFiles queue;
+    private final CRC32C crc = new CRC32C();
     private final PrintStream out;
     private final long fromIndex;
     private final long limit;
@@ -100,6 +105,8 @@ final class QueueDumper {
         field("index block entries", String.valueOf(queue.indexBlockEntries()));
         field("max message length", String.valueOf(queue.maxMessageLength()));
         field("chunk length", String.valueOf(queue.chunkLength()));
+        field("features", String.format("0x%x%s", queue.features(), queue.checksums() ? " (crc32c: every data excerpt"
+                + " carries a CRC32C of its payload)" : ""));
         field("highest cycle", cycleName(rollCycle, queue.highestCycle()));
         field("lowest cycle", cycleName(rollCycle, queue.lowestCycle()));
         final long lock = queue.writeLock();
@@ -155,7 +162,8 @@ final class QueueDumper {
                     file.readInt(CycleDescriptor.ROOT_ENTRIES_OFFSET), file.readLong(CycleDescriptor.WRITE_POSITION_OFFSET),
                     file.readLong(CycleDescriptor.WRITE_SEQUENCE_OFFSET));
             final Map<Long, Integer> blocks = dumpRoot(file);
-            final int maxLength = queue.maxMessageLength() > 0 ? queue.maxMessageLength() : ExcerptDescriptor.MAX_LENGTH;
+            final boolean checksums = queue.checksums();
+            final int maxLength = queue.maxDataLength();
             final int maxEntries = MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES;
             final boolean entriesOk = QueueFiles.isPowerOfTwo(entries) && entries <= maxEntries;
             final ExcerptScanner scanner = new ExcerptScanner(file, maxLength, entriesOk ? entries : maxEntries);
@@ -185,12 +193,34 @@ final class QueueDumper {
                 } else if (kind == ExcerptScanner.Kind.UNKNOWN_METADATA) {
                     line.append(" type=").append(scanner.metadataType());
                 }
+                if (kind == ExcerptScanner.Kind.DATA && checksums) {
+                    checksumLine(file, scanner, line);
+                    payload(file, scanner.position() + CHECKSUMMED_PAYLOAD_OFFSET,
+                            Math.max(0, scanner.length() - CHECKSUM_LENGTH));
+                    continue;
+                }
                 out.println(line.append(" length=").append(scanner.length()));
                 payload(file, scanner.position() + HEADER_LENGTH, scanner.length());
             }
             out.println(endLine(file, scanner, kind));
             return !isDamage(kind);
         }
+    }
+
+    /** Prints a checksummed data excerpt's line: its payload length and CRC32C, as stored and as computed. */
+    private void checksumLine(final ReadOnlyFile file, final ExcerptScanner scanner, final StringBuilder line) {
+        final int length = scanner.length() - CHECKSUM_LENGTH;
+        if (length < 1) {
+            out.println(line.append(" length=").append(scanner.length()).append(" !! too short for a CRC32C and a payload"));
+            return;
+        }
+        final int stored = file.readInt(scanner.position() + CHECKSUM_OFFSET);
+        crc.reset();
+        crc.update(file.read(scanner.position() + CHECKSUMMED_PAYLOAD_OFFSET, length));
+        final int computed = (int) crc.getValue();
+        line.append(" length=").append(length).append(String.format(" crc32c=0x%08x", stored));
+        out.println(stored == computed ? line.append(" ok")
+                : line.append(String.format(" !! MISMATCH: the payload gives 0x%08x", computed)));
     }
 
     private static boolean isDamage(final ExcerptScanner.Kind kind) {

@@ -2,6 +2,7 @@ package dev.spool.queue.tools;
 
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
+import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 
 import java.io.IOException;
@@ -16,6 +17,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static dev.spool.queue.format.MetadataDescriptor.*;
 
 /**
@@ -101,6 +103,25 @@ final class QueueFiles {
 
     int indexBlockEntries() {
         return readInt(INDEX_BLOCK_ENTRIES_OFFSET);
+    }
+
+    /** @return the features word: 0 unless the metadata is of version 2. */
+    int features() {
+        return readInt(VERSION_OFFSET) == VERSION_WITH_FEATURES ? readInt(FEATURES_OFFSET) : 0;
+    }
+
+    /** @return true if the queue was created with CRC32C checksums: a version 2 queue with that feature bit. */
+    boolean checksums() {
+        return (features() & FEATURE_CRC32C) != 0;
+    }
+
+    /**
+     * @return the longest body a data header may give, for a walk: the maximum message length and, with checksums,
+     * the CRC32C; the header's own limit if the metadata's value is unusable.
+     */
+    int maxDataLength() {
+        return maxMessageLength() > 0 ? maxMessageLength() + (checksums() ? CHECKSUM_LENGTH : 0)
+                : ExcerptDescriptor.MAX_LENGTH;
     }
 
     int maxMessageLength() {

@@ -65,14 +65,15 @@ final class QueueStats {
                 }
                 final int entries = file.readInt(CycleDescriptor.INDEX_BLOCK_ENTRIES_OFFSET);
                 final int maxEntries = MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES;
-                final ExcerptScanner scanner = new ExcerptScanner(file,
-                        queue.maxMessageLength() > 0 ? queue.maxMessageLength() : ExcerptDescriptor.MAX_LENGTH,
+                final ExcerptScanner scanner = new ExcerptScanner(file, queue.maxDataLength(),
                         QueueFiles.isPowerOfTwo(entries) && entries <= maxEntries ? entries : maxEntries);
+                // a checksummed body holds the CRC32C before the payload
+                final int checksumLength = queue.checksums() ? ExcerptDescriptor.CHECKSUM_LENGTH : 0;
                 long payload = 0;
                 ExcerptScanner.Kind kind;
                 for (kind = scanner.next(); !kind.isEnd(); kind = scanner.next()) {
                     if (kind == ExcerptScanner.Kind.DATA) {
-                        payload += scanner.length();
+                        payload += scanner.length() - checksumLength;
                     }
                 }
                 final long count = scanner.dataCount();

@@ -13,8 +13,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.zip.CRC32C;
 
 import static dev.spool.queue.format.ExcerptDescriptor.ALIGNMENT;
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET;
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_OFFSET;
 import static dev.spool.queue.format.ExcerptDescriptor.HEADER_LENGTH;
 import static dev.spool.queue.format.ExcerptDescriptor.describe;
 
@@ -47,6 +51,9 @@ final class QueueVerifier {
     private int indexSpacing;
     private int indexBlockEntries;
     private int maxMessageLength;
+    /** Whether data excerpts carry a CRC32C, which the walk checks. */
+    private boolean checksums;
+    private final CRC32C crc = new CRC32C();
 
     /** What one cycle file holds, for the checks across files. */
     private record CycleSummary(QueueFiles.CycleFileName name, long dataCount, boolean ended, long tail) {
@@ -124,6 +131,7 @@ final class QueueVerifier {
                     "features=0x%x include 0x%x, which this build does not know: the queue was created by a newer Spool",
                     features, features & ~MetadataDescriptor.KNOWN_FEATURES));
         }
+        checksums = (features & MetadataDescriptor.FEATURE_CRC32C) != 0;
         rollCycle = queue.rollCycle();
         if (rollCycle == null) {
             damage(path, MetadataDescriptor.ROLL_CYCLE_OFFSET, "unknown roll cycle id=" + queue.readInt(MetadataDescriptor.ROLL_CYCLE_OFFSET));
@@ -236,7 +244,7 @@ final class QueueVerifier {
 
             final LongList indexed = new LongList();
             final LongList blocks = new LongList();
-            final ExcerptScanner scanner = new ExcerptScanner(file, maxMessageLength,
+            final ExcerptScanner scanner = new ExcerptScanner(file, maxMessageLength + (checksums ? CHECKSUM_LENGTH : 0),
                     entries > 0 ? entries : indexBlockEntries > 0 ? indexBlockEntries : MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
             long dataBeforeHint = -1;
             ExcerptScanner.Kind kind;
@@ -252,6 +260,9 @@ final class QueueVerifier {
                     case DATA -> {
                         if (spacing > 0 && (scanner.sequence() & (spacing - 1)) == 0) {
                             indexed.add(position);
+                        }
+                        if (checksums) {
+                            verifyChecksum(file, scanner, rollCycle.toIndex(name.cycle(), scanner.sequence()));
                         }
                     }
                     case INDEX_BLOCK -> {
@@ -279,6 +290,26 @@ final class QueueVerifier {
                 new IndexCheck(findings, path, file, root, spacing, entries, indexed, blocks, dataCount, complete, tail, hintPosition).run();
             }
             return new CycleSummary(name, dataCount, kind == ExcerptScanner.Kind.END_OF_CYCLE, tail);
+        }
+    }
+
+    /** Reports a data excerpt of a checksummed queue whose CRC32C is not its payload's, or that is too short to hold one. */
+    private void verifyChecksum(final ReadOnlyFile file, final ExcerptScanner scanner, final long index) {
+        final long position = scanner.position();
+        final int length = scanner.length();
+        if (length <= CHECKSUM_LENGTH) {
+            damage(file.path(), position, String.format("data header 0x%08x of index %d (sequence %d): length=%d leaves no"
+                    + " payload after the CRC32C", scanner.header(), index, scanner.sequence(), length));
+            return;
+        }
+        final int expected = file.readInt(position + CHECKSUM_OFFSET);
+        crc.reset();
+        crc.update(file.read(position + CHECKSUMMED_PAYLOAD_OFFSET, length - CHECKSUM_LENGTH));
+        final int found = (int) crc.getValue();
+        if (found != expected) {
+            damage(file.path(), position, String.format("CRC32C mismatch in the excerpt of index %d (sequence %d, payload"
+                    + " length=%d): expected 0x%08x (stored with it), found 0x%08x (computed from its payload)", index,
+                    scanner.sequence(), length - CHECKSUM_LENGTH, expected, found));
         }
     }
 

@@ -82,6 +82,11 @@ class DescriptorLayoutTest {
                 {ExcerptDescriptor.SYNC_MARKER_INDEX_OFFSET, 8},
                 {ExcerptDescriptor.SYNC_MARKER_TIME_OFFSET, 16},
                 {ExcerptDescriptor.SYNC_MARKER_LENGTH, 20},
+                {ExcerptDescriptor.CHECKSUM_OFFSET, 4},
+                {ExcerptDescriptor.CHECKSUM_LENGTH, 4},
+                {ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET, 8},
+                {MetadataDescriptor.FEATURE_CRC32C, 1},
+                {MetadataDescriptor.KNOWN_FEATURES & MetadataDescriptor.FEATURE_CRC32C, 1},
         };
         assertLayout(expected);
     }
