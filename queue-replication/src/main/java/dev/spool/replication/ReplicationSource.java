@@ -70,10 +70,16 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     private ReplicationSource(final Builder builder) throws IOException {
         this.queue = builder.queue;
+        Handshake.checkSecurity("the source of " + queue.directory(), builder.secret, builder.insecure);
         final QueueInternals internals = QueueInternals.of(queue);
         if (internals.role() != QueueRole.PRIMARY) {
             throw new IllegalStateException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
                     + internals.term() + ": only a primary is replicated");
+        }
+        if (builder.insecure) {
+            LOG.warn("replication source of {} is insecure(): any process that answers at {} can take its stream,"
+                    + " fence this primary or stop its replication; give it a sharedSecret", queue.directory(),
+                    builder.sink);
         }
         this.agent = new SourceAgent(builder, !builder.invoked);
         final String what = "the source of " + queue.directory();
@@ -197,6 +203,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         Duration minBackoff = Duration.ofMillis(50);
         Duration maxBackoff = Duration.ofSeconds(2);
         byte[] secret;
+        boolean insecure;
         IdleStrategy idle;
         boolean invoked;
         Duration maxSleep = Duration.ofMillis(1);
@@ -246,11 +253,23 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
         /**
          * @param secret the secret shared with the sink, at least 16 bytes; see
-         *               {@link ReplicationSink.Builder#sharedSecret(byte[])}. Default none.
+         *               {@link ReplicationSink.Builder#sharedSecret(byte[])}. Required, unless {@link #insecure()}.
          * @return this builder.
          */
         public Builder sharedSecret(final byte[] secret) {
             this.secret = Handshake.checkedSecret(secret);
+            return this;
+        }
+
+        /**
+         * Starts the source without a shared secret: whatever answers at the sink's address is trusted, and can
+         * take the stream, fence this primary (an ERROR or WELCOME with a later term) or stop its replication. Only
+         * for a trusted network; the source logs a warning at start.
+         *
+         * @return this builder.
+         */
+        public Builder insecure() {
+            this.insecure = true;
             return this;
         }
 
@@ -306,7 +325,8 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         /**
          * @return the source, running on its own thread (it connects in the background), or, built
          * {@link #invoked()}, ready for the caller's {@link ReplicationSource#doWork()}.
-         * @throws IllegalStateException if the queue is not a primary.
+         * @throws IllegalStateException if the queue is not a primary, or unless exactly one of
+         *                               {@link #sharedSecret} and {@link #insecure()} was given.
          */
         public ReplicationSource start() {
             try {

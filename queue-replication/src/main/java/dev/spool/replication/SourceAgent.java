@@ -60,8 +60,9 @@ final class SourceAgent implements Agent {
         this.maxBackoffNs = builder.maxBackoff.toNanos();
         this.backoffNs = minBackoffNs;
         this.terminateOnStop = terminateOnStop;
-        this.connection = new Connection(RECEIVE_CAPACITY,
-                Math.toIntExact(builder.frameLimit + DataFlyweight.frameLength(queue.maxMessageLength())));
+        // a DATA frame's MAC follows it, and may push a carried excerpt that far along
+        this.connection = new Connection(RECEIVE_CAPACITY, Math.toIntExact(builder.frameLimit
+                + DataFlyweight.frameLength(queue.maxMessageLength()) + FrameMac.TAG_LENGTH));
         this.handshake = new SourceHandshake(queue, sink, connection, builder.secret, builder.frameLimit, heartbeatNs);
         this.stream = new SourceStream(queue, sink, connection, builder.frameLimit, heartbeatNs);
         this.selector = Selector.open();
@@ -98,6 +99,10 @@ final class SourceAgent implements Agent {
         } catch (ReplicationException e) {
             LOG.error("replication source of {} stopped: {}", queue.directory(), e.getMessage());
             stop(e);
+        } catch (AuthenticationException e) {
+            LOG.warn("replication source of {}: {}; retrying in {} ms", queue.directory(), e.getMessage(),
+                    backoffNs / 1_000_000);
+            retry();
         } catch (FrameException e) {
             LOG.warn("replication source of {}: closing the connection to {}: {}", queue.directory(),
                     connection.peer(), e.getMessage());

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.*;
 /** Malformed, oversized and wrong-version frames close the connection with a logged reason and change no queue. */
 class BadFrameTest extends SpoolTestBase {
     private ReplicationSink sink() {
-        return ReplicationSink.builder(tempDir.resolve("replica")).queueSettings(b -> b.chunkLength(1 << 20))
+        return ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20))
                 .heartbeatInterval(Duration.ofMillis(200)).start();
     }
 
@@ -131,7 +131,7 @@ class BadFrameTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
              ReplicationSink sink = sink()) {
             append(appender, 0, 10);
-            try (ReplicationSource source = ReplicationSource.builder(primary, sink.address())
+            try (ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET)
                     .heartbeatInterval(Duration.ofMillis(200)).start()) {
                 await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
             }
@@ -174,7 +174,7 @@ class BadFrameTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary"));
              ServerSocket fake = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
              ReplicationSource source = ReplicationSource.builder(primary,
-                     new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort()))
+                     new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort())).sharedSecret(Replicas.SECRET)
                      .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).start()) {
             fake.setSoTimeout(30_000);
             // an older Spool's sink (version 1), then a newer one's
@@ -197,7 +197,7 @@ class BadFrameTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary"));
              ServerSocket fake = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
              ReplicationSource source = ReplicationSource.builder(primary,
-                     new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort()))
+                     new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort())).sharedSecret(Replicas.SECRET)
                      .heartbeatInterval(Duration.ofMillis(100)).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(50))
                      .start()) {
             fake.setSoTimeout(30_000);

@@ -33,9 +33,9 @@ class ReplicationAllocationTest extends SpoolTestBase {
     void shouldAllocateNothingPerReplicatedMessageInSteadyState(final boolean invoked) throws InterruptedException {
         try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(64L << 20).build();
              ExcerptAppender appender = primary.createAppender();
-             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica"))
+             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET)
                      .queueSettings(b -> b.chunkLength(64L << 20)).start();
-             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).invoked(invoked).start();
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).invoked(invoked).start();
              CommitWaiter waiter = source.commitWaiter(appender)) {
             final byte[] message = new byte[40];
             replicate(appender, waiter, message, WARM_UP);

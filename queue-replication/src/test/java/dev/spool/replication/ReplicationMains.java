@@ -34,7 +34,7 @@ final class ReplicationMains {
     /** {@code dir port}: a sink on loopback. */
     static final class Sink {
         public static void main(final String[] args) throws Exception {
-            try (ReplicationSink sink = ReplicationSink.builder(Path.of(args[0])).queueSettings(b -> b.chunkLength(1 << 20))
+            try (ReplicationSink sink = ReplicationSink.builder(Path.of(args[0])).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20))
                     .port(Integer.parseInt(args[1])).heartbeatInterval(HEARTBEAT).start()) {
                 System.out.println("LISTENING " + sink.address().getPort());
                 final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -57,9 +57,9 @@ final class ReplicationMains {
         public static void main(final String[] args) throws Exception {
             try (SpoolQueue queue = Replicas.open(Path.of(args[0]));
                  ReplicationSource source = ReplicationSource.builder(queue,
-                         new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1])))
+                         new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]))).sharedSecret(Replicas.SECRET)
                          .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200)).start();
-                 PublishGateway gateway = PublishGateway.builder(queue, source).start()) {
+                 PublishGateway gateway = PublishGateway.builder(queue, source).sharedSecret(Replicas.SECRET).start()) {
                 System.out.println("GATEWAY " + gateway.address().getPort());
                 final Thread stopper = new Thread(() -> {
                     try {
@@ -93,7 +93,7 @@ final class ReplicationMains {
             try (SpoolQueue queue = Replicas.open(Path.of(args[0]));
                  ExcerptAppender appender = queue.createAppender();
                  ReplicationSource source = ReplicationSource.builder(queue,
-                         new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1])))
+                         new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]))).sharedSecret(Replicas.SECRET)
                          .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200))
                          .invoked(args.length > 4 && "invoked".equals(args[4])).start()) {
                 if (source.isInvoked()) {

@@ -93,8 +93,8 @@ final class ReplicatedVariant implements LatencyVariant {
         primary = Payloads.spoolQueue(directory.resolve("primary")).build();
         appender = primary.createAppender();
         replicaDirectory = directory.resolve("replica");
-        sink = ReplicationSink.builder(replicaDirectory).queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
-        final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sink.address());
+        sink = ReplicationSink.builder(replicaDirectory).sharedSecret(dev.spool.benchmarks.support.Replicas.SECRET).queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
+        final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sink.address()).sharedSecret(dev.spool.benchmarks.support.Replicas.SECRET);
         if (invoked) {
             builder.invoked();
         }
