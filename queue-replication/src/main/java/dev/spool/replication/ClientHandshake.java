@@ -34,7 +34,7 @@ final class ClientHandshake {
      * @return the frame sent, for the MACs.
      */
     static byte[] sendHello(final Connection connection, final byte[] clientNonce) {
-        final int offset = connection.beginFrame(TYPE_CLIENT_HELLO);
+        final int offset = connection.beginFrame(TYPE_CLIENT_HELLO, CLIENT_HELLO_LENGTH);
         connection.send().put(offset + CLIENT_HELLO_NONCE_OFFSET, clientNonce, 0, NONCE_LENGTH);
         connection.endFrame(offset, CLIENT_HELLO_LENGTH);
         return Handshake.copy(connection.send(), offset, CLIENT_HELLO_LENGTH);
@@ -49,7 +49,7 @@ final class ClientHandshake {
     static byte[][] challenge(final Connection connection, final byte[] secret) throws FrameException {
         expect(connection, TYPE_CLIENT_HELLO);
         final byte[] hello = Handshake.copy(connection.received(), connection.frameOffset(), CLIENT_HELLO_LENGTH);
-        final int offset = connection.beginFrame(TYPE_CHALLENGE);
+        final int offset = connection.beginFrame(TYPE_CHALLENGE, CHALLENGE_LENGTH);
         connection.send().put(offset + CHALLENGE_NONCE_OFFSET, Handshake.nonce(), 0, NONCE_LENGTH);
         final byte[] mac = Handshake.mac(secret, Handshake.GATEWAY_LABEL, hello,
                 Handshake.copy(connection.send(), offset, CHALLENGE_MAC_OFFSET));
@@ -99,7 +99,7 @@ final class ClientHandshake {
             throw new AuthenticationException("the publish gateway at " + connection.peer() + " did not prove the"
                     + " shared secret: its CHALLENGE's MAC is wrong (its secret differs from this client's)");
         }
-        final int offset = connection.beginFrame(TYPE_PROOF);
+        final int offset = connection.beginFrame(TYPE_PROOF, PROOF_LENGTH);
         final byte[] mac = Handshake.mac(secret, Handshake.CLIENT_LABEL, hello, challenge,
                 Handshake.copy(connection.send(), offset, PROOF_MAC_OFFSET));
         connection.send().put(offset + PROOF_MAC_OFFSET, mac, 0, MAC_LENGTH);

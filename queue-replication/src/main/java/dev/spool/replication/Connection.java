@@ -383,6 +383,16 @@ final class Connection implements AutoCloseable {
     }
 
     /**
+     * Starts a frame of {@code type} whose length is known, with its header complete at once: for a handshake
+     * frame whose MAC covers its own header.
+     */
+    int beginFrame(final int type, final int length) {
+        final int offset = beginFrame(type);
+        sentHeader.wrap(send, offset).frameLength(length + tagLength);
+        return offset;
+    }
+
+    /**
      * Completes the frame begun at {@code offset}, {@code length} bytes long, for the next {@link #flush()}; in an
      * authenticated session its MAC follows it, {@link #tagLength()} bytes that the caller left room for.
      */

@@ -88,7 +88,7 @@ final class SinkHandshake {
         }
         final long last = queue == null ? -1 : queue.lastIndex();
         sinkNonce = Handshake.nonce();
-        final int offset = connection.beginFrame(TYPE_WELCOME);
+        final int offset = connection.beginFrame(TYPE_WELCOME, WELCOME_LENGTH);
         welcome.wrap(connection.send(), offset).lastIndex(last)
                 .checksum(queue == null ? -1 : Handshake.checksumAt(queue, last)).term(replica.term())
                 .nonce(sinkNonce);

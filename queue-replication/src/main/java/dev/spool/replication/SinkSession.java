@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
+import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
 import static dev.spool.replication.FrameDescriptor.TYPE_DATA;
@@ -89,8 +90,17 @@ final class SinkSession {
             LOG.warn("replication sink of {}: closing the connection from {}: {}", directory, connection.peer(), e.getMessage());
             sendErrorAndDisconnect(ERROR_PROTOCOL, e.getMessage());
         } catch (Refusal e) {
-            LOG.error("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(), e.getMessage());
+            if (e.code() == ERROR_AUTHENTICATION) {
+                LOG.warn("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(),
+                        e.getMessage());
+            } else {
+                LOG.error("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(),
+                        e.getMessage());
+            }
             sendErrorAndDisconnect(e.code(), e.getMessage());
+        } catch (PeerErrorException e) {
+            LOG.warn("replication sink of {}: {}", directory, e.getMessage());
+            disconnect();
         } catch (Connection.PeerClosedException e) {
             LOG.info("replication sink of {}: {}", directory, e.getMessage());
             disconnect();
@@ -191,10 +201,8 @@ final class SinkSession {
     private void expect(final int type, final int expected) throws IOException {
         if (type == TYPE_ERROR) {
             error.wrap(connection.received(), connection.frameOffset());
-            final String message = "the source at " + connection.peer() + " reports error " + error.code() + ": "
-                    + error.message(connection.frameLength());
-            LOG.error("replication sink of {}: {}", directory, message);
-            throw new Connection.PeerClosedException(message);
+            throw new PeerErrorException("the source at " + connection.peer() + " reports error " + error.code()
+                    + " and closes the connection: " + error.message(connection.frameLength()));
         }
         if (type != expected) {
             throw new FrameException(typeName(type) + " frame from " + connection.peer() + " where " + typeName(expected)
@@ -276,6 +284,15 @@ final class SinkSession {
             LOG.info("replication sink of {}: could not tell {} why: {}", directory, connection.peer(), e.toString());
         }
         disconnect();
+    }
+
+    /** The source sent an ERROR during the handshake: logged once, and the connection closed. */
+    private static final class PeerErrorException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        PeerErrorException(final String message) {
+            super(message);
+        }
     }
 
     /** Closes the connection, if any. */

@@ -144,7 +144,7 @@ final class SourceHandshake {
             fence(sinkTerm);
         }
         checkHistory(tailer, last, sinkChecksum);
-        final int offset = connection.beginFrame(TYPE_START);
+        final int offset = connection.beginFrame(TYPE_START, START_LENGTH);
         start.wrap(connection.send(), offset).resumeAfter(last);
         start.mac(Handshake.mac(secret, Handshake.SOURCE_LABEL, helloSent, welcomeReceived,
                 Handshake.copy(connection.send(), offset, START_MAC_OFFSET)));
