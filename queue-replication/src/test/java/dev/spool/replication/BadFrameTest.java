@@ -138,28 +138,13 @@ class BadFrameTest extends SpoolTestBase {
             final long last = sink.lastIndex();
             try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
                 socket.setSoTimeout(30_000);
-                final OutputStream out = socket.getOutputStream();
-                final ByteBuffer hello = hello(primary.queueId(), MAGIC);
-                new HelloFlyweight().wrap(hello, 0).rollCycleId(primary.rollCycle().id()).term(0)
-                        .maxMessageLength(primary.maxMessageLength());
-                out.write(hello.array());
-                final InputStream in = socket.getInputStream();
-                final byte[] welcome = in.readNBytes(WELCOME_LENGTH);
-                assertEquals(WELCOME_LENGTH, welcome.length);
-                final ByteBuffer start = frame(START_LENGTH, TYPE_START, VERSION);
-                new StartFlyweight().wrap(start, 0).resumeAfter(last);
-                out.write(start.array());
+                final Wire.Session session = Wire.Session.open(socket, primary);
                 // two entries announced, one present, and its index follows the replica's last one: nothing is written
                 final ByteBuffer data = frame((int) DataFlyweight.frameLength(4), TYPE_DATA, VERSION);
                 final DataFlyweight entries = new DataFlyweight().wrap(data, 0).count(2);
                 entries.putEntry(entries.firstEntry(), last + 1, 4);
-                out.write(data.array());
-                out.flush();
-                final byte[] discard = new byte[4096];
-                int read;
-                do {
-                    read = in.read(discard);
-                } while (read >= 0);
+                Wire.write(socket, Wire.sealed(data, session.mac));
+                Wire.awaitClosed(socket);
             }
             assertEquals(last, sink.lastIndex());
         }
@@ -203,15 +188,17 @@ class BadFrameTest extends SpoolTestBase {
             fake.setSoTimeout(30_000);
             try (Socket socket = fake.accept()) {
                 socket.setSoTimeout(30_000);
-                assertEquals(HELLO_LENGTH, socket.getInputStream().readNBytes(HELLO_LENGTH).length);
+                final byte[] hello = socket.getInputStream().readNBytes(HELLO_LENGTH);
+                assertEquals(HELLO_LENGTH, hello.length);
                 final ByteBuffer welcome = frame(WELCOME_LENGTH, TYPE_WELCOME, VERSION);
-                new WelcomeFlyweight().wrap(welcome, 0).lastIndex(-1).checksum(-1).term(0);
+                new WelcomeFlyweight().wrap(welcome, 0).lastIndex(-1).checksum(-1).term(0).nonce(Handshake.nonce())
+                        .mac(Handshake.mac(SECRET, Handshake.SINK_LABEL, hello, Wire.bytes(welcome, WELCOME_MAC_OFFSET)));
                 socket.getOutputStream().write(welcome.array());
                 assertEquals(START_LENGTH, socket.getInputStream().readNBytes(START_LENGTH).length);
                 await(source::isConnected, "the source streams");
-                // the fake sink never writes again: the source sends heartbeats, then gives up on it
-                final byte[] heartbeat = socket.getInputStream().readNBytes(HEARTBEAT_LENGTH);
-                assertEquals(HEARTBEAT_LENGTH, heartbeat.length);
+                // the fake sink never writes again: the source sends heartbeats, each with its MAC, then gives up on it
+                final byte[] heartbeat = socket.getInputStream().readNBytes(HEARTBEAT_LENGTH + FrameMac.TAG_LENGTH);
+                assertEquals(HEARTBEAT_LENGTH + FrameMac.TAG_LENGTH, heartbeat.length);
                 assertEquals(TYPE_HEARTBEAT, new FrameHeader().wrap(ByteBuffer.wrap(heartbeat).order(ByteOrder.LITTLE_ENDIAN), 0).type());
                 int read;
                 do {

@@ -216,7 +216,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
             final byte[] recorded;
             try (Socket genuine = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
                 genuine.setSoTimeout(30_000);
-                final Session session = Session.open(genuine, primary);
+                final Wire.Session session = Wire.Session.open(genuine, primary);
                 final ByteBuffer data = session.data(indices[0], message(0));
                 Wire.write(genuine, data);
                 await(() -> sink.lastIndex() == indices[0], "the first excerpt is written");
@@ -234,7 +234,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
             assertEquals(indices[0], sink.lastIndex(), "the replayed session wrote nothing");
             try (Socket injecting = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
                 injecting.setSoTimeout(30_000);
-                final Session session = Session.open(injecting, primary);
+                final Wire.Session session = Wire.Session.open(injecting, primary);
                 final FrameMac forged = new FrameMac();
                 forged.key(new byte[32]);
                 Wire.write(injecting, Wire.sealed(session.plainData(indices[1], message(1)), forged));
@@ -302,52 +302,5 @@ class ReplicationSecurityTest extends SpoolTestBase {
             at += part.length;
         }
         return all;
-    }
-
-    /** The source's side of a genuine handshake, played over a blocking socket with the tests' secret. */
-    private static final class Session {
-        final byte[] hello;
-        final byte[] start;
-        final FrameMac mac = new FrameMac();
-
-        private Session(final byte[] hello, final byte[] start, final byte[] key) {
-            this.hello = hello;
-            this.start = start;
-            mac.key(key);
-        }
-
-        static Session open(final Socket socket, final SpoolQueue primary) throws IOException {
-            final ByteBuffer helloFrame = hello(primary, primary.queueId());
-            new HelloFlyweight().wrap(helloFrame, 0).lastIndex(-1);
-            final byte[] hello = Wire.bytes(helloFrame, HELLO_LENGTH);
-            final byte[] sourceNonce = new HelloFlyweight().wrap(helloFrame, 0).nonce();
-            Wire.write(socket, helloFrame);
-            final ByteBuffer welcomeFrame = Wire.read(socket);
-            assertEquals(TYPE_WELCOME, Wire.type(welcomeFrame));
-            final WelcomeFlyweight welcome = new WelcomeFlyweight().wrap(welcomeFrame, 0);
-            final long last = welcome.lastIndex();
-            final ByteBuffer startFrame = Wire.frame(START_LENGTH, TYPE_START);
-            final StartFlyweight start = new StartFlyweight().wrap(startFrame, 0).resumeAfter(last);
-            start.mac(Handshake.mac(SECRET, Handshake.SOURCE_LABEL, hello, Wire.bytes(welcomeFrame, WELCOME_LENGTH),
-                    Wire.bytes(startFrame, START_MAC_OFFSET)));
-            Wire.write(socket, startFrame);
-            return new Session(hello, Wire.bytes(startFrame, START_LENGTH), Handshake.sessionKey(SECRET,
-                    Handshake.SOURCE_FRAMES_LABEL, sourceNonce, welcome.nonce()));
-        }
-
-        /** @return a DATA frame of one excerpt, without its MAC. */
-        ByteBuffer plainData(final long index, final byte[] payload) {
-            final ByteBuffer frame = Wire.frame((int) DataFlyweight.frameLength(payload.length), TYPE_DATA);
-            final DataFlyweight data = new DataFlyweight().wrap(frame, 0).count(1);
-            final int entry = data.firstEntry();
-            data.putEntry(entry, index, payload.length);
-            frame.put(data.entryPayload(entry), payload);
-            return frame;
-        }
-
-        /** @return a DATA frame of one excerpt with its MAC, the next of the session. */
-        ByteBuffer data(final long index, final byte[] payload) {
-            return Wire.sealed(plainData(index, payload), mac);
-        }
     }
 }

@@ -1,5 +1,7 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolQueue;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -7,8 +9,8 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-import static dev.spool.replication.FrameDescriptor.HEADER_LENGTH;
-import static dev.spool.replication.FrameDescriptor.VERSION;
+import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.Replicas.SECRET;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /** A peer played by a test over a blocking socket: frames built and read with the codec's flyweights. */
@@ -70,5 +72,55 @@ final class Wire {
         final byte[] bytes = new byte[length];
         frame.get(0, bytes);
         return bytes;
+    }
+
+    /** The source's side of a genuine handshake, played over a blocking socket with the tests' secret. */
+    static final class Session {
+        final byte[] hello;
+        final byte[] start;
+        final FrameMac mac = new FrameMac();
+
+        private Session(final byte[] hello, final byte[] start, final byte[] key) {
+            this.hello = hello;
+            this.start = start;
+            mac.key(key);
+        }
+
+        static Session open(final Socket socket, final SpoolQueue primary) throws IOException {
+            final ByteBuffer helloFrame = frame(HELLO_LENGTH, TYPE_HELLO);
+            new HelloFlyweight().wrap(helloFrame, 0).magic(MAGIC).rollCycleId(primary.rollCycle().id())
+                    .queueId(primary.queueId()).epochMillis(primary.epochMillis()).term(0)
+                    .maxMessageLength(primary.maxMessageLength()).frameLimit(4096).nonce(Handshake.nonce());
+            new HelloFlyweight().wrap(helloFrame, 0).lastIndex(-1);
+            final byte[] hello = bytes(helloFrame, HELLO_LENGTH);
+            final byte[] sourceNonce = new HelloFlyweight().wrap(helloFrame, 0).nonce();
+            write(socket, helloFrame);
+            final ByteBuffer welcomeFrame = read(socket);
+            assertEquals(TYPE_WELCOME, type(welcomeFrame));
+            final WelcomeFlyweight welcome = new WelcomeFlyweight().wrap(welcomeFrame, 0);
+            final long last = welcome.lastIndex();
+            final ByteBuffer startFrame = frame(START_LENGTH, TYPE_START);
+            final StartFlyweight start = new StartFlyweight().wrap(startFrame, 0).resumeAfter(last);
+            start.mac(Handshake.mac(SECRET, Handshake.SOURCE_LABEL, hello, bytes(welcomeFrame, WELCOME_LENGTH),
+                    bytes(startFrame, START_MAC_OFFSET)));
+            write(socket, startFrame);
+            return new Session(hello, bytes(startFrame, START_LENGTH), Handshake.sessionKey(SECRET,
+                    Handshake.SOURCE_FRAMES_LABEL, sourceNonce, welcome.nonce()));
+        }
+
+        /** @return a DATA frame of one excerpt, without its MAC. */
+        ByteBuffer plainData(final long index, final byte[] payload) {
+            final ByteBuffer frame = frame((int) DataFlyweight.frameLength(payload.length), TYPE_DATA);
+            final DataFlyweight data = new DataFlyweight().wrap(frame, 0).count(1);
+            final int entry = data.firstEntry();
+            data.putEntry(entry, index, payload.length);
+            frame.put(data.entryPayload(entry), payload);
+            return frame;
+        }
+
+        /** @return a DATA frame of one excerpt with its MAC, the next of the session. */
+        ByteBuffer data(final long index, final byte[] payload) {
+            return sealed(plainData(index, payload), mac);
+        }
     }
 }
