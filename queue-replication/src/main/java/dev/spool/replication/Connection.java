@@ -134,7 +134,6 @@ final class Connection implements AutoCloseable {
             return;
         }
         reserve(capacity - (long) send.capacity());
-        budget.release(send.capacity());
         send = null;
         sendCapacity(capacity);
     }

@@ -32,6 +32,7 @@ final class Handshake {
     static final byte[] SOURCE_LABEL = "spool-source".getBytes(StandardCharsets.US_ASCII);
     static final byte[] SINK_FRAMES_LABEL = "spool-sink-frames".getBytes(StandardCharsets.US_ASCII);
     static final byte[] SOURCE_FRAMES_LABEL = "spool-source-frames".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] TERM_LABEL = "spool-sink-term".getBytes(StandardCharsets.US_ASCII);
     static final byte[] GATEWAY_LABEL = "spool-gateway".getBytes(StandardCharsets.US_ASCII);
     static final byte[] CLIENT_LABEL = "spool-client".getBytes(StandardCharsets.US_ASCII);
     static final byte[] GATEWAY_FRAMES_LABEL = "spool-gateway-frames".getBytes(StandardCharsets.US_ASCII);
@@ -134,6 +135,16 @@ final class Handshake {
      */
     static byte[] refusalKey(final byte[] secret, final byte[] sourceNonce) {
         return mac(secret, SINK_FRAMES_LABEL, sourceNonce);
+    }
+
+    /**
+     * @param secret the shared secret.
+     * @return the key of the MAC after an ERROR frame by which a sink tells a connection it cannot serve now (busy)
+     * and its term, before any HELLO: not fresh, so a source acts only on the term (a later term, once it exists,
+     * stays true) and never on the code.
+     */
+    static byte[] termKey(final byte[] secret) {
+        return mac(secret, SINK_FRAMES_LABEL, TERM_LABEL);
     }
 
     /** @return true if {@code received} is the expected MAC; constant time. Without a secret, anything passes. */

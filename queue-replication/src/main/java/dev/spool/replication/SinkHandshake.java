@@ -47,6 +47,11 @@ final class SinkHandshake {
         this.secret = secret;
     }
 
+    /** @return the key of the MAC on the sink's busy refusals ({@link Handshake#termKey}), or null if insecure. */
+    byte[] termKey() {
+        return secret == null ? null : Handshake.termKey(secret);
+    }
+
     /** @return the term of the source whose HELLO was accepted last. */
     long sourceTerm() {
         return sourceTerm;

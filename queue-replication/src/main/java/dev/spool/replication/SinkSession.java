@@ -139,16 +139,24 @@ final class SinkSession {
 
     /**
      * Tells a second source to retry later, with one write of a small frame into the fresh socket's empty buffer,
-     * which takes it whole; the stream goes on.
+     * which takes it whole; the stream goes on. With a secret the frame carries a MAC under
+     * {@link Handshake#termKey}, so a stale primary can trust the term in it and learn it is fenced.
      */
-    private static void refuseBusy(final SocketChannel channel, final long term) throws IOException {
+    private void refuseBusy(final SocketChannel channel, final long term) throws IOException {
         try (SocketChannel refused = channel) {
             refused.configureBlocking(false);
             final byte[] message = "another source is streaming to this sink".getBytes(StandardCharsets.UTF_8);
             final int length = ErrorFlyweight.frameLength(message.length);
-            final ByteBuffer frame = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-            new FrameHeader().wrap(frame, 0).encode(TYPE_ERROR).frameLength(length);
+            final byte[] key = handshake.termKey();
+            final int tagLength = key == null ? 0 : FrameMac.TAG_LENGTH;
+            final ByteBuffer frame = ByteBuffer.allocate(length + tagLength).order(ByteOrder.LITTLE_ENDIAN);
+            new FrameHeader().wrap(frame, 0).encode(TYPE_ERROR).frameLength(length + tagLength);
             new ErrorFlyweight().wrap(frame, 0).code(ERROR_BUSY).term(term).message(message, message.length);
+            if (key != null) {
+                final FrameMac mac = new FrameMac();
+                mac.key(key);
+                mac.sign(frame, 0, length);
+            }
             refused.write(frame);
         }
     }

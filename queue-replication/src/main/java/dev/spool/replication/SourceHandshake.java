@@ -166,24 +166,32 @@ final class SourceHandshake {
     }
 
     /**
-     * The sink answered HELLO with ERROR. With a secret, the sink has proved nothing yet: the error is reported and
-     * the connection retried, and neither its term nor its code is acted on. Without one, a sink of a later term
-     * fences the queue, and a mismatch stops the source; a passing error is retried.
+     * The sink answered HELLO with ERROR. With a secret, only what the sink proved is acted on: an ERROR with a MAC
+     * under {@link Handshake#refusalKey} (fresh: it saw this HELLO) is acted on in full; one with a MAC under
+     * {@link Handshake#termKey} (a busy sink, not fresh) for its term only, which fences the queue if it is later;
+     * any other is reported and retried. Without a secret, a sink of a later term fences the queue, and a mismatch
+     * stops the source; a passing error is retried.
      */
     private void onRefused() throws IOException {
         error.wrap(connection.received(), connection.frameOffset());
         final boolean authentic = secret != null && isAuthenticRefusal();
+        final boolean termAuthentic = secret != null && !authentic && isAuthentic(Handshake.termKey(secret));
         final int code = error.code();
-        final String reason = error.message(connection.frameLength() - (authentic ? FrameMac.TAG_LENGTH : 0));
+        final String reason = error.message(connection.frameLength()
+                - (authentic || termAuthentic ? FrameMac.TAG_LENGTH : 0));
         if (code == ERROR_AUTHENTICATION) {
             throw new AuthenticationException("the sink at " + sink + " refused this source's proof of the shared"
-                    + " secret (" + reason + "): " + (secret == null
-                    ? "this source is insecure() and the sink requires a secret; give this source the sink's secret"
-                    : "this source's secret differs from the sink's"));
+                    + " secret (" + reason + "): check this source's secret" + (secret == null
+                    ? " (this source is insecure(): it has none)" : ", it differs from the sink's"));
         }
         if (secret != null && !authentic) {
-            throw new IOException("the sink at " + sink + ", not authenticated, answered HELLO with error " + code
-                    + " (term " + error.term() + "): " + reason + "; ignored, retrying");
+            if (termAuthentic && error.term() > term) {
+                // a busy sink that knows the secret states its term: a later term, once it exists, stays true
+                fence(error.term());
+            }
+            throw new IOException("the sink at " + sink + (termAuthentic ? "" : ", not authenticated,")
+                    + " answered HELLO with error " + code + " (term " + error.term() + "): " + reason
+                    + (termAuthentic ? "" : "; ignored") + ", retrying");
         }
         if (error.term() > term) {
             fence(error.term());
@@ -197,12 +205,17 @@ final class SourceHandshake {
 
     /** @return true if the ERROR frame ends with the MAC of a sink that knows the secret and saw this HELLO. */
     private boolean isAuthenticRefusal() {
+        return isAuthentic(Handshake.refusalKey(secret, sourceNonce));
+    }
+
+    /** @return true if the ERROR frame ends with a MAC under {@code key}. */
+    private boolean isAuthentic(final byte[] key) {
         final int length = connection.frameLength() - FrameMac.TAG_LENGTH;
         if (length < ErrorFlyweight.frameLength(0)) {
             return false;
         }
         final FrameMac mac = new FrameMac();
-        mac.key(Handshake.refusalKey(secret, sourceNonce));
+        mac.key(key);
         return mac.verify(connection.received(), connection.frameOffset(), length);
     }
 

@@ -137,8 +137,9 @@ final class SourceStream {
                         + error.message(c.frameLength());
                 if (code == ERROR_AUTHENTICATION) {
                     // the sink refused this source's START: this source's secret is the one in question
-                    throw new AuthenticationException(message + "; check this source's shared secret (an insecure()"
-                            + " source has none)");
+                    throw new AuthenticationException("the sink at " + sink + " refused this source's proof of the"
+                            + " shared secret (" + error.message(c.frameLength()) + "): check this source's secret (an"
+                            + " insecure() source has none)");
                 }
                 if (code == ERROR_FENCED || code == ERROR_QUEUE_MISMATCH || code == ERROR_DIVERGED) {
                     throw new ReplicationException(message);

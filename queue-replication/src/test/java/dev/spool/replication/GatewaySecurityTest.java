@@ -89,6 +89,44 @@ class GatewaySecurityTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldCloseAClientWhoseMessageWouldPassTheBytesInFlightAndServeOthersWhenTheyAreFreed() {
+        expectWarning("maxBytesInFlight");
+        final int maxMessageLength = 64 * 1024;
+        final long oneClient = PublishGateway.HANDSHAKE_CAPACITY + PublishFlyweight.frameLength(maxMessageLength)
+                + FrameMac.TAG_LENGTH + PublishGateway.COMMIT_CAPACITY;
+        final byte[] big = new byte[60 * 1024];
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20)
+                .maxMessageLength(maxMessageLength).build();
+             PublishGateway gateway = PublishGateway.builder(primary, null).sharedSecret(SECRET)
+                     .maxBytesInFlight(oneClient + 10_000).start()) {
+            try (PublishClient first = PublishClient.connect(gateway.address(), maxMessageLength, SECRET);
+                 PublishClient second = PublishClient.connect(gateway.address(), maxMessageLength, SECRET)) {
+                assertTrue(first.awaitCommit(first.publish(big, 0, big.length, CommitStage.WRITTEN), 30,
+                        TimeUnit.SECONDS) >= 0);
+                final long correlation = second.publish(big, 0, big.length, CommitStage.WRITTEN);
+                final RuntimeException refused = assertThrows(RuntimeException.class,
+                        () -> second.awaitCommit(correlation, 30, TimeUnit.SECONDS));
+                assertTrue(String.valueOf(refused.getMessage()).contains("reports error " + ERROR_BUSY)
+                        || refused instanceof UncheckedIOException, String.valueOf(refused));
+                assertEquals(0, primary.lastIndex() - firstIndex(primary), "only the first client's message");
+            }
+            try (PublishClient third = PublishClient.connect(gateway.address(), maxMessageLength, SECRET)) {
+                assertTrue(third.awaitCommit(third.publish(big, 0, big.length, CommitStage.WRITTEN), 30,
+                        TimeUnit.SECONDS) >= 0, "the first client's buffers were returned when it left");
+            }
+            assertNull(gateway.failure());
+        }
+    }
+
+    private static long firstIndex(final SpoolQueue queue) {
+        try (dev.spool.queue.ExcerptTailer tailer = queue.createTailer()) {
+            final long[] first = {-1};
+            tailer.read((bytes, offset, length, index) -> first[0] = index);
+            return first[0];
+        }
+    }
+
+    @Test
     void shouldRefuseGatewayOptionsOutOfRangeNamingOptionAndValue() {
         try (SpoolQueue primary = open(tempDir.resolve("primary"))) {
             assertEquals("maxConnections=0 must be at least 1", assertThrows(IllegalArgumentException.class,

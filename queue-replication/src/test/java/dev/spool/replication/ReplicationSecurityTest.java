@@ -151,7 +151,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
             try (Socket again = fake.accept()) {
                 assertEquals(TYPE_HELLO, Wire.type(Wire.read(again)), "the source retries");
             }
-            assertTrue(logged("this source's secret differs from the sink's"));
+            assertTrue(logged("check this source's secret, it differs from the sink's"));
             assertStillAPrimary(primary, source);
         }
     }

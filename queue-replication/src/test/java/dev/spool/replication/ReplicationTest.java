@@ -174,6 +174,7 @@ class ReplicationTest extends SpoolTestBase {
         expectWarning("did not prove the shared secret");
         expectWarning("refused this source's proof");
         expectWarning("insecure()");
+        expectWarning("reports error 2 and closes the connection");
         final byte[] wrong = "another secret, 24 bytes".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
              ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET)
@@ -186,7 +187,8 @@ class ReplicationTest extends SpoolTestBase {
             }
             try (ReplicationSource noSecret = ReplicationSource.builder(primary, sink.address()).insecure()
                     .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).start()) {
-                await(() -> logged("this source is insecure() and the sink requires a secret"), "the source blames itself");
+                await(() -> logged("refused this source's proof of the shared secret"), "the source blames its own secret");
+                assertTrue(logged("check this source's secret"));
                 assertNull(noSecret.failure(), "a failed authentication is retried, never fatal");
             }
             assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "no replica is created for a peer that failed");

@@ -126,9 +126,9 @@ final class StageVariant implements LatencyVariant {
         primary = Payloads.spoolQueue(directory.resolve("primary")).syncPolicy(syncPolicy).build();
         appender = primary.createAppender();
         if (replicaUp) {
-            sink = ReplicationSink.builder(directory.resolve("replica")).sharedSecret(dev.spool.benchmarks.support.Replicas.SECRET)
+            sink = ReplicationSink.builder(directory.resolve("replica")).sharedSecret(Replicas.SECRET)
                     .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
-            final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sink.address()).sharedSecret(dev.spool.benchmarks.support.Replicas.SECRET);
+            final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET);
             if (invoked) {
                 builder.invoked();
             }
@@ -136,7 +136,7 @@ final class StageVariant implements LatencyVariant {
             Replicas.awaitConnected(sink, source);
         } else {
             // nothing listens on port 1: the source retries now and then, and the stage falls back to a sync
-            source = ReplicationSource.builder(primary, new InetSocketAddress(InetAddress.getLoopbackAddress(), 1)).sharedSecret(dev.spool.benchmarks.support.Replicas.SECRET)
+            source = ReplicationSource.builder(primary, new InetSocketAddress(InetAddress.getLoopbackAddress(), 1)).sharedSecret(Replicas.SECRET)
                     .reconnectBackoff(Duration.ofSeconds(5), Duration.ofSeconds(30)).start();
         }
         indices = new SpscLongRing(1 << 16);
