@@ -24,10 +24,11 @@ import java.util.function.IntSupplier;
  * metadata ({@link Failover#lastAckedIndex}), where {@link CommitWaiter} and other processes see them.
  * <p>
  * It connects to the sink, and after a handshake (protocol version, queue identity, roll cycle, term, the sink's
- * last index and the checksum of its last excerpt, an optional shared-secret challenge) resumes after the sink's
- * last index: no gap, no duplicate. A lost connection is retried with exponential backoff; a mismatch (another
- * queue, a sink ahead of the source or with a different excerpt at its last index, a failed authentication) stops
- * the source with {@link #failure()} set, and a sink of a later term fences this queue (its
+ * last index and the checksum of its last excerpt, a shared-secret challenge both ways) resumes after the sink's
+ * last index: no gap, no duplicate; every later frame carries a MAC of the session. A lost connection, and a sink
+ * that did not prove the secret (whatever it says), is retried with exponential backoff; a mismatch said by a sink
+ * that proved it (another queue, a sink ahead of the source or with a different excerpt at its last index) stops
+ * the source with {@link #failure()} set, and such a sink of a later term fences this queue (its
  * {@link Failover#role role} becomes {@link ReplicationRole#FENCED}).
  * <p>
  * An {@link Agent} (Agrona's): each {@link #doWork()} does what can be done without blocking (a step of the
@@ -117,8 +118,8 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     }
 
     /**
-     * @return the error that stopped the source for good (a mismatch, a divergence, fencing, a failed
-     * authentication, an unexpected error), or null while it runs or retries.
+     * @return the error that stopped the source for good (a mismatch, a divergence, fencing, an unexpected error),
+     * or null while it runs or retries (a failed authentication is retried).
      */
     public Throwable failure() {
         return agent.failure();

@@ -97,7 +97,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
              ServerSocket fake = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
              ReplicationSource source = source(primary, fake)) {
             fake.setSoTimeout(30_000);
-            for (final int code : new int[] {ERROR_FENCED, ERROR_QUEUE_MISMATCH, ERROR_DIVERGED}) {
+            for (final int code : new int[] {ERROR_FENCED, ERROR_QUEUE_MISMATCH, ERROR_DIVERGED, ERROR_BUSY}) {
                 try (Socket socket = fake.accept()) {
                     assertEquals(TYPE_HELLO, Wire.type(Wire.read(socket)));
                     Wire.write(socket, error(code, 99, "you are fenced by term 99"));
