@@ -83,8 +83,16 @@ public abstract class SpoolTestBase {
      * refusal that changes nothing else they can see.
      */
     protected boolean logged(final String fragment) {
+        return countLogged(fragment) > 0;
+    }
+
+    /**
+     * @param fragment part of a log line.
+     * @return how many WARN and ERROR lines containing it were logged in this test so far: one failure, one line.
+     */
+    protected long countLogged(final String fragment) {
         synchronized (loggedWarnings) {
-            return loggedWarnings.stream().anyMatch(line -> line.contains(fragment));
+            return loggedWarnings.stream().filter(line -> line.contains(fragment)).count();
         }
     }
 

@@ -127,6 +127,21 @@ class GatewaySecurityTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldCloseAClientIdleForTheIdleTimeout() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary"));
+             PublishGateway gateway = PublishGateway.builder(primary, null).sharedSecret(SECRET)
+                     .idleTimeout(Duration.ofMillis(200)).start();
+             PublishClient client = PublishClient.connect(gateway.address(), 8192, SECRET)) {
+            final byte[] message = message(4);
+            assertTrue(client.awaitCommit(client.publish(message, 0, message.length, CommitStage.WRITTEN), 30,
+                    TimeUnit.SECONDS) >= 0);
+            final long never = client.publish(message, 0, message.length, CommitStage.ACKED);
+            assertThrows(UncheckedIOException.class, () -> client.awaitCommit(never, 30, TimeUnit.SECONDS),
+                    "the gateway closed the idle client (no replica: the commit would never come)");
+        }
+    }
+
+    @Test
     void shouldRefuseGatewayOptionsOutOfRangeNamingOptionAndValue() {
         try (SpoolQueue primary = open(tempDir.resolve("primary"))) {
             assertEquals("maxConnections=0 must be at least 1", assertThrows(IllegalArgumentException.class,

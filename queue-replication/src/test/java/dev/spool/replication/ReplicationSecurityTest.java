@@ -191,6 +191,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
                 final ByteBuffer refused = Wire.read(attacker);
                 assertEquals(ERROR_AUTHENTICATION, new ErrorFlyweight().wrap(refused, 0).code());
                 Wire.awaitClosed(attacker);
+                assertEquals(1, countLogged(":" + attacker.getLocalPort()), "the sink logs the failure once");
             }
             assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "the attacker created no replica");
             assertNull(sink.failure(), "the sink still serves");
