@@ -431,9 +431,14 @@ final class Connection implements AutoCloseable {
             return true;
         }
         send.limit(sendEnd).position(sentOffset);
-        final int written = channel.write(send);
-        sentOffset = send.position();
-        send.clear();
+        final int written;
+        try {
+            written = channel.write(send);
+            sentOffset = send.position();
+        } finally {
+            // frames are built with absolute puts, which the limit would cut short on the next connection
+            send.clear();
+        }
         if (written > 0) {
             lastSentNs = System.nanoTime();
         }

@@ -198,7 +198,8 @@ final class SinkSession {
                 growTo = 0;
             }
         }
-        if (c.isAttached() && replica.written() != before) {
+        // a HELLO moves the written index to the replica's last one: acknowledged once streaming, never before
+        if (c.isAttached() && state == State.STREAMING && replica.written() != before) {
             ack();
         }
         if (c.isAttached()) {

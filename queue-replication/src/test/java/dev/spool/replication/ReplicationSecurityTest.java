@@ -254,6 +254,30 @@ class ReplicationSecurityTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldSendNothingButTheWelcomeBeforeTheSourceProvedTheSecretAndOnlyAuthenticatedFramesAfter()
+            throws IOException {
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender()) {
+            append(appender, 0, 3);
+            try (ReplicationSink sink = sink();
+                 ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(SECRET)
+                         .start()) {
+                awaitReplicated(primary, sink);
+            }
+            // a sink started afresh on a replica that holds excerpts: it owes its source an acknowledgement
+            try (ReplicationSink sink = sink();
+                 Socket socket = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
+                socket.setSoTimeout(30_000);
+                final Wire.Session session = Wire.Session.open(socket, primary);
+                final ByteBuffer ack = Wire.read(socket);
+                assertEquals(TYPE_ACK, Wire.type(ack));
+                assertEquals(ACK_LENGTH + FrameMac.TAG_LENGTH, ack.capacity(), "the first frame after START has a MAC");
+                assertTrue(session.sinkMac.verify(ack, 0, ACK_LENGTH), "and it is the session's first");
+                assertEquals(primary.lastIndex(), new AckFlyweight().wrap(ack, 0).checkedIndex("sink", primary.lastIndex()));
+            }
+        }
+    }
+
+    @Test
     void shouldRefuseHelloFieldsThatCannotBeNamingThePeerFrameFieldAndValue() throws IOException {
         expectWarning("closing the connection");
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ReplicationSink sink = sink()) {

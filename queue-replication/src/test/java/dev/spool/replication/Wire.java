@@ -79,11 +79,14 @@ final class Wire {
         final byte[] hello;
         final byte[] start;
         final FrameMac mac = new FrameMac();
+        /** Checks the sink's frames of the session. */
+        final FrameMac sinkMac = new FrameMac();
 
-        private Session(final byte[] hello, final byte[] start, final byte[] key) {
+        private Session(final byte[] hello, final byte[] start, final byte[] key, final byte[] sinkKey) {
             this.hello = hello;
             this.start = start;
             mac.key(key);
+            sinkMac.key(sinkKey);
         }
 
         static Session open(final Socket socket, final SpoolQueue primary) throws IOException {
@@ -105,7 +108,8 @@ final class Wire {
                     bytes(startFrame, START_MAC_OFFSET)));
             write(socket, startFrame);
             return new Session(hello, bytes(startFrame, START_LENGTH), Handshake.sessionKey(SECRET,
-                    Handshake.SOURCE_FRAMES_LABEL, sourceNonce, welcome.nonce()));
+                    Handshake.SOURCE_FRAMES_LABEL, sourceNonce, welcome.nonce()), Handshake.sessionKey(SECRET,
+                    Handshake.SINK_FRAMES_LABEL, sourceNonce, welcome.nonce()));
         }
 
         /** @return a DATA frame of one excerpt, without its MAC. */
