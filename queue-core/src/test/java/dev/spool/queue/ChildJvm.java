@@ -57,6 +57,15 @@ public final class ChildJvm implements AutoCloseable {
         return start(true, main, stderr, args);
     }
 
+    /**
+     * Starts a child with extra JVM options, such as a small {@code -XX:MaxDirectMemorySize} for a test of bounded
+     * memory.
+     */
+    public static ChildJvm startWithOptions(final Class<?> main, final Path stderr, final List<String> options,
+                                            final String... args) throws IOException {
+        return start(true, main, stderr, options, args);
+    }
+
     /** Starts a child without the JVM flags Chronicle needs, as a user's application might. */
     public static ChildJvm startWithoutFlags(final Class<?> main, final Path stderr, final String... args) throws IOException {
         return start(false, main, stderr, args);
@@ -64,6 +73,11 @@ public final class ChildJvm implements AutoCloseable {
 
     private static ChildJvm start(final boolean withFlags, final Class<?> main, final Path stderr, final String... args)
             throws IOException {
+        return start(withFlags, main, stderr, List.of(), args);
+    }
+
+    private static ChildJvm start(final boolean withFlags, final Class<?> main, final Path stderr,
+                                  final List<String> options, final String... args) throws IOException {
         final List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         final String flags = System.getProperty("spool.test.jvmFlags");
@@ -75,6 +89,7 @@ public final class ChildJvm implements AutoCloseable {
             command.addAll(JvmFlags.required());
         }
         command.add("-Xmx256m");
+        command.addAll(options);
         // a crash report goes beside the child's stderr, in the test's directory, not into the working tree
         command.add("-XX:ErrorFile=" + stderr.toAbsolutePath().resolveSibling("hs_err_pid%p.log"));
         command.add("-cp");

@@ -78,6 +78,25 @@ public abstract class SpoolTestBase {
     }
 
     /**
+     * @param fragment part of a log line.
+     * @return true if a WARN or ERROR line containing it was logged in this test so far: for tests that await a
+     * refusal that changes nothing else they can see.
+     */
+    protected boolean logged(final String fragment) {
+        return countLogged(fragment) > 0;
+    }
+
+    /**
+     * @param fragment part of a log line.
+     * @return how many WARN and ERROR lines containing it were logged in this test so far: one failure, one line.
+     */
+    protected long countLogged(final String fragment) {
+        synchronized (loggedWarnings) {
+            return loggedWarnings.stream().filter(line -> line.contains(fragment)).count();
+        }
+    }
+
+    /**
      * Runs the CLI's {@code verify} on a queue and fails unless it exits {@link SpoolTool#EXIT_OK} without reporting
      * damage.
      *

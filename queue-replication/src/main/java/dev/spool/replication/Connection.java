@@ -53,9 +53,18 @@ final class Connection implements AutoCloseable {
 
     private int frameOffset;
     private int frameLength;
+    /** The frame's length on the wire: {@link #frameLength} and its MAC, if the session is authenticated. */
+    private int frameWireLength;
     private int frameType;
+    /** Bytes of MAC after each frame: 0 until {@link #authenticate}, then {@link FrameMac#TAG_LENGTH}. */
+    private int tagLength;
+    /** Made at the first {@link #authenticate}: a connection that never proves anything costs no MAC state. */
+    private FrameMac sendMac;
+    private FrameMac receiveMac;
 
     private final int handshakeFrameLength;
+    /** Null but on a server that bounds its buffers: then each growth is reserved here first. */
+    private final BufferBudget budget;
     private final FrameHeader receivedHeader = new FrameHeader();
     private final FrameHeader sentHeader = new FrameHeader();
     private final ErrorFlyweight sentError = new ErrorFlyweight();
@@ -67,8 +76,66 @@ final class Connection implements AutoCloseable {
      */
     Connection(final int receiveCapacity, final int sendCapacity) {
         this.handshakeFrameLength = receiveCapacity;
+        this.budget = null;
         receiveCapacity(receiveCapacity);
         sendCapacity(sendCapacity);
+    }
+
+    /**
+     * A connection whose buffers start small and grow to what its peer sends, each growth reserved in
+     * {@code budget}; {@link #close()} returns what it reserved.
+     *
+     * @param receiveCapacity the receive buffer's first size, and the largest frame accepted until
+     *                        {@link #maxFrameLength(int)} raises it.
+     * @param sendCapacity    the send buffer's first size.
+     * @param budget          the server's budget.
+     * @throws BufferBudget.ExhaustedException if the budget has no room for even these.
+     */
+    Connection(final int receiveCapacity, final int sendCapacity, final BufferBudget budget)
+            throws BufferBudget.ExhaustedException {
+        this.handshakeFrameLength = receiveCapacity;
+        this.budget = budget;
+        reserve(receiveCapacity + (long) sendCapacity);
+        try {
+            receiveCapacity(receiveCapacity);
+            sendCapacity(sendCapacity);
+        } catch (RuntimeException | Error e) {
+            budget.release(receiveCapacity + (long) sendCapacity);
+            if (receivedStore != null) {
+                receivedStore.releaseLast();
+            }
+            throw e;
+        }
+    }
+
+    private void reserve(final long length) throws BufferBudget.ExhaustedException {
+        if (!budget.reserve(length)) {
+            throw new BufferBudget.ExhaustedException("the buffers of the connection from " + peer + " would take the"
+                    + " server's " + budget.reserved() + " bytes of buffers past its limit of " + budget.limit()
+                    + " (maxBytesInFlight)");
+        }
+    }
+
+    /**
+     * Accepts frames of up to {@code length} bytes from now on, growing the receive buffer only when a frame that
+     * long arrives; on a connection with a budget.
+     */
+    void maxFrameLength(final int length) {
+        maxFrameLength = length;
+    }
+
+    /**
+     * Grows the send buffer, which must be empty, to {@code capacity} bytes, reserved in the budget.
+     *
+     * @throws BufferBudget.ExhaustedException if the budget has no room.
+     */
+    void growSend(final int capacity) throws BufferBudget.ExhaustedException {
+        if (send.capacity() >= capacity) {
+            return;
+        }
+        reserve(capacity - (long) send.capacity());
+        send = null;
+        sendCapacity(capacity);
     }
 
     /** Starts using {@code channel}, which this connection closes in {@link #detach()}; the buffers start empty. */
@@ -85,6 +152,35 @@ final class Connection implements AutoCloseable {
         sendEnd = 0;
         lastReceivedNs = System.nanoTime();
         lastSentNs = lastReceivedNs;
+        tagLength = 0;
+    }
+
+    /**
+     * Binds every later frame, both ways, to the session the handshake authenticated: each frame sent from now on
+     * carries a MAC under {@code sendKey}, and each frame received must carry one under {@code receiveKey}, both
+     * with the frame's sequence number in the session ({@link FrameMac}). Until {@link #attach} again.
+     *
+     * @param sendKey    this side's session key.
+     * @param receiveKey the peer's session key.
+     */
+    void authenticate(final byte[] sendKey, final byte[] receiveKey) {
+        if (sendMac == null) {
+            sendMac = new FrameMac();
+            receiveMac = new FrameMac();
+        }
+        sendMac.key(sendKey);
+        receiveMac.key(receiveKey);
+        tagLength = FrameMac.TAG_LENGTH;
+    }
+
+    /** @return bytes of MAC after each frame: 0 until {@link #authenticate}. */
+    int tagLength() {
+        return tagLength;
+    }
+
+    /** @return bytes a frame built at {@link #sendEnd()} may have before its MAC, if any. */
+    int sendRoom() {
+        return send.capacity() - sendEnd - tagLength;
     }
 
     /** @return true between {@link #attach(SocketChannel)} and {@link #detach()}. */
@@ -167,9 +263,11 @@ final class Connection implements AutoCloseable {
      * {@link #frameOffset()} and {@link #frameLength()} describe it until {@link #consumeFrame()}.
      *
      * @return true if a whole frame is ready.
-     * @throws FrameException if the header is malformed: wrong length, version or type.
+     * @throws FrameException                 if the header is malformed (wrong length, version or type) or, in an
+     *                                         authenticated session, the frame's MAC is wrong.
+     * @throws BufferBudget.ExhaustedException if the frame would take the server past its buffer budget.
      */
-    boolean nextFrame() throws FrameException {
+    boolean nextFrame() throws IOException {
         final int available = received.position() - readOffset;
         if (available < HEADER_LENGTH) {
             if (received.capacity() - readOffset < HEADER_LENGTH) {
@@ -178,26 +276,43 @@ final class Connection implements AutoCloseable {
             return false;
         }
         final FrameHeader header = receivedHeader.wrap(received, readOffset);
-        final int length = header.check(peer, maxFrameLength);
+        final int length = header.check(peer, maxFrameLength, tagLength);
         if (available < length) {
-            if (received.capacity() - readOffset < length) {
+            if (length > received.capacity()) {
+                growReceive(length);
+            } else if (received.capacity() - readOffset < length) {
                 compact();
             }
             return false;
         }
+        if (tagLength > 0 && !receiveMac.verify(received, readOffset, length - tagLength)) {
+            throw new FrameException(String.format("%s frame from %s: MAC wrong for frame %d of the session (the"
+                    + " frame was replayed, reordered, altered or injected, or the peer lost count)",
+                    FrameDescriptor.typeName(header.type()), peer, receiveMac.sequence()));
+        }
         frameOffset = readOffset;
-        frameLength = length;
+        frameLength = length - tagLength;
+        frameWireLength = length;
         frameType = header.type();
         return true;
     }
 
     /** Moves past the frame {@link #nextFrame()} returned. */
     void consumeFrame() {
-        readOffset = frameOffset + frameLength;
+        readOffset = frameOffset + frameWireLength;
         if (readOffset == received.position()) {
             readOffset = 0;
             received.clear();
         }
+    }
+
+    /** On a connection with a budget: the receive buffer grows to hold a frame of {@code length} bytes. */
+    private void growReceive(final int length) throws BufferBudget.ExhaustedException {
+        final int limit = maxFrameLength;
+        final int capacity = (int) Math.min(limit, Math.max(length, 2L * received.capacity()));
+        reserve(capacity - (long) received.capacity());
+        receiveCapacity(capacity);
+        maxFrameLength = limit;
     }
 
     private void compact() {
@@ -218,6 +333,7 @@ final class Connection implements AutoCloseable {
         return frameOffset;
     }
 
+    /** @return the frame's length without its MAC: the length the frame codec knows. */
     int frameLength() {
         return frameLength;
     }
@@ -265,10 +381,26 @@ final class Connection implements AutoCloseable {
         return offset;
     }
 
-    /** Completes the frame begun at {@code offset}, {@code length} bytes long, for the next {@link #flush()}. */
+    /**
+     * Starts a frame of {@code type} whose length is known, with its header complete at once: for a handshake
+     * frame whose MAC covers its own header.
+     */
+    int beginFrame(final int type, final int length) {
+        final int offset = beginFrame(type);
+        sentHeader.wrap(send, offset).frameLength(length + tagLength);
+        return offset;
+    }
+
+    /**
+     * Completes the frame begun at {@code offset}, {@code length} bytes long, for the next {@link #flush()}; in an
+     * authenticated session its MAC follows it, {@link #tagLength()} bytes that the caller left room for.
+     */
     void endFrame(final int offset, final int length) {
-        sentHeader.wrap(send, offset).frameLength(length);
-        sendEnd = offset + length;
+        sentHeader.wrap(send, offset).frameLength(length + tagLength);
+        if (tagLength > 0) {
+            sendMac.sign(send, offset, length);
+        }
+        sendEnd = offset + length + tagLength;
     }
 
     void sendHeartbeat() {
@@ -279,7 +411,7 @@ final class Connection implements AutoCloseable {
     void sendError(final int code, final long term, final String message) {
         final byte[] utf8 = message.getBytes(StandardCharsets.UTF_8);
         final int length = Math.min(Math.min(utf8.length, MAX_ERROR_MESSAGE_LENGTH),
-                send.capacity() - sendEnd - ErrorFlyweight.frameLength(0));
+                sendRoom() - ErrorFlyweight.frameLength(0));
         if (length < 0) {
             return;
         }
@@ -342,6 +474,9 @@ final class Connection implements AutoCloseable {
         try {
             detach();
         } finally {
+            if (budget != null) {
+                budget.release(received.capacity() + (long) send.capacity());
+            }
             receivedStore.releaseLast();
         }
     }

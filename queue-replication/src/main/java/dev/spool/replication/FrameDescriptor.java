@@ -38,12 +38,28 @@ package dev.spool.replication;
  *  |      CRC-32C of the sink's last excerpt's payload (long)      | 16
  *  |                     Sink's term (long)                        | 24
  *  |                    Sink nonce (16 bytes)                      | 32
- *  |  HMAC-SHA256("sink", source nonce, sink nonce) (32 bytes)     | 48
+ *  |       HMAC-SHA256 under the secret of "spool-sink", the       | 48
+ *  |       HELLO and this frame before the MAC (32 bytes)          |
  * </pre>
  * START, source to sink, ends it: the sink then receives DATA from the index after its last:
  * <pre>
  *  |     The sink's last index, as the source resumes after it     |  8
- *  |  HMAC-SHA256("source", sink nonce, source nonce) (32 bytes)   | 16
+ *  |      HMAC-SHA256 under the secret of "spool-source", the      | 16
+ *  |  HELLO, the WELCOME and this frame before the MAC (32 bytes)  |
+ * </pre>
+ * Each side's MAC covers every field of the handshake so far (both nonces, the terms, the indices), so neither a
+ * recorded handshake nor one altered on the way proves anything. The MACs are all zero on an
+ * {@code insecure()} sink or source, which checks none.
+ * <p>
+ * Authenticated session: once a secret is configured, every frame after START (source to sink) and after WELCOME
+ * (sink to source) carries a {@link FrameMac#TAG_LENGTH}-byte MAC after its body, included in its length: the
+ * first 16 bytes of HMAC-SHA256 under the direction's session key ({@link Handshake#sessionKey}, from the secret
+ * and both nonces) of the frame's sequence number in that direction (a long from 0, not sent) and the frame's bytes
+ * before the MAC. A replayed, reordered, dropped, altered or injected frame fails it and closes the connection:
+ * <pre>
+ *  |             Header: length (MAC included), type, version      |  0
+ *  |                         Body ...                              |  8
+ *  |   HMAC-SHA256(session key; sequence, header, body), 16 bytes  | length - 16
  * </pre>
  * DATA, source to sink, one batch of excerpts in index order:
  * <pre>
@@ -63,9 +79,19 @@ package dev.spool.replication;
  *  |              Term of the sender's queue (long)                | 16
  *  |                     Message, UTF-8 ...                        | 24
  * </pre>
- * The HMACs are all zero when no shared secret is configured.
- * <p>
- * The publish gateway speaks the same header on its own port. PUBLISH, client to gateway:
+ * The publish gateway speaks the same header on its own port. With a secret, a client first proves it, and the
+ * gateway too, in three frames; PUBLISH and COMMIT then carry a MAC each as above (keys "spool-client-frames" and
+ * "spool-gateway-frames"). CLIENT_HELLO, client to gateway: {@code | Client nonce (16 bytes) | 8}. CHALLENGE,
+ * gateway to client, and PROOF, client to gateway:
+ * <pre>
+ *  |                  Gateway nonce (16 bytes)                     |  8
+ *  |   HMAC-SHA256 under the secret of "spool-gateway", the        | 24
+ *  |   CLIENT_HELLO and this frame before the MAC (32 bytes)       |
+ *
+ *  |   HMAC-SHA256 under the secret of "spool-client", the         |  8
+ *  |   CLIENT_HELLO, the CHALLENGE and this frame before the MAC   |
+ * </pre>
+ * PUBLISH, client to gateway:
  * <pre>
  *  |                    Correlation id (long)                      |  8
  *  |          Commit stage wanted ({@link CommitStage} ordinal)     | 16
@@ -100,6 +126,11 @@ final class FrameDescriptor {
     static final short TYPE_ERROR = 7;
     static final short TYPE_PUBLISH = 8;
     static final short TYPE_COMMIT = 9;
+    static final short TYPE_CLIENT_HELLO = 10;
+    static final short TYPE_CHALLENGE = 11;
+    static final short TYPE_PROOF = 12;
+    /** The highest type this build knows. */
+    static final short TYPE_LAST = TYPE_PROOF;
 
     static final int NONCE_LENGTH = 16;
     static final int MAC_LENGTH = 32;
@@ -150,6 +181,16 @@ final class FrameDescriptor {
     static final int COMMIT_INDEX_OFFSET = COMMIT_CORRELATION_OFFSET + Long.BYTES;
     static final int COMMIT_LENGTH = COMMIT_INDEX_OFFSET + Long.BYTES;
 
+    static final int CLIENT_HELLO_NONCE_OFFSET = HEADER_LENGTH;
+    static final int CLIENT_HELLO_LENGTH = CLIENT_HELLO_NONCE_OFFSET + NONCE_LENGTH;
+
+    static final int CHALLENGE_NONCE_OFFSET = HEADER_LENGTH;
+    static final int CHALLENGE_MAC_OFFSET = CHALLENGE_NONCE_OFFSET + NONCE_LENGTH;
+    static final int CHALLENGE_LENGTH = CHALLENGE_MAC_OFFSET + MAC_LENGTH;
+
+    static final int PROOF_MAC_OFFSET = HEADER_LENGTH;
+    static final int PROOF_LENGTH = PROOF_MAC_OFFSET + MAC_LENGTH;
+
     static final int ERROR_CODE_OFFSET = HEADER_LENGTH;
     static final int ERROR_MESSAGE_LENGTH_OFFSET = ERROR_CODE_OFFSET + Integer.BYTES;
     static final int ERROR_TERM_OFFSET = ERROR_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
@@ -196,6 +237,12 @@ final class FrameDescriptor {
                 return "PUBLISH";
             case TYPE_COMMIT:
                 return "COMMIT";
+            case TYPE_CLIENT_HELLO:
+                return "CLIENT_HELLO";
+            case TYPE_CHALLENGE:
+                return "CHALLENGE";
+            case TYPE_PROOF:
+                return "PROOF";
             default:
                 return "unknown type " + type;
         }
@@ -216,6 +263,12 @@ final class FrameDescriptor {
                 return HEARTBEAT_LENGTH;
             case TYPE_COMMIT:
                 return COMMIT_LENGTH;
+            case TYPE_CLIENT_HELLO:
+                return CLIENT_HELLO_LENGTH;
+            case TYPE_CHALLENGE:
+                return CHALLENGE_LENGTH;
+            case TYPE_PROOF:
+                return PROOF_LENGTH;
             default:
                 return -1;
         }

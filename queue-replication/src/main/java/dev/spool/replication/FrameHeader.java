@@ -4,8 +4,8 @@ import java.nio.ByteBuffer;
 
 import static dev.spool.replication.FrameDescriptor.HEADER_LENGTH;
 import static dev.spool.replication.FrameDescriptor.LENGTH_OFFSET;
-import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
 import static dev.spool.replication.FrameDescriptor.TYPE_HELLO;
+import static dev.spool.replication.FrameDescriptor.TYPE_LAST;
 import static dev.spool.replication.FrameDescriptor.TYPE_OFFSET;
 import static dev.spool.replication.FrameDescriptor.VERSION;
 import static dev.spool.replication.FrameDescriptor.VERSION_OFFSET;
@@ -87,11 +87,13 @@ final class FrameHeader {
      * type, and the length its type requires.
      *
      * @param peer           names the sender in the error.
-     * @param maxFrameLength the longest frame the receiver accepts now.
-     * @return the frame's length.
+     * @param maxFrameLength the longest frame the receiver accepts now, its MAC included.
+     * @param tagLength      bytes of the MAC after the frame's body: {@link FrameMac#TAG_LENGTH} once the session is
+     *                       authenticated, else 0.
+     * @return the frame's length, its MAC included.
      * @throws FrameException naming the peer, the frame type, and the field and value that are wrong.
      */
-    int check(final String peer, final int maxFrameLength) throws FrameException {
+    int check(final String peer, final int maxFrameLength, final int tagLength) throws FrameException {
         final int length = frameLength();
         final int type = type();
         final int version = version();
@@ -99,17 +101,17 @@ final class FrameHeader {
             throw new FrameException(String.format("%s frame from %s: protocol version=%d, this build speaks %d%s",
                     typeName(type), peer, version, VERSION, olderOrNewer(version)));
         }
-        if (length < HEADER_LENGTH || length > maxFrameLength) {
+        if (length < HEADER_LENGTH + tagLength || length > maxFrameLength) {
             throw new FrameException(String.format("%s frame from %s: length=%d outside [%d, %d]", typeName(type), peer,
-                    length, HEADER_LENGTH, maxFrameLength));
+                    length, HEADER_LENGTH + tagLength, maxFrameLength));
         }
-        if (type < TYPE_HELLO || type > TYPE_COMMIT) {
+        if (type < TYPE_HELLO || type > TYPE_LAST) {
             throw new FrameException("frame of " + typeName(type) + " from " + peer);
         }
         final int fixed = fixedLength(type);
-        if (fixed >= 0 && length != fixed) {
+        if (fixed >= 0 && length != fixed + tagLength) {
             throw new FrameException(String.format("%s frame from %s: length=%d, expected %d", typeName(type), peer,
-                    length, fixed));
+                    length, fixed + tagLength));
         }
         return length;
     }

@@ -7,6 +7,7 @@ import dev.spool.queue.internal.QueueInternals;
 
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -20,14 +21,23 @@ import static dev.spool.replication.FrameDescriptor.NONCE_LENGTH;
 /**
  * The handshake's cryptography and history check, run once per connection (allocation is fine here).
  * Authentication is an HMAC-SHA256 challenge-response in both directions: each side sends a fresh random nonce and
- * proves it knows the shared secret by the HMAC of both nonces under its role's label, so the secret never crosses
- * the wire and a recorded handshake cannot be replayed.
+ * proves it knows the shared secret by the HMAC, under its role's label, of every handshake frame so far (both
+ * nonces among them), so the secret never crosses the wire, a recorded handshake cannot be replayed, and no field
+ * of it can be altered on the way. Then each direction's frames carry a MAC under a session key derived from the
+ * secret and both nonces ({@link #sessionKey}, {@link FrameMac}).
  */
 final class Handshake {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String ALGORITHM = "HmacSHA256";
     static final byte[] SINK_LABEL = "spool-sink".getBytes(StandardCharsets.US_ASCII);
     static final byte[] SOURCE_LABEL = "spool-source".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] SINK_FRAMES_LABEL = "spool-sink-frames".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] SOURCE_FRAMES_LABEL = "spool-source-frames".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] TERM_LABEL = "spool-sink-term".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] GATEWAY_LABEL = "spool-gateway".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] CLIENT_LABEL = "spool-client".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] GATEWAY_FRAMES_LABEL = "spool-gateway-frames".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] CLIENT_FRAMES_LABEL = "spool-client-frames".getBytes(StandardCharsets.US_ASCII);
 
     private Handshake() {
     }
@@ -49,6 +59,24 @@ final class Handshake {
     }
 
     /**
+     * Secure by default: a service starts with a secret, or without one only if its builder said {@code insecure()}.
+     *
+     * @param what     names the service in the error.
+     * @param secret   the builder's secret, or null.
+     * @param insecure true if the builder said {@code insecure()}.
+     * @throws IllegalStateException if neither or both were given.
+     */
+    static void checkSecurity(final String what, final byte[] secret, final boolean insecure) {
+        if (secret == null && !insecure) {
+            throw new IllegalStateException(what + " has no shared secret: give it sharedSecret(...), or call insecure()"
+                    + " to let any process that can reach it in");
+        }
+        if (secret != null && insecure) {
+            throw new IllegalStateException(what + " has both a shared secret and insecure(): choose one");
+        }
+    }
+
+    /**
      * @param heartbeatInterval a heartbeat interval from a builder.
      * @return it.
      * @throws IllegalArgumentException unless it is positive.
@@ -66,8 +94,13 @@ final class Handshake {
         return nonce;
     }
 
-    /** @return HMAC-SHA256 of label, first and second under {@code secret}, or all zeros without a secret. */
-    static byte[] mac(final byte[] secret, final byte[] label, final byte[] first, final byte[] second) {
+    /**
+     * @param secret the shared secret, or null on an insecure side.
+     * @param label  the prover's role.
+     * @param parts  what the MAC covers, in order: the handshake's frames so far.
+     * @return HMAC-SHA256 of the label and the parts under {@code secret}, or all zeros without a secret.
+     */
+    static byte[] mac(final byte[] secret, final byte[] label, final byte[]... parts) {
         if (secret == null) {
             return new byte[MAC_LENGTH];
         }
@@ -75,17 +108,56 @@ final class Handshake {
             final Mac mac = Mac.getInstance(ALGORITHM);
             mac.init(new SecretKeySpec(secret, ALGORITHM));
             mac.update(label);
-            mac.update(first);
-            mac.update(second);
+            for (final byte[] part : parts) {
+                mac.update(part);
+            }
             return mac.doFinal();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(ALGORITHM + " is not available in this JVM", e);
         }
     }
 
+    /**
+     * @param secret      the shared secret.
+     * @param label       the sending side's frames label, e.g. {@link #SOURCE_FRAMES_LABEL}.
+     * @param firstNonce  the nonce of the side that opened the handshake.
+     * @param secondNonce the nonce of the side that answered.
+     * @return the key of that side's frames in this session: HMAC-SHA256 of the label and both nonces.
+     */
+    static byte[] sessionKey(final byte[] secret, final byte[] label, final byte[] firstNonce,
+                             final byte[] secondNonce) {
+        return mac(secret, label, firstNonce, secondNonce);
+    }
+
+    /**
+     * @param secret      the shared secret.
+     * @param sourceNonce the nonce of the HELLO refused.
+     * @return the key of the MAC after the ERROR frame by which a sink refuses a HELLO: fresh, as the nonce is.
+     */
+    static byte[] refusalKey(final byte[] secret, final byte[] sourceNonce) {
+        return mac(secret, SINK_FRAMES_LABEL, sourceNonce);
+    }
+
+    /**
+     * @param secret the shared secret.
+     * @return the key of the MAC after an ERROR frame by which a sink tells a connection it cannot serve now (busy)
+     * and its term, before any HELLO: not fresh, so a source acts only on the term (a later term, once it exists,
+     * stays true) and never on the code.
+     */
+    static byte[] termKey(final byte[] secret) {
+        return mac(secret, SINK_FRAMES_LABEL, TERM_LABEL);
+    }
+
     /** @return true if {@code received} is the expected MAC; constant time. Without a secret, anything passes. */
     static boolean verify(final byte[] secret, final byte[] expected, final byte[] received) {
         return secret == null || MessageDigest.isEqual(expected, received);
+    }
+
+    /** @return a copy of {@code length} bytes of {@code buffer} from {@code offset}: a handshake frame for a MAC. */
+    static byte[] copy(final ByteBuffer buffer, final int offset, final int length) {
+        final byte[] bytes = new byte[length];
+        buffer.get(offset, bytes);
+        return bytes;
     }
 
     /**

@@ -129,7 +129,7 @@ final class PendingCommits {
      * to a client that reads them slower than they are released; the commit stays pending.
      */
     boolean sendCommit(final Connection client, final long correlation, final long index) throws IOException {
-        if (client.send().capacity() - client.sendEnd() < COMMIT_LENGTH && !client.flush()) {
+        if (client.sendRoom() < COMMIT_LENGTH && !client.flush()) {
             return false;
         }
         final int offset = client.beginFrame(TYPE_COMMIT);
@@ -140,7 +140,7 @@ final class PendingCommits {
 
     /** Commits are small and clients read them: a client that stops reading is dropped, not waited for. */
     static void flush(final Connection client) throws IOException {
-        if (!client.flush() && client.send().capacity() - client.sendEnd() < COMMIT_LENGTH * 64) {
+        if (!client.flush() && client.sendRoom() < COMMIT_LENGTH * 64) {
             throw new IOException("client " + client.peer() + " does not read its commits");
         }
     }

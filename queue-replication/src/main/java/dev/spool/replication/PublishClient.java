@@ -25,6 +25,8 @@ import static dev.spool.replication.FrameDescriptor.typeName;
 public final class PublishClient implements AutoCloseable {
     /** Most publishes whose commits can be outstanding at once. */
     public static final int WINDOW = 4096;
+    /** How long {@link #connect(InetSocketAddress, int, byte[])} waits for the gateway's half of the handshake. */
+    public static final long HANDSHAKE_TIMEOUT_MS = 10_000;
     private final Connection connection;
     private final Selector selector;
     private final InetSocketAddress gateway;
@@ -35,15 +37,20 @@ public final class PublishClient implements AutoCloseable {
     private final ErrorFlyweight error = new ErrorFlyweight();
     private long nextCorrelation;
 
-    private PublishClient(final InetSocketAddress gateway, final int maxMessageLength) throws IOException {
+    private PublishClient(final InetSocketAddress gateway, final int maxMessageLength, final byte[] secret)
+            throws IOException {
         this.gateway = gateway;
         Arrays.fill(commitCorrelations, -1);
-        this.connection = new Connection(64 * 1024, PublishFlyweight.frameLength(maxMessageLength));
+        this.connection = new Connection(64 * 1024, PublishFlyweight.frameLength(maxMessageLength)
+                + FrameMac.TAG_LENGTH);
         this.selector = Selector.open();
         final SocketChannel channel = SocketChannel.open(gateway);
         try {
             connection.attach(channel);
             channel.register(selector, SelectionKey.OP_READ);
+            if (secret != null) {
+                authenticate(secret);
+            }
         } catch (IOException | RuntimeException e) {
             channel.close();
             connection.close();
@@ -53,17 +60,68 @@ public final class PublishClient implements AutoCloseable {
     }
 
     /**
+     * Connects to a gateway built with a shared secret: the client and the gateway prove to each other that they
+     * know it, and every later frame carries a MAC of the session.
+     *
+     * @param gateway          the gateway's address.
+     * @param maxMessageLength the longest message this client will publish.
+     * @param secret           the gateway's shared secret ({@link PublishGateway.Builder#sharedSecret}).
+     * @return a connected, authenticated client.
+     * @throws UncheckedIOException if the gateway cannot be reached, does not answer within
+     *                              {@value #HANDSHAKE_TIMEOUT_MS} ms, or does not prove the secret.
+     */
+    public static PublishClient connect(final InetSocketAddress gateway, final int maxMessageLength,
+                                        final byte[] secret) {
+        return open(gateway, maxMessageLength, Handshake.checkedSecret(secret));
+    }
+
+    /**
+     * Connects to a gateway built {@link PublishGateway.Builder#insecure() insecure()}, without authentication.
+     *
      * @param gateway          the gateway's address.
      * @param maxMessageLength the longest message this client will publish.
      * @return a connected client.
      * @throws UncheckedIOException if the gateway cannot be reached.
      */
-    public static PublishClient connect(final InetSocketAddress gateway, final int maxMessageLength) {
+    public static PublishClient connectInsecure(final InetSocketAddress gateway, final int maxMessageLength) {
+        return open(gateway, maxMessageLength, null);
+    }
+
+    private static PublishClient open(final InetSocketAddress gateway, final int maxMessageLength, final byte[] secret) {
         try {
-            return new PublishClient(gateway, maxMessageLength);
+            return new PublishClient(gateway, maxMessageLength, secret);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot connect to the publish gateway at " + gateway, e);
         }
+    }
+
+    /** The client's side of the handshake, blocking in the selector: CLIENT_HELLO, CHALLENGE, PROOF. */
+    private void authenticate(final byte[] secret) throws IOException {
+        final byte[] hello = ClientHandshake.sendHello(connection, Handshake.nonce());
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDSHAKE_TIMEOUT_MS);
+        while (!connection.flush() || !challengeArrived()) {
+            final long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IOException("no CHALLENGE from the publish gateway at " + gateway + " within "
+                        + HANDSHAKE_TIMEOUT_MS + " ms");
+            }
+            selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+        if (connection.frameType() == TYPE_ERROR) {
+            error.wrap(connection.received(), connection.frameOffset());
+            throw new IOException("the publish gateway at " + gateway + " refused the connection with error "
+                    + error.code() + ": " + error.message(connection.frameLength()));
+        }
+        ClientHandshake.prove(connection, secret, hello);
+        connection.consumeFrame();
+        while (!connection.flush()) {
+            Thread.onSpinWait();
+        }
+    }
+
+    private boolean challengeArrived() throws IOException {
+        connection.receive();
+        return connection.nextFrame();
     }
 
     /**
@@ -77,8 +135,8 @@ public final class PublishClient implements AutoCloseable {
      * @throws UncheckedIOException if the connection is lost.
      */
     public long publish(final byte[] payload, final int offset, final int length, final CommitStage stage) {
-        final int capacity = connection.send().capacity();
-        if (length < 1 || PublishFlyweight.frameLength(length) > capacity - connection.sendEnd()) {
+        final int capacity = connection.send().capacity() - connection.tagLength();
+        if (length < 1 || PublishFlyweight.frameLength(length) > connection.sendRoom()) {
             throw new IllegalArgumentException("message length=" + length + " outside [1, "
                     + (capacity - PublishFlyweight.frameLength(0)) + "]");
         }

@@ -21,10 +21,14 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
+import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
+import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
+import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
 import static dev.spool.replication.FrameDescriptor.TYPE_PUBLISH;
 import static dev.spool.replication.FrameDescriptor.typeName;
 
@@ -53,6 +57,22 @@ public final class PublishGateway implements Agent, AutoCloseable {
     static final long MAX_SLEEP_MS = 1;
     /** The longest sleep with no commit pending: only a client's socket can bring work then. */
     private static final long QUIET_SLEEP_MS = 100;
+    /** Default most client connections at once. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 1024;
+    /** Default most bytes of client buffers at once: 64 MiB. */
+    public static final long DEFAULT_MAX_BYTES_IN_FLIGHT = 64L << 20;
+    /** Default time a client has to prove the secret. */
+    public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(5);
+    /** Default time a client may send nothing before it is dropped. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(5);
+    /** A client's buffers until it has proved the secret: the handshake's frames and an ERROR fit. */
+    static final int HANDSHAKE_CAPACITY = 256;
+    /** A client's send buffer once open: a burst of commits. */
+    static final int COMMIT_CAPACITY = 64 * 1024;
+    /** How often the timeouts are checked. */
+    private static final long SWEEP_INTERVAL_NS = 10_000_000;
+    /** At most one warning a second about refused connections. */
+    private static final long REFUSAL_LOG_INTERVAL_NS = 1_000_000_000;
 
     private final SpoolQueue queue;
     private final QueueInternals internals;
@@ -66,6 +86,15 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private final PendingCommits pending;
     private final PublishFlyweight publish = new PublishFlyweight();
+    private final byte[] secret;
+    private final BufferBudget budget;
+    private final GatewayClient[] clients;
+    private final long handshakeTimeoutNs;
+    private final long idleTimeoutNs;
+    private int clientCount;
+    private long nextSweepNs;
+    private long refusedConnections;
+    private long refusalLoggedNs;
     private ExcerptAppender appender;
     private volatile Throwable failure;
 
@@ -73,7 +102,13 @@ public final class PublishGateway implements Agent, AutoCloseable {
         this.queue = builder.queue;
         this.internals = QueueInternals.of(queue);
         this.source = builder.source;
-        this.maxFrameLength = PublishFlyweight.frameLength(queue.maxMessageLength());
+        this.maxFrameLength = PublishFlyweight.frameLength(queue.maxMessageLength()) + FrameMac.TAG_LENGTH;
+        builder.validate(maxFrameLength);
+        this.secret = builder.secret;
+        this.budget = new BufferBudget(builder.maxBytesInFlight);
+        this.clients = new GatewayClient[builder.maxConnections];
+        this.handshakeTimeoutNs = builder.handshakeTimeout.toNanos();
+        this.idleTimeoutNs = builder.idleTimeout.toNanos();
         this.pending = new PendingCommits(queue.directory());
         this.selector = Selector.open();
         try {
@@ -87,6 +122,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
             throw e;
         }
         final String what = "the gateway of " + queue.directory();
+        if (builder.insecure) {
+            LOG.warn("publish gateway of {} is insecure(): any process that can reach {} can publish into this"
+                    + " primary; give it a sharedSecret", queue.directory(), server.getLocalAddress());
+        }
         if (builder.invoked) {
             host = AgentHost.invoked(what);
         } else if (source != null && source.isInvoked()) {
@@ -176,7 +215,13 @@ public final class PublishGateway implements Agent, AutoCloseable {
             if (appender == null) {
                 appender = queue.createAppender();
             }
-            return selector.selectNow(onSelected) + releaseCommits();
+            final int work = selector.selectNow(onSelected) + releaseCommits();
+            final long now = System.nanoTime();
+            if (now - nextSweepNs >= 0) {
+                nextSweepNs = now + SWEEP_INTERVAL_NS;
+                sweep(now);
+            }
+            return work;
         } catch (IOException | RuntimeException | Error e) {
             failure = e;
             LOG.error("publish gateway of {} stopped", queue.directory(), e);
@@ -193,11 +238,13 @@ public final class PublishGateway implements Agent, AutoCloseable {
         if (!selector.isOpen()) {
             return;
         }
-        for (final SelectionKey key : selector.keys()) {
-            if (key.attachment() instanceof Connection connection) {
-                connection.close();
+        for (int slot = 0; slot < clients.length; slot++) {
+            if (clients[slot] != null) {
+                clients[slot].connection.close();
+                clients[slot] = null;
             }
         }
+        clientCount = 0;
         try {
             selector.close();
             server.close();
@@ -214,44 +261,159 @@ public final class PublishGateway implements Agent, AutoCloseable {
             accept();
             return;
         }
-        final Connection client = (Connection) key.attachment();
+        final GatewayClient client = (GatewayClient) key.attachment();
+        final Connection connection = client.connection;
         try {
-            client.receive();
-            while (client.isAttached() && client.nextFrame()) {
-                if (client.frameType() != TYPE_PUBLISH) {
-                    throw new FrameException(typeName(client.frameType()) + " frame from " + client.peer()
-                            + " where PUBLISH was expected");
-                }
-                onPublish(client);
-                client.consumeFrame();
+            connection.receive();
+            while (connection.isAttached() && connection.nextFrame()) {
+                onFrame(client);
+                connection.consumeFrame();
             }
-            PendingCommits.flush(client);
+            if (client.state == GatewayClient.OPEN) {
+                PendingCommits.flush(connection);
+            } else {
+                connection.flush();
+            }
         } catch (FrameException e) {
-            LOG.warn("publish gateway of {}: closing the connection from {}: {}", queue.directory(), client.peer(),
+            LOG.warn("publish gateway of {}: closing the connection from {}: {}", queue.directory(), connection.peer(),
                     e.getMessage());
-            drop(key, client);
+            drop(client, ERROR_PROTOCOL, e.getMessage());
+        } catch (AuthenticationException e) {
+            LOG.warn("publish gateway of {}: {}", queue.directory(), e.getMessage());
+            drop(client, ERROR_AUTHENTICATION, e.getMessage());
+        } catch (BufferBudget.ExhaustedException e) {
+            LOG.warn("publish gateway of {}: closing the connection from {}: {}", queue.directory(), connection.peer(),
+                    e.getMessage());
+            drop(client, ERROR_BUSY, e.getMessage());
         } catch (IOException e) {
-            LOG.info("publish gateway of {}: client {} gone: {}", queue.directory(), client.peer(), e.toString());
-            drop(key, client);
+            LOG.info("publish gateway of {}: client {} gone: {}", queue.directory(), connection.peer(), e.toString());
+            drop(client, 0, null);
+        } catch (RuntimeException | Error e) {
+            // one connection's failure, even an OutOfMemoryError for its buffer, never stops the others
+            LOG.error("publish gateway of {}: closing the connection from {} after an error", queue.directory(),
+                    connection.peer(), e);
+            drop(client, 0, null);
         }
     }
 
+    private void onFrame(final GatewayClient client) throws IOException {
+        final Connection connection = client.connection;
+        switch (client.state) {
+            case GatewayClient.AWAIT_HELLO:
+                client.handshake = ClientHandshake.challenge(connection, secret);
+                client.state = GatewayClient.AWAIT_PROOF;
+                break;
+            case GatewayClient.AWAIT_PROOF:
+                ClientHandshake.checkProof(connection, secret, client.handshake);
+                client.handshake = null;
+                open(client);
+                break;
+            default:
+                if (connection.frameType() != TYPE_PUBLISH) {
+                    throw new FrameException(typeName(connection.frameType()) + " frame from " + connection.peer()
+                            + " where PUBLISH was expected");
+                }
+                if (connection.sendRoom() < COMMIT_CAPACITY / 2 && connection.sendIdle()) {
+                    connection.growSend(COMMIT_CAPACITY);
+                }
+                onPublish(connection);
+                break;
+        }
+    }
+
+    /** The client may publish: frames up to the queue's longest message, in buffers that grow to what it sends. */
+    private void open(final GatewayClient client) {
+        client.state = GatewayClient.OPEN;
+        client.connection.maxFrameLength(maxFrameLength);
+    }
+
     private void accept() {
-        try {
-            final SocketChannel channel = server.accept();
-            if (channel == null) {
-                return;
-            }
-            final Connection client = new Connection(maxFrameLength, 64 * 1024);
+        while (true) {
+            SocketChannel channel = null;
             try {
-                client.attach(channel);
-                channel.register(selector, SelectionKey.OP_READ, client);
-            } catch (IOException e) {
-                client.close();
-                throw e;
+                channel = server.accept();
+                if (channel == null) {
+                    return;
+                }
+                final int slot = freeSlot();
+                if (slot < 0) {
+                    refuse(channel, "maxConnections=" + clients.length + " reached");
+                    continue;
+                }
+                final Connection connection = new Connection(HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY, budget);
+                final GatewayClient client = new GatewayClient(connection, slot, System.nanoTime(),
+                        secret == null ? GatewayClient.OPEN : GatewayClient.AWAIT_HELLO);
+                try {
+                    connection.attach(channel);
+                    channel.register(selector, SelectionKey.OP_READ, client);
+                } catch (IOException | RuntimeException e) {
+                    connection.close();
+                    throw e;
+                }
+                if (secret == null) {
+                    open(client);
+                }
+                clients[slot] = client;
+                clientCount++;
+            } catch (BufferBudget.ExhaustedException e) {
+                refuse(channel, "maxBytesInFlight=" + budget.limit() + " reached");
+            } catch (IOException | RuntimeException | Error e) {
+                // even an OutOfMemoryError for a new connection's buffers leaves the gateway serving the others
+                refuse(channel, e.toString());
+                if (channel == null) {
+                    return;
+                }
             }
-        } catch (IOException e) {
-            LOG.warn("publish gateway of {}: cannot accept a client: {}", queue.directory(), e.toString());
+        }
+    }
+
+    private int freeSlot() {
+        if (clientCount == clients.length) {
+            return -1;
+        }
+        for (int slot = 0; slot < clients.length; slot++) {
+            if (clients[slot] == null) {
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    /** Closes a connection the gateway cannot take; one warning a second at most, with the count. */
+    private void refuse(final SocketChannel channel, final String why) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.info("publish gateway of {}: cannot close a refused connection: {}", queue.directory(), e.toString());
+            }
+        }
+        refusedConnections++;
+        final long now = System.nanoTime();
+        if (now - refusalLoggedNs >= REFUSAL_LOG_INTERVAL_NS || refusedConnections == 1) {
+            refusalLoggedNs = now;
+            LOG.warn("publish gateway of {}: refusing new connections ({} so far): {}", queue.directory(),
+                    refusedConnections, why);
+        }
+    }
+
+    /** Drops the clients that took too long to prove the secret, or have sent nothing for the idle timeout. */
+    private void sweep(final long now) {
+        for (int slot = 0; slot < clients.length; slot++) {
+            final GatewayClient client = clients[slot];
+            if (client == null) {
+                continue;
+            }
+            final Connection connection = client.connection;
+            if (client.state != GatewayClient.OPEN && now - client.acceptedNs > handshakeTimeoutNs) {
+                LOG.info("publish gateway of {}: closing the connection from {}: no handshake within {} ms",
+                        queue.directory(), connection.peer(), handshakeTimeoutNs / 1_000_000);
+                drop(client, 0, null);
+            } else if (now - connection.lastReceivedNs() > idleTimeoutNs) {
+                LOG.info("publish gateway of {}: closing the connection from {}: idle for {} ms", queue.directory(),
+                        connection.peer(), idleTimeoutNs / 1_000_000);
+                drop(client, 0, null);
+            }
         }
     }
 
@@ -274,9 +436,23 @@ public final class PublishGateway implements Agent, AutoCloseable {
         return pending.release(source == null ? null : source.acks(), queue.lastSyncedIndex());
     }
 
-    private void drop(final SelectionKey key, final Connection client) {
-        key.cancel();
-        client.close();
+    /** Closes the client's connection, first telling it why with an ERROR frame if {@code code} is not 0. */
+    private void drop(final GatewayClient client, final int code, final String message) {
+        final Connection connection = client.connection;
+        if (code != 0 && connection.isAttached() && connection.sendIdle()) {
+            try {
+                connection.sendError(code, internals.term(), message);
+                connection.flush();
+            } catch (IOException | RuntimeException e) {
+                LOG.info("publish gateway of {}: could not tell {} why: {}", queue.directory(), connection.peer(),
+                        e.toString());
+            }
+        }
+        connection.close();
+        if (clients[client.slot] == client) {
+            clients[client.slot] = null;
+            clientCount--;
+        }
     }
 
     /** The agent the gateway's own runner runs, and the one an invoked gateway closes: the work without the guard. */
@@ -324,6 +500,12 @@ public final class PublishGateway implements Agent, AutoCloseable {
         private int port;
         private IdleStrategy idle;
         private boolean invoked;
+        private byte[] secret;
+        private boolean insecure;
+        private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private long maxBytesInFlight = DEFAULT_MAX_BYTES_IN_FLIGHT;
+        private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
+        private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         /** Tests set it long, to prove that acknowledgements wake the gateway. */
         long maxSleepMs = MAX_SLEEP_MS;
 
@@ -374,7 +556,98 @@ public final class PublishGateway implements Agent, AutoCloseable {
             return this;
         }
 
-        /** @return the gateway, running on its own thread unless {@link #invoked()}. */
+        /**
+         * @param secret a secret shared with the gateway's clients ({@link PublishClient#connect(InetSocketAddress,
+         *               int, byte[])}), at least 16 bytes: a client proves it, and the gateway too, before anything
+         *               it sends is appended, and every later frame carries a MAC of the session. Required, unless
+         *               {@link #insecure()}.
+         * @return this builder.
+         */
+        public Builder sharedSecret(final byte[] secret) {
+            this.secret = Handshake.checkedSecret(secret);
+            return this;
+        }
+
+        /**
+         * Starts the gateway without a shared secret: any process that can reach its port can publish into the
+         * primary. Only for a trusted network; the gateway logs a warning at start.
+         *
+         * @return this builder.
+         */
+        public Builder insecure() {
+            this.insecure = true;
+            return this;
+        }
+
+        /**
+         * @param maxConnections the most client connections at once, authenticated or not; one more is closed at
+         *                       once. Default {@link #DEFAULT_MAX_CONNECTIONS}.
+         * @return this builder.
+         */
+        public Builder maxConnections(final int maxConnections) {
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        /**
+         * @param maxBytesInFlight the most bytes of client buffers at once (what clients sent and the gateway has
+         *                         not appended yet, and commits not yet sent: each connection's buffers count at
+         *                         their capacity, a few hundred bytes until it has proved the secret); a connection
+         *                         that needs more is closed. At least one open client's worth. Default
+         *                         {@link #DEFAULT_MAX_BYTES_IN_FLIGHT}.
+         * @return this builder.
+         */
+        public Builder maxBytesInFlight(final long maxBytesInFlight) {
+            this.maxBytesInFlight = maxBytesInFlight;
+            return this;
+        }
+
+        /**
+         * @param handshakeTimeout how long a client has from its connection to proving the secret; then it is
+         *                         closed. Default {@link #DEFAULT_HANDSHAKE_TIMEOUT}.
+         * @return this builder.
+         */
+        public Builder handshakeTimeout(final Duration handshakeTimeout) {
+            this.handshakeTimeout = Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
+            return this;
+        }
+
+        /**
+         * @param idleTimeout how long a client may send nothing before it is closed, commits it waits for
+         *                    included. Default {@link #DEFAULT_IDLE_TIMEOUT}.
+         * @return this builder.
+         */
+        public Builder idleTimeout(final Duration idleTimeout) {
+            this.idleTimeout = Objects.requireNonNull(idleTimeout, "idleTimeout");
+            return this;
+        }
+
+        /** Checks the options together, at start. */
+        private void validate(final int maxFrameLength) {
+            Handshake.checkSecurity("the publish gateway of " + queue.directory(), secret, insecure);
+            if (maxConnections < 1) {
+                throw new IllegalArgumentException("maxConnections=" + maxConnections + " must be at least 1");
+            }
+            final long oneClient = (long) HANDSHAKE_CAPACITY + maxFrameLength + COMMIT_CAPACITY;
+            if (maxBytesInFlight < oneClient) {
+                throw new IllegalArgumentException("maxBytesInFlight=" + maxBytesInFlight + " cannot hold one client's"
+                        + " buffers: " + oneClient + " bytes for messages of up to " + queue.maxMessageLength()
+                        + " bytes");
+            }
+            if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
+                throw new IllegalArgumentException("handshakeTimeout=" + handshakeTimeout + " must be positive");
+            }
+            if (idleTimeout.isNegative() || idleTimeout.isZero()) {
+                throw new IllegalArgumentException("idleTimeout=" + idleTimeout + " must be positive");
+            }
+        }
+
+        /**
+         * @return the gateway, running on its own thread unless {@link #invoked()}.
+         * @throws IllegalStateException    unless exactly one of {@link #sharedSecret} and {@link #insecure()} was
+         *                                  given.
+         * @throws IllegalArgumentException naming the option and its value, if one is out of range.
+         */
         public PublishGateway start() {
             try {
                 return new PublishGateway(this);

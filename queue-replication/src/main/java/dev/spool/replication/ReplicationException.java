@@ -4,7 +4,8 @@ import dev.spool.queue.SpoolException;
 
 /**
  * Replication cannot go on without a person deciding: the peers hold different queues, their histories diverge,
- * authentication failed, or this primary was fenced by a later term. The message says which, with the indices.
+ * or this primary was fenced by a later term, as said by a peer that proved the shared secret (a failed
+ * authentication is retried, never this). The message says which, with the indices.
  */
 public final class ReplicationException extends SpoolException {
     private static final long serialVersionUID = 1L;

@@ -59,6 +59,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
 
     private ReplicationSink(final Builder builder) throws IOException {
         this.directory = builder.directory;
+        Handshake.checkSecurity("the sink of " + directory, builder.secret, builder.insecure);
         final SpoolQueueBuilder queueBuilder = SpoolQueue.builder(directory);
         builder.queueSettings.accept(queueBuilder);
         final long heartbeatNs = builder.heartbeatInterval.toNanos();
@@ -83,6 +84,11 @@ public final class ReplicationSink implements Agent, AutoCloseable {
             throw e;
         }
         replica = opened;
+        if (builder.insecure) {
+            LOG.warn("replication sink of {} is insecure(): any process that can reach {} can create this replica"
+                    + " under its own queue id, write into it and fence its sources; give it a sharedSecret",
+                    directory, server.getLocalAddress());
+        }
         session = new SinkSession(directory, replica,
                 new SinkHandshake(directory, replica, builder.maxFrameLength, builder.secret), selector, heartbeatNs);
         final String what = "the sink of " + directory;
@@ -246,6 +252,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         private int maxFrameLength = DEFAULT_MAX_FRAME_LENGTH;
         private Duration heartbeatInterval = ReplicationSource.DEFAULT_HEARTBEAT_INTERVAL;
         private byte[] secret;
+        private boolean insecure;
         private boolean ackSynced;
         private IdleStrategy idle;
         private boolean invoked;
@@ -311,12 +318,26 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         }
 
         /**
-         * @param secret a secret shared with the source, at least 16 bytes; both sides then prove they know it with
-         *               an HMAC challenge-response, and a peer that does not is refused. Default none.
+         * @param secret a secret shared with the source, at least 16 bytes (32 random bytes are best); both sides
+         *               then prove they know it with an HMAC challenge-response, every later frame carries a MAC of
+         *               the session, and a peer that does not prove it is dropped before anything it sent is acted
+         *               on. Required, unless {@link #insecure()}.
          * @return this builder.
          */
         public Builder sharedSecret(final byte[] secret) {
             this.secret = Handshake.checkedSecret(secret);
+            return this;
+        }
+
+        /**
+         * Starts the sink without a shared secret: any process that can reach its port can create the replica under
+         * its own queue id, write into it, and fence a source by claiming a later term. Only for a trusted network
+         * (loopback on a single-user host, tests); the sink logs a warning at start.
+         *
+         * @return this builder.
+         */
+        public Builder insecure() {
+            this.insecure = true;
             return this;
         }
 
@@ -359,7 +380,8 @@ public final class ReplicationSink implements Agent, AutoCloseable {
          * {@link #invoked()}, starts the thread.
          *
          * @return the running sink.
-         * @throws UncheckedIOException if the address cannot be bound.
+         * @throws IllegalStateException unless exactly one of {@link #sharedSecret} and {@link #insecure()} was given.
+         * @throws UncheckedIOException  if the address cannot be bound.
          */
         public ReplicationSink start() {
             try {

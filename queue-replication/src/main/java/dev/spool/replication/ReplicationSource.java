@@ -36,11 +36,12 @@ import java.util.function.IntSupplier;
  * {@link #unackedBytes(int)} and {@link #failure(int)}.
  * <p>
  * It connects to the sink, and after a handshake (protocol version, queue identity, roll cycle, term, the sink's
- * last index and the checksum of its last excerpt, an optional shared-secret challenge) resumes after the sink's
- * last index: no gap, no duplicate. A lost connection is retried with exponential backoff; a mismatch (another
- * queue, a sink ahead of the source or with a different excerpt at its last index, a failed authentication) stops
+ * last index and the checksum of its last excerpt, a shared-secret challenge both ways) resumes after the sink's
+ * last index: no gap, no duplicate; every later frame carries a MAC of the session. A lost connection, and a sink
+ * that did not prove the secret (whatever it says), is retried with exponential backoff; a mismatch said by a sink
+ * that proved it (another queue, a sink ahead of the source or with a different excerpt at its last index) stops
  * replication to that sink with {@link #failure(int)} set, and the source, with {@link #failure()} set, once every
- * sink stopped; a sink of a later term fences this queue (its {@link Failover#role role} becomes
+ * sink stopped; such a sink of a later term fences this queue (its {@link Failover#role role} becomes
  * {@link ReplicationRole#FENCED}) and stops the source at once, towards every sink.
  * <p>
  * An {@link Agent} (Agrona's): each {@link #doWork()} does what can be done without blocking (a step of the
@@ -83,10 +84,16 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     private ReplicationSource(final Builder builder) throws IOException {
         this.queue = builder.queue;
+        Handshake.checkSecurity("the source of " + queue.directory(), builder.secret, builder.insecure);
         final QueueInternals internals = QueueInternals.of(queue);
         if (internals.role() != QueueRole.PRIMARY) {
             throw new IllegalStateException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
                     + internals.term() + ": only a primary is replicated");
+        }
+        if (builder.insecure) {
+            LOG.warn("replication source of {} is insecure(): any process that answers at {} can take its stream,"
+                    + " fence this primary or stop its replication; give it a sharedSecret", queue.directory(),
+                    builder.sinks);
         }
         this.agent = new SourceLinks(builder, !builder.invoked);
         final String what = "the source of " + queue.directory();
@@ -201,8 +208,8 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     /**
      * @return the error that stopped the source for good, or null while it runs or retries towards at least one
-     * sink: the queue fenced, or every sink stopped (a mismatch, a divergence, a failed authentication, an
-     * unexpected error; the first sink's error).
+     * sink: the queue fenced, or every sink stopped (a mismatch, a divergence, an unexpected error; the first sink's
+     * error). A failed authentication is retried, never final.
      */
     public Throwable failure() {
         return agent.failure();
@@ -301,6 +308,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         Duration minBackoff = Duration.ofMillis(50);
         Duration maxBackoff = Duration.ofSeconds(2);
         byte[] secret;
+        boolean insecure;
         IdleStrategy idle;
         boolean invoked;
         Duration maxSleep = Duration.ofMillis(1);
@@ -367,11 +375,23 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
         /**
          * @param secret the secret shared with the sink, at least 16 bytes; see
-         *               {@link ReplicationSink.Builder#sharedSecret(byte[])}. Default none.
+         *               {@link ReplicationSink.Builder#sharedSecret(byte[])}. Required, unless {@link #insecure()}.
          * @return this builder.
          */
         public Builder sharedSecret(final byte[] secret) {
             this.secret = Handshake.checkedSecret(secret);
+            return this;
+        }
+
+        /**
+         * Starts the source without a shared secret: whatever answers at the sink's address is trusted, and can
+         * take the stream, fence this primary (an ERROR or WELCOME with a later term) or stop its replication. Only
+         * for a trusted network; the source logs a warning at start.
+         *
+         * @return this builder.
+         */
+        public Builder insecure() {
+            this.insecure = true;
             return this;
         }
 
@@ -427,7 +447,8 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         /**
          * @return the source, running on its own thread (it connects in the background), or, built
          * {@link #invoked()}, ready for the caller's {@link ReplicationSource#doWork()}.
-         * @throws IllegalStateException    if the queue is not a primary.
+         * @throws IllegalStateException    if the queue is not a primary, or unless exactly one of
+         *                                  {@link #sharedSecret} and {@link #insecure()} was given.
          * @throws IllegalArgumentException if a sink is given twice, or the ack quorum exceeds the number of sinks.
          */
         public ReplicationSource start() {

@@ -9,14 +9,18 @@ import java.util.UUID;
 import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
 import static dev.spool.replication.FrameDescriptor.ERROR_QUEUE_MISMATCH;
+import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
+import static dev.spool.replication.FrameDescriptor.START_MAC_OFFSET;
 import static dev.spool.replication.FrameDescriptor.TYPE_WELCOME;
+import static dev.spool.replication.FrameDescriptor.WELCOME_MAC_OFFSET;
 import static dev.spool.replication.FrameDescriptor.WELCOME_LENGTH;
 
 /**
  * The sink's side of the handshake, once per connection: checks the source's HELLO against the replica (identity,
  * roll cycle, epoch, message length, frame sizes) and answers WELCOME with the replica's last index, that excerpt's
  * checksum, its term and the sink's proof of the shared secret; then checks the source's START and opens the
- * replica for writing. Runs on the sink's thread; allocation is fine here.
+ * replica for writing. Nothing a source sends changes the replica (creates it, records a term) before its START
+ * proved the shared secret. Runs on the sink's thread; allocation is fine here.
  */
 final class SinkHandshake {
     private final Path directory;
@@ -28,6 +32,8 @@ final class SinkHandshake {
     private final StartFlyweight start = new StartFlyweight();
     private byte[] sourceNonce;
     private byte[] sinkNonce;
+    private byte[] helloReceived;
+    private byte[] welcomeSent;
     private long sourceTerm;
 
     /**
@@ -39,6 +45,11 @@ final class SinkHandshake {
         this.replica = replica;
         this.maxFrameLength = maxFrameLength;
         this.secret = secret;
+    }
+
+    /** @return the key of the MAC on the sink's busy refusals ({@link Handshake#termKey}), or null if insecure. */
+    byte[] termKey() {
+        return secret == null ? null : Handshake.termKey(secret);
     }
 
     /** @return the term of the source whose HELLO was accepted last. */
@@ -62,15 +73,17 @@ final class SinkHandshake {
         final int maxMessageLength = hello.maxMessageLength();
         final int frameLimit = hello.frameLimit();
         sourceNonce = hello.nonce();
+        helloReceived = Handshake.copy(connection.received(), connection.frameOffset(), HELLO_LENGTH);
         final RollCycle rollCycle = rollCycle(rollCycleId);
         final String mismatch = mismatch(queueId, rollCycle, rollCycleId, epochMillis, maxMessageLength);
         if (mismatch != null) {
-            throw new Refusal(ERROR_QUEUE_MISMATCH, mismatch);
+            throw refusal(connection, ERROR_QUEUE_MISMATCH, mismatch);
         }
-        final long largestFrame = Math.max(frameLimit, DataFlyweight.frameLength(maxMessageLength));
+        final int tagLength = secret == null ? 0 : FrameMac.TAG_LENGTH;
+        final long largestFrame = Math.max(frameLimit, DataFlyweight.frameLength(maxMessageLength)) + tagLength;
         if (largestFrame > maxFrameLength) {
-            throw new Refusal(ERROR_PROTOCOL, "the source's frames (frame limit " + frameLimit + ", messages up to "
-                    + maxMessageLength + " bytes: up to " + largestFrame + " bytes) exceed the sink's maximum frame"
+            throw refusal(connection, ERROR_PROTOCOL, "the source's frames (frame limit " + frameLimit + ", messages up to "
+                    + maxMessageLength + " bytes, and the MAC: up to " + largestFrame + " bytes) exceed the sink's maximum frame"
                     + " length " + maxFrameLength);
         }
         final SpoolQueue queue = replica.queue();
@@ -80,11 +93,14 @@ final class SinkHandshake {
         }
         final long last = queue == null ? -1 : queue.lastIndex();
         sinkNonce = Handshake.nonce();
-        final int offset = connection.beginFrame(TYPE_WELCOME);
+        final int offset = connection.beginFrame(TYPE_WELCOME, WELCOME_LENGTH);
         welcome.wrap(connection.send(), offset).lastIndex(last)
                 .checksum(queue == null ? -1 : Handshake.checksumAt(queue, last)).term(replica.term())
-                .nonce(sinkNonce).mac(Handshake.mac(secret, Handshake.SINK_LABEL, sourceNonce, sinkNonce));
+                .nonce(sinkNonce);
+        welcome.mac(Handshake.mac(secret, Handshake.SINK_LABEL, helloReceived,
+                Handshake.copy(connection.send(), offset, WELCOME_MAC_OFFSET)));
         connection.endFrame(offset, WELCOME_LENGTH);
+        welcomeSent = Handshake.copy(connection.send(), offset, WELCOME_LENGTH);
         replica.resumeAfter(last);
         return (int) largestFrame;
     }
@@ -97,13 +113,32 @@ final class SinkHandshake {
      */
     void onStart(final Connection connection) throws FrameException, Refusal {
         start.wrap(connection.received(), connection.frameOffset());
-        final byte[] expected = Handshake.mac(secret, Handshake.SOURCE_LABEL, sinkNonce, sourceNonce);
+        final byte[] expected = Handshake.mac(secret, Handshake.SOURCE_LABEL, helloReceived, welcomeSent,
+                Handshake.copy(connection.received(), connection.frameOffset(), START_MAC_OFFSET));
         if (!Handshake.verify(secret, expected, start.mac())) {
-            throw new Refusal(ERROR_AUTHENTICATION, "the source at " + connection.peer()
-                    + " failed the shared-secret check");
+            throw new Refusal(ERROR_AUTHENTICATION, "the source at " + connection.peer() + " did not prove the shared"
+                    + " secret: its START's MAC is wrong (its secret differs from the sink's, or it has none);"
+                    + " nothing it sent is acted on");
         }
         start.check(connection.peer(), replica.written());
+        if (secret != null) {
+            // the ERROR a refused START gets below is authenticated too: the source checks it
+            connection.authenticate(Handshake.sessionKey(secret, Handshake.SINK_FRAMES_LABEL, sourceNonce, sinkNonce),
+                    Handshake.sessionKey(secret, Handshake.SOURCE_FRAMES_LABEL, sourceNonce, sinkNonce));
+        }
         replica.open(sourceTerm);
+    }
+
+    /**
+     * A refusal of a HELLO, whose ERROR frame carries a MAC under {@link Handshake#refusalKey} when the sink has a
+     * secret: the source then knows the sink that says the queues differ is genuine, and stops instead of retrying.
+     */
+    private Refusal refusal(final Connection connection, final int code, final String message) {
+        if (secret != null) {
+            final byte[] key = Handshake.refusalKey(secret, sourceNonce);
+            connection.authenticate(key, key);
+        }
+        return new Refusal(code, message);
     }
 
     private static RollCycle rollCycle(final int id) {

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.function.Consumer;
 
+import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
 import static dev.spool.replication.FrameDescriptor.TYPE_DATA;
@@ -89,8 +90,17 @@ final class SinkSession {
             LOG.warn("replication sink of {}: closing the connection from {}: {}", directory, connection.peer(), e.getMessage());
             sendErrorAndDisconnect(ERROR_PROTOCOL, e.getMessage());
         } catch (Refusal e) {
-            LOG.error("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(), e.getMessage());
+            if (e.code() == ERROR_AUTHENTICATION) {
+                LOG.warn("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(),
+                        e.getMessage());
+            } else {
+                LOG.error("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(),
+                        e.getMessage());
+            }
             sendErrorAndDisconnect(e.code(), e.getMessage());
+        } catch (PeerErrorException e) {
+            LOG.warn("replication sink of {}: {}", directory, e.getMessage());
+            disconnect();
         } catch (Connection.PeerClosedException e) {
             LOG.info("replication sink of {}: {}", directory, e.getMessage());
             disconnect();
@@ -129,16 +139,24 @@ final class SinkSession {
 
     /**
      * Tells a second source to retry later, with one write of a small frame into the fresh socket's empty buffer,
-     * which takes it whole; the stream goes on.
+     * which takes it whole; the stream goes on. With a secret the frame carries a MAC under
+     * {@link Handshake#termKey}, so a stale primary can trust the term in it and learn it is fenced.
      */
-    private static void refuseBusy(final SocketChannel channel, final long term) throws IOException {
+    private void refuseBusy(final SocketChannel channel, final long term) throws IOException {
         try (SocketChannel refused = channel) {
             refused.configureBlocking(false);
             final byte[] message = "another source is streaming to this sink".getBytes(StandardCharsets.UTF_8);
             final int length = ErrorFlyweight.frameLength(message.length);
-            final ByteBuffer frame = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-            new FrameHeader().wrap(frame, 0).encode(TYPE_ERROR).frameLength(length);
+            final byte[] key = handshake.termKey();
+            final int tagLength = key == null ? 0 : FrameMac.TAG_LENGTH;
+            final ByteBuffer frame = ByteBuffer.allocate(length + tagLength).order(ByteOrder.LITTLE_ENDIAN);
+            new FrameHeader().wrap(frame, 0).encode(TYPE_ERROR).frameLength(length + tagLength);
             new ErrorFlyweight().wrap(frame, 0).code(ERROR_BUSY).term(term).message(message, message.length);
+            if (key != null) {
+                final FrameMac mac = new FrameMac();
+                mac.key(key);
+                mac.sign(frame, 0, length);
+            }
             refused.write(frame);
         }
     }
@@ -180,7 +198,8 @@ final class SinkSession {
                 growTo = 0;
             }
         }
-        if (c.isAttached() && replica.written() != before) {
+        // a HELLO moves the written index to the replica's last one: acknowledged once streaming, never before
+        if (c.isAttached() && state == State.STREAMING && replica.written() != before) {
             ack();
         }
         if (c.isAttached()) {
@@ -191,10 +210,8 @@ final class SinkSession {
     private void expect(final int type, final int expected) throws IOException {
         if (type == TYPE_ERROR) {
             error.wrap(connection.received(), connection.frameOffset());
-            final String message = "the source at " + connection.peer() + " reports error " + error.code() + ": "
-                    + error.message(connection.frameLength());
-            LOG.error("replication sink of {}: {}", directory, message);
-            throw new Connection.PeerClosedException(message);
+            throw new PeerErrorException("the source at " + connection.peer() + " reports error " + error.code()
+                    + " and closes the connection: " + error.message(connection.frameLength()));
         }
         if (type != expected) {
             throw new FrameException(typeName(type) + " frame from " + connection.peer() + " where " + typeName(expected)
@@ -276,6 +293,15 @@ final class SinkSession {
             LOG.info("replication sink of {}: could not tell {} why: {}", directory, connection.peer(), e.toString());
         }
         disconnect();
+    }
+
+    /** The source sent an ERROR during the handshake: logged once, and the connection closed. */
+    private static final class PeerErrorException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        PeerErrorException(final String message) {
+            super(message);
+        }
     }
 
     /** Closes the connection, if any. */

@@ -73,9 +73,10 @@ final class SourceAgent implements Agent {
         this.minBackoffNs = builder.minBackoff.toNanos();
         this.maxBackoffNs = builder.maxBackoff.toNanos();
         this.backoffNs = minBackoffNs;
-        this.connection = new Connection(RECEIVE_CAPACITY,
-                Math.toIntExact(builder.frameLimit + DataFlyweight.frameLength(queue.maxMessageLength()
-                        + (queue.checksums() ? CHECKSUM_LENGTH : 0))));
+        // a DATA frame's MAC follows it, and may push a carried excerpt that far along
+        this.connection = new Connection(RECEIVE_CAPACITY, Math.toIntExact(builder.frameLimit
+                + DataFlyweight.frameLength(queue.maxMessageLength() + (queue.checksums() ? CHECKSUM_LENGTH : 0))
+                + FrameMac.TAG_LENGTH));
         this.handshake = new SourceHandshake(queue, sink, connection, builder.secret, builder.frameLimit, heartbeatNs);
         this.stream = new SourceStream(acks, replica, sink, connection, builder.frameLimit, heartbeatNs, queue.checksums());
         this.selector = selector;
@@ -113,6 +114,10 @@ final class SourceAgent implements Agent {
             LOG.error("replication source of {}: replication to {} stopped: {}", queue.directory(), sink,
                     e.getMessage());
             stop(e);
+        } catch (AuthenticationException e) {
+            LOG.warn("replication source of {}: {}; retrying in {} ms", queue.directory(), e.getMessage(),
+                    backoffNs / 1_000_000);
+            retry();
         } catch (FrameException e) {
             LOG.warn("replication source of {}: closing the connection to {}: {}", queue.directory(),
                     connection.peer(), e.getMessage());

@@ -18,16 +18,22 @@ import static dev.spool.replication.FrameDescriptor.ERROR_WRITE_FAILED;
 import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
 import static dev.spool.replication.FrameDescriptor.MAGIC;
 import static dev.spool.replication.FrameDescriptor.START_LENGTH;
+import static dev.spool.replication.FrameDescriptor.START_MAC_OFFSET;
 import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
 import static dev.spool.replication.FrameDescriptor.TYPE_HELLO;
 import static dev.spool.replication.FrameDescriptor.TYPE_START;
 import static dev.spool.replication.FrameDescriptor.TYPE_WELCOME;
+import static dev.spool.replication.FrameDescriptor.WELCOME_LENGTH;
+import static dev.spool.replication.FrameDescriptor.WELCOME_MAC_OFFSET;
 import static dev.spool.replication.FrameDescriptor.typeName;
 
 /**
  * The source's side of the handshake, once per connection: sends HELLO, checks the sink's WELCOME (its proof of the
  * shared secret, its term, and that its last excerpt is the source's at the same index), and sends START. A sink of
  * a later term fences the source's queue; a mismatch is told to the sink in an ERROR frame and stops the source.
+ * With a secret, nothing the sink says is acted on before its WELCOME proved the secret: an ERROR in answer to
+ * HELLO, or a WELCOME with a wrong MAC, is a failed connection, retried with back-off; it never fences the queue or
+ * stops the source. Without one ({@code insecure()}), the sink is trusted as it is.
  * Non-blocking, a step per pass of the source's agent, as a state machine: {@link #begin()} queues HELLO, and
  * {@link #step(ExcerptTailer)} writes what is pending, reads the WELCOME when it has come, queues START and reports
  * when START is on the wire; the whole exchange must end within three heartbeat intervals. Allocation is fine here.
@@ -46,6 +52,7 @@ final class SourceHandshake {
     private final StartFlyweight start = new StartFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
     private byte[] sourceNonce;
+    private byte[] helloSent;
     private long term;
     private long deadlineNs;
     private boolean startQueued;
@@ -74,6 +81,7 @@ final class SourceHandshake {
                 .epochMillis(queue.epochMillis()).term(term).lastIndex(queue.lastIndex())
                 .maxMessageLength(queue.maxMessageLength()).frameLimit(frameLimit).nonce(sourceNonce);
         connection.endFrame(offset, HELLO_LENGTH);
+        helloSent = Handshake.copy(connection.send(), offset, HELLO_LENGTH);
     }
 
     /**
@@ -110,7 +118,7 @@ final class SourceHandshake {
 
     private void onReply(final ExcerptTailer tailer) throws IOException {
         if (connection.frameType() == TYPE_ERROR) {
-            onRefused(term);
+            onRefused();
         }
         if (connection.frameType() != TYPE_WELCOME) {
             throw new FrameException(typeName(connection.frameType()) + " frame from " + sink + " where WELCOME was expected");
@@ -121,18 +129,30 @@ final class SourceHandshake {
         final long sinkTerm = welcome.term();
         final byte[] sinkNonce = welcome.nonce();
         final byte[] sinkMac = welcome.mac();
+        final byte[] welcomeReceived = Handshake.copy(connection.received(), connection.frameOffset(), WELCOME_LENGTH);
+        final byte[] welcomeProved = Handshake.copy(connection.received(), connection.frameOffset(), WELCOME_MAC_OFFSET);
         connection.consumeFrame();
-        if (!Handshake.verify(secret, Handshake.mac(secret, Handshake.SINK_LABEL, sourceNonce, sinkNonce), sinkMac)) {
-            refuse(ERROR_AUTHENTICATION, "the sink at " + sink + " failed the shared-secret check");
+        if (!Handshake.verify(secret, Handshake.mac(secret, Handshake.SINK_LABEL, helloSent, welcomeProved), sinkMac)) {
+            final String message = "the sink at " + sink + " did not prove the shared secret: its WELCOME's MAC is"
+                    + " wrong, so the sink's secret differs from this source's (or the peer is not that sink); nothing"
+                    + " it sent is acted on";
+            tell(ERROR_AUTHENTICATION, "the source of term " + term + " refuses the sink's WELCOME: its MAC is wrong,"
+                    + " so the sink's secret differs from the source's");
+            throw new AuthenticationException(message);
         }
         if (sinkTerm > term) {
             fence(sinkTerm);
         }
         checkHistory(tailer, last, sinkChecksum);
-        final int offset = connection.beginFrame(TYPE_START);
-        start.wrap(connection.send(), offset).resumeAfter(last)
-                .mac(Handshake.mac(secret, Handshake.SOURCE_LABEL, sinkNonce, sourceNonce));
+        final int offset = connection.beginFrame(TYPE_START, START_LENGTH);
+        start.wrap(connection.send(), offset).resumeAfter(last);
+        start.mac(Handshake.mac(secret, Handshake.SOURCE_LABEL, helloSent, welcomeReceived,
+                Handshake.copy(connection.send(), offset, START_MAC_OFFSET)));
         connection.endFrame(offset, START_LENGTH);
+        if (secret != null) {
+            connection.authenticate(Handshake.sessionKey(secret, Handshake.SOURCE_FRAMES_LABEL, sourceNonce, sinkNonce),
+                    Handshake.sessionKey(secret, Handshake.SINK_FRAMES_LABEL, sourceNonce, sinkNonce));
+        }
         sinkLast = last;
         startQueued = true;
     }
@@ -145,19 +165,58 @@ final class SourceHandshake {
         }
     }
 
-    /** The sink answered HELLO with ERROR: fenced if its term is later; retried if the error is passing. */
-    private void onRefused(final long term) throws IOException {
+    /**
+     * The sink answered HELLO with ERROR. With a secret, only what the sink proved is acted on: an ERROR with a MAC
+     * under {@link Handshake#refusalKey} (fresh: it saw this HELLO) is acted on in full; one with a MAC under
+     * {@link Handshake#termKey} (a busy sink, not fresh) for its term only, which fences the queue if it is later;
+     * any other is reported and retried. Without a secret, a sink of a later term fences the queue, and a mismatch
+     * stops the source; a passing error is retried.
+     */
+    private void onRefused() throws IOException {
         error.wrap(connection.received(), connection.frameOffset());
+        final boolean authentic = secret != null && isAuthenticRefusal();
+        final boolean termAuthentic = secret != null && !authentic && isAuthentic(Handshake.termKey(secret));
+        final int code = error.code();
+        final String reason = error.message(connection.frameLength()
+                - (authentic || termAuthentic ? FrameMac.TAG_LENGTH : 0));
+        if (code == ERROR_AUTHENTICATION) {
+            throw new AuthenticationException("the sink at " + sink + " refused this source's proof of the shared"
+                    + " secret (" + reason + "): check this source's secret" + (secret == null
+                    ? " (this source is insecure(): it has none)" : ", it differs from the sink's"));
+        }
+        if (secret != null && !authentic) {
+            if (termAuthentic && error.term() > term) {
+                // a busy sink that knows the secret states its term: a later term, once it exists, stays true
+                fence(error.term());
+            }
+            throw new IOException("the sink at " + sink + (termAuthentic ? "" : ", not authenticated,")
+                    + " answered HELLO with error " + code + " (term " + error.term() + "): " + reason
+                    + (termAuthentic ? "" : "; ignored") + ", retrying");
+        }
         if (error.term() > term) {
             fence(error.term());
         }
-        final int code = error.code();
-        final String message = "the sink at " + sink + " refused the handshake with error " + code + ": "
-                + error.message(connection.frameLength());
+        final String message = "the sink at " + sink + " refused the handshake with error " + code + ": " + reason;
         if (code == ERROR_PROTOCOL || code == ERROR_WRITE_FAILED || code == ERROR_BUSY) {
             throw new IOException(message);
         }
         throw new ReplicationException(message);
+    }
+
+    /** @return true if the ERROR frame ends with the MAC of a sink that knows the secret and saw this HELLO. */
+    private boolean isAuthenticRefusal() {
+        return isAuthentic(Handshake.refusalKey(secret, sourceNonce));
+    }
+
+    /** @return true if the ERROR frame ends with a MAC under {@code key}. */
+    private boolean isAuthentic(final byte[] key) {
+        final int length = connection.frameLength() - FrameMac.TAG_LENGTH;
+        if (length < ErrorFlyweight.frameLength(0)) {
+            return false;
+        }
+        final FrameMac mac = new FrameMac();
+        mac.key(key);
+        return mac.verify(connection.received(), connection.frameOffset(), length);
     }
 
     /** The sink must hold a prefix of the source's history: its last excerpt is the source's at that index. */
@@ -199,12 +258,17 @@ final class SourceHandshake {
     }
 
     private void refuse(final int code, final String message) throws ReplicationException {
+        tell(code, message);
+        throw new ReplicationException(message);
+    }
+
+    /** Best effort: sends the sink an ERROR frame saying why this connection ends. */
+    private void tell(final int code, final String message) {
         connection.sendError(code, internals.term(), message);
         try {
             connection.flush();
         } catch (IOException e) {
             LOG.info("replication source of {}: could not tell {} why it stops: {}", queue.directory(), sink, e.toString());
         }
-        throw new ReplicationException(message);
     }
 }

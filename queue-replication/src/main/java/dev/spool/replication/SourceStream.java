@@ -167,8 +167,13 @@ final class SourceStream {
                 final int code = error.code();
                 final String message = "the sink at " + sink + " reports error " + code + ": "
                         + error.message(c.frameLength());
-                if (code == ERROR_FENCED || code == ERROR_QUEUE_MISMATCH || code == ERROR_DIVERGED
-                        || code == ERROR_AUTHENTICATION) {
+                if (code == ERROR_AUTHENTICATION) {
+                    // the sink refused this source's START: this source's secret is the one in question
+                    throw new AuthenticationException("the sink at " + sink + " refused this source's proof of the"
+                            + " shared secret (" + error.message(c.frameLength()) + "): check this source's secret (an"
+                            + " insecure() source has none)");
+                }
+                if (code == ERROR_FENCED || code == ERROR_QUEUE_MISMATCH || code == ERROR_DIVERGED) {
                     throw new ReplicationException(message);
                 }
                 throw new IOException(message);
@@ -207,8 +212,13 @@ final class SourceStream {
             if (batchPosition > frameLimit && batchCount > 1) {
                 frameEnd = before;
                 frameEndBytes = beforeBytes;
-                carryStart = entry;
+                // the frame's MAC, if any, goes where the carried excerpt starts: move it past (memmove)
+                carryStart = entry + connection.tagLength();
                 carryLength = batchPosition - entry;
+                if (carryStart != entry) {
+                    MEMORY.copyMemory(connection.sendAddress() + entry, connection.sendAddress() + carryStart,
+                            (long) carryLength);
+                }
                 batchCount--;
                 batchPosition = entry;
                 break;

@@ -8,6 +8,11 @@
  * {@link dev.spool.replication.ReplicationRole role}, term and acknowledged index, and promotes a stopped replica. {@link dev.spool.replication.PublishGateway} and {@link dev.spool.replication.PublishClient}
  * carry publishes and their commits over TCP.
  * <p>
+ * Secure by default: each service needs a shared secret, or {@code insecure()} said on its builder. Peers prove the
+ * secret to each other (HMAC-SHA256 challenge-response over the whole handshake) before anything they send is acted
+ * on, and every later frame carries a MAC bound to the session; nothing is encrypted (docs/operations.md, "Security
+ * model").
+ * <p>
  * The source, the sink and the gateway are Agrona {@link org.agrona.concurrent.Agent agents}: each runs on a thread
  * of its own through an {@link org.agrona.concurrent.AgentRunner} with an idle strategy, or, built {@code invoked()},
  * in the application's own duty cycle (directly, an {@code AgentInvoker}, a {@code CompositeAgent}).

@@ -28,11 +28,11 @@ class AgentModelTest extends SpoolTestBase {
     @Test
     void shouldRunSinkSourceAndGatewayComposedOnOneApplicationThreadAndStartNoThreadOfTheirOwn() {
         try (SpoolQueue primary = open(tempDir.resolve("primary"));
-             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica"))
+             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET)
                      .queueSettings(b -> b.chunkLength(1 << 20)).heartbeatInterval(HEARTBEAT).invoked().start();
-             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).heartbeatInterval(HEARTBEAT)
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).heartbeatInterval(HEARTBEAT)
                      .invoked().start();
-             PublishGateway gateway = PublishGateway.builder(primary, source).invoked().start()) {
+             PublishGateway gateway = PublishGateway.builder(primary, source).sharedSecret(Replicas.SECRET).invoked().start()) {
             for (final String name : List.of(ReplicationSink.THREAD_NAME, ReplicationSource.THREAD_NAME,
                     PublishGateway.THREAD_NAME)) {
                 assertFalse(threadNames().contains(name), "an invoked service starts no thread: " + threadNames());
@@ -40,7 +40,7 @@ class AgentModelTest extends SpoolTestBase {
             final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), Throwable::printStackTrace, null,
                     new CompositeAgent(sink, source, gateway));
             final Thread thread = AgentRunner.startOnThread(runner);
-            try (PublishClient client = PublishClient.connect(gateway.address(), 8192)) {
+            try (PublishClient client = PublishClient.connect(gateway.address(), 8192, Replicas.SECRET)) {
                 for (int sequence = 0; sequence < 100; sequence++) {
                     final byte[] message = message(sequence);
                     final long index = client.awaitCommit(client.publish(message, 0, message.length,
@@ -69,7 +69,7 @@ class AgentModelTest extends SpoolTestBase {
             silent.configureBlocking(false);
             final List<SocketChannel> accepted = new ArrayList<>();
             try (ReplicationSource source = ReplicationSource.builder(primary,
-                    (InetSocketAddress) silent.getLocalAddress()).heartbeatInterval(HEARTBEAT)
+                    (InetSocketAddress) silent.getLocalAddress()).sharedSecret(Replicas.SECRET).heartbeatInterval(HEARTBEAT)
                     .reconnectBackoff(BACK_OFF, BACK_OFF).invoked().start()) {
                 long longestNs = 0;
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

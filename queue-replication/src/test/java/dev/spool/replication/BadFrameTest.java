@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.*;
 /** Malformed, oversized and wrong-version frames close the connection with a logged reason and change no queue. */
 class BadFrameTest extends SpoolTestBase {
     private ReplicationSink sink() {
-        return ReplicationSink.builder(tempDir.resolve("replica")).queueSettings(b -> b.chunkLength(1 << 20))
+        return ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20))
                 .heartbeatInterval(Duration.ofMillis(200)).start();
     }
 
@@ -131,35 +131,20 @@ class BadFrameTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
              ReplicationSink sink = sink()) {
             append(appender, 0, 10);
-            try (ReplicationSource source = ReplicationSource.builder(primary, sink.address())
+            try (ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET)
                     .heartbeatInterval(Duration.ofMillis(200)).start()) {
                 await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
             }
             final long last = sink.lastIndex();
             try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
                 socket.setSoTimeout(30_000);
-                final OutputStream out = socket.getOutputStream();
-                final ByteBuffer hello = hello(primary.queueId(), MAGIC);
-                new HelloFlyweight().wrap(hello, 0).rollCycleId(primary.rollCycle().id()).term(0)
-                        .maxMessageLength(primary.maxMessageLength());
-                out.write(hello.array());
-                final InputStream in = socket.getInputStream();
-                final byte[] welcome = in.readNBytes(WELCOME_LENGTH);
-                assertEquals(WELCOME_LENGTH, welcome.length);
-                final ByteBuffer start = frame(START_LENGTH, TYPE_START, VERSION);
-                new StartFlyweight().wrap(start, 0).resumeAfter(last);
-                out.write(start.array());
+                final Wire.Session session = Wire.Session.open(socket, primary);
                 // two entries announced, one present, and its index follows the replica's last one: nothing is written
                 final ByteBuffer data = frame((int) DataFlyweight.frameLength(4), TYPE_DATA, VERSION);
                 final DataFlyweight entries = new DataFlyweight().wrap(data, 0).count(2);
                 entries.putEntry(entries.firstEntry(), last + 1, 4);
-                out.write(data.array());
-                out.flush();
-                final byte[] discard = new byte[4096];
-                int read;
-                do {
-                    read = in.read(discard);
-                } while (read >= 0);
+                Wire.write(socket, Wire.sealed(data, session.mac));
+                Wire.awaitClosed(socket);
             }
             assertEquals(last, sink.lastIndex());
         }
@@ -174,7 +159,7 @@ class BadFrameTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary"));
              ServerSocket fake = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
              ReplicationSource source = ReplicationSource.builder(primary,
-                     new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort()))
+                     new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort())).sharedSecret(Replicas.SECRET)
                      .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).start()) {
             fake.setSoTimeout(30_000);
             // an older Spool's sink (version 1), then a newer one's
@@ -197,21 +182,23 @@ class BadFrameTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary"));
              ServerSocket fake = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
              ReplicationSource source = ReplicationSource.builder(primary,
-                     new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort()))
+                     new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), fake.getLocalPort())).sharedSecret(Replicas.SECRET)
                      .heartbeatInterval(Duration.ofMillis(100)).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(50))
                      .start()) {
             fake.setSoTimeout(30_000);
             try (Socket socket = fake.accept()) {
                 socket.setSoTimeout(30_000);
-                assertEquals(HELLO_LENGTH, socket.getInputStream().readNBytes(HELLO_LENGTH).length);
+                final byte[] hello = socket.getInputStream().readNBytes(HELLO_LENGTH);
+                assertEquals(HELLO_LENGTH, hello.length);
                 final ByteBuffer welcome = frame(WELCOME_LENGTH, TYPE_WELCOME, VERSION);
-                new WelcomeFlyweight().wrap(welcome, 0).lastIndex(-1).checksum(-1).term(0);
+                new WelcomeFlyweight().wrap(welcome, 0).lastIndex(-1).checksum(-1).term(0).nonce(Handshake.nonce())
+                        .mac(Handshake.mac(SECRET, Handshake.SINK_LABEL, hello, Wire.bytes(welcome, WELCOME_MAC_OFFSET)));
                 socket.getOutputStream().write(welcome.array());
                 assertEquals(START_LENGTH, socket.getInputStream().readNBytes(START_LENGTH).length);
                 await(source::isConnected, "the source streams");
-                // the fake sink never writes again: the source sends heartbeats, then gives up on it
-                final byte[] heartbeat = socket.getInputStream().readNBytes(HEARTBEAT_LENGTH);
-                assertEquals(HEARTBEAT_LENGTH, heartbeat.length);
+                // the fake sink never writes again: the source sends heartbeats, each with its MAC, then gives up on it
+                final byte[] heartbeat = socket.getInputStream().readNBytes(HEARTBEAT_LENGTH + FrameMac.TAG_LENGTH);
+                assertEquals(HEARTBEAT_LENGTH + FrameMac.TAG_LENGTH, heartbeat.length);
                 assertEquals(TYPE_HEARTBEAT, new FrameHeader().wrap(ByteBuffer.wrap(heartbeat).order(ByteOrder.LITTLE_ENDIAN), 0).type());
                 int read;
                 do {

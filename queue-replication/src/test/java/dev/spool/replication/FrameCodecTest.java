@@ -31,13 +31,13 @@ class FrameCodecTest {
         final FrameHeader header = new FrameHeader().wrap(buffer, AT).encode(TYPE_ACK).frameLength(ACK_LENGTH);
         assertEquals(TYPE_ACK, header.type());
         assertEquals(VERSION, header.version());
-        assertEquals(ACK_LENGTH, header.check(PEER, 4096));
+        assertEquals(ACK_LENGTH, header.check(PEER, 4096, 0));
     }
 
     @Test
     void shouldRefuseAHeaderOfAnOlderSpoolNamingPeerTypeAndVersions() {
         new FrameHeader().wrap(buffer, AT).encode(TYPE_HELLO).version(1).frameLength(HELLO_LENGTH);
-        final FrameException e = assertThrows(FrameException.class, () -> new FrameHeader().wrap(buffer, AT).check(PEER, 4096));
+        final FrameException e = assertThrows(FrameException.class, () -> new FrameHeader().wrap(buffer, AT).check(PEER, 4096, 0));
         assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 2: the peer runs an older Spool",
                 e.getMessage());
     }
@@ -46,13 +46,13 @@ class FrameCodecTest {
     void shouldRefuseAHeaderOfBadLengthOrType() {
         final FrameHeader header = new FrameHeader().wrap(buffer, AT).encode(TYPE_DATA).frameLength(5000);
         assertEquals("DATA frame from " + PEER + ": length=5000 outside [8, 4096]",
-                assertThrows(FrameException.class, () -> header.check(PEER, 4096)).getMessage());
+                assertThrows(FrameException.class, () -> header.check(PEER, 4096, 0)).getMessage());
         header.encode(TYPE_ACK).frameLength(ACK_LENGTH + 1);
         assertEquals("ACK frame from " + PEER + ": length=17, expected 16",
-                assertThrows(FrameException.class, () -> header.check(PEER, 4096)).getMessage());
+                assertThrows(FrameException.class, () -> header.check(PEER, 4096, 0)).getMessage());
         header.encode(99).frameLength(HEADER_LENGTH);
         assertEquals("frame of unknown type 99 from " + PEER,
-                assertThrows(FrameException.class, () -> header.check(PEER, 4096)).getMessage());
+                assertThrows(FrameException.class, () -> header.check(PEER, 4096, 0)).getMessage());
     }
 
     @Test

@@ -16,12 +16,12 @@ class InvokedSourceTest extends SpoolTestBase {
     private static final Duration HEARTBEAT = Duration.ofMillis(200);
 
     private ReplicationSink sink(final int port) {
-        return ReplicationSink.builder(tempDir.resolve("replica")).queueSettings(b -> b.chunkLength(1 << 20))
+        return ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20))
                 .port(port).heartbeatInterval(HEARTBEAT).start();
     }
 
     private static ReplicationSource invokedSource(final SpoolQueue primary, final ReplicationSink sink) {
-        return ReplicationSource.builder(primary, sink.address()).heartbeatInterval(HEARTBEAT)
+        return ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).heartbeatInterval(HEARTBEAT)
                 .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100)).invoked().start();
     }
 
@@ -73,7 +73,7 @@ class InvokedSourceTest extends SpoolTestBase {
     @Test
     void shouldRefuseDoWorkOnASourceWithItsOwnThread() {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ReplicationSink sink = sink(0);
-             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).start()) {
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).start()) {
             assertFalse(source.isInvoked());
             final IllegalStateException refused = assertThrows(IllegalStateException.class, source::doWork);
             assertTrue(refused.getMessage().contains("runs on its own thread"), refused.getMessage());
@@ -84,8 +84,8 @@ class InvokedSourceTest extends SpoolTestBase {
     void shouldLetTheGatewayStreamForAnInvokedSource() {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ReplicationSink sink = sink(0);
              ReplicationSource source = invokedSource(primary, sink);
-             PublishGateway gateway = PublishGateway.builder(primary, source).start();
-             PublishClient client = PublishClient.connect(gateway.address(), 8192)) {
+             PublishGateway gateway = PublishGateway.builder(primary, source).sharedSecret(Replicas.SECRET).start();
+             PublishClient client = PublishClient.connect(gateway.address(), 8192, Replicas.SECRET)) {
             await(source::isConnected, "the source is connected");
             final CommitStage[] stages = CommitStage.values();
             for (int sequence = 0; sequence < 100; sequence++) {

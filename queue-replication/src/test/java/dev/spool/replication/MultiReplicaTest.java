@@ -21,13 +21,13 @@ class MultiReplicaTest extends SpoolTestBase {
     private static final Duration HEARTBEAT = Duration.ofMillis(200);
 
     private ReplicationSink sink(final String name, final int port, final Duration heartbeat) {
-        return ReplicationSink.builder(tempDir.resolve(name)).queueSettings(b -> b.chunkLength(1 << 20))
+        return ReplicationSink.builder(tempDir.resolve(name)).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20))
                 .port(port).heartbeatInterval(heartbeat).start();
     }
 
     private static ReplicationSource.Builder source(final SpoolQueue queue, final Duration heartbeat,
                                                     final InetSocketAddress first, final InetSocketAddress... more) {
-        return ReplicationSource.builder(queue, first, more).heartbeatInterval(heartbeat)
+        return ReplicationSource.builder(queue, first, more).sharedSecret(Replicas.SECRET).heartbeatInterval(heartbeat)
                 .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100));
     }
 

@@ -33,7 +33,7 @@ class ProcessFailoverTest extends SpoolTestBase {
         long lastAcked = -1;
         try (ChildJvm sinkB = startSink(b, portB, stderr)) {
             try (ChildJvm gatewayA = ChildJvm.start(ReplicationMains.Gateway.class, stderr, a.toString(), String.valueOf(portB))) {
-                try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayA), 8192)) {
+                try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayA), 8192, Replicas.SECRET)) {
                     for (long sequence = 0; sequence < 200; sequence++) {
                         final byte[] message = message(sequence);
                         final long index = client.awaitCommit(client.publish(message, 0, message.length, CommitStage.ACKED),
@@ -59,7 +59,7 @@ class ProcessFailoverTest extends SpoolTestBase {
         }
         try (ChildJvm sinkC = startSink(c, portC, stderr);
              ChildJvm gatewayB = ChildJvm.start(ReplicationMains.Gateway.class, stderr, b.toString(), String.valueOf(portC))) {
-            try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayB), 8192)) {
+            try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayB), 8192, Replicas.SECRET)) {
                 final byte[] message = message(1_000);
                 final long index = client.awaitCommit(client.publish(message, 0, message.length, CommitStage.ACKED),
                         30, TimeUnit.SECONDS);
@@ -94,7 +94,7 @@ class ProcessFailoverTest extends SpoolTestBase {
         try (ChildJvm sinkB = startSink(b, portB, stderr)) {
             try (ChildJvm sinkC = startSink(c, portC, stderr);
                  ChildJvm gatewayA = ChildJvm.start(ReplicationMains.Gateway.class, stderr, a.toString(), portB + "," + portC);
-                 PublishClient client = PublishClient.connect(gatewayAddress(gatewayA), 8192)) {
+                 PublishClient client = PublishClient.connect(gatewayAddress(gatewayA), 8192, Replicas.SECRET)) {
                 for (long sequence = 0; sequence < 100; sequence++) {
                     final byte[] message = message(sequence);
                     quorumAcked = client.awaitCommit(client.publish(message, 0, message.length,
@@ -124,7 +124,7 @@ class ProcessFailoverTest extends SpoolTestBase {
         }
         try (ChildJvm sinkC = startSink(c, portC, stderr);
              ChildJvm gatewayB = ChildJvm.start(ReplicationMains.Gateway.class, stderr, b.toString(), String.valueOf(portC))) {
-            try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayB), 8192)) {
+            try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayB), 8192, Replicas.SECRET)) {
                 final byte[] message = message(1_000);
                 final long index = client.awaitCommit(client.publish(message, 0, message.length,
                         CommitStage.ACKED_BY_QUORUM), 30, TimeUnit.SECONDS);

@@ -16,12 +16,12 @@ class PublishGatewayTest extends SpoolTestBase {
     @Test
     void shouldCommitEachPublishAtTheStageItsClientAskedFor() {
         try (SpoolQueue primary = open(tempDir.resolve("primary"));
-             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica"))
+             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET)
                      .queueSettings(b -> b.chunkLength(1 << 20)).start();
-             ReplicationSource source = ReplicationSource.builder(primary, sink.address())
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET)
                      .heartbeatInterval(Duration.ofMillis(200)).start();
-             PublishGateway gateway = PublishGateway.builder(primary, source).start();
-             PublishClient client = PublishClient.connect(gateway.address(), 8192)) {
+             PublishGateway gateway = PublishGateway.builder(primary, source).sharedSecret(Replicas.SECRET).start();
+             PublishClient client = PublishClient.connect(gateway.address(), 8192, Replicas.SECRET)) {
             await(source::isConnected, "the source is connected");
             final CommitStage[] stages = CommitStage.values();
             for (int sequence = 0; sequence < 200; sequence++) {
@@ -60,8 +60,8 @@ class PublishGatewayTest extends SpoolTestBase {
         final int burst = 10_000;
         final byte[] tiny = {7};
         try (SpoolQueue primary = open(tempDir.resolve("primary"));
-             PublishGateway gateway = PublishGateway.builder(primary, null).start();
-             PublishClient client = PublishClient.connect(gateway.address(), 8192)) {
+             PublishGateway gateway = PublishGateway.builder(primary, null).sharedSecret(Replicas.SECRET).start();
+             PublishClient client = PublishClient.connect(gateway.address(), 8192, Replicas.SECRET)) {
             for (final CommitStage stage : new CommitStage[] {CommitStage.SYNCED, CommitStage.WRITTEN}) {
                 final long first = client.publish(tiny, 0, 1, stage);
                 for (int sequence = 1; sequence < burst; sequence++) {
@@ -86,8 +86,8 @@ class PublishGatewayTest extends SpoolTestBase {
     @Test
     void shouldSyncForAckedOrSyncedWithoutAReplicaAndNeverAck() {
         try (SpoolQueue primary = open(tempDir.resolve("primary"));
-             PublishGateway gateway = PublishGateway.builder(primary, null).start();
-             PublishClient client = PublishClient.connect(gateway.address(), 8192)) {
+             PublishGateway gateway = PublishGateway.builder(primary, null).sharedSecret(Replicas.SECRET).start();
+             PublishClient client = PublishClient.connect(gateway.address(), 8192, Replicas.SECRET)) {
             final byte[] message = message(1);
             final long synced = client.awaitCommit(client.publish(message, 0, message.length, CommitStage.ACKED_OR_SYNCED),
                     30, TimeUnit.SECONDS);

@@ -18,6 +18,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /** Messages that check themselves, and the comparison of a replica with its primary. */
 final class Replicas {
+    /** The shared secret of the tests' sinks, sources and gateways: secure is the default. */
+    static final byte[] SECRET = "the replication tests' secret, 41 bytes".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
     private Replicas() {
     }
 

@@ -48,7 +48,7 @@ class ReplicationAllocationTest extends SpoolTestBase {
         final ReplicationSink[] sinks = new ReplicationSink[replicas];
         try {
             for (int i = 0; i < replicas; i++) {
-                sinks[i] = ReplicationSink.builder(tempDir.resolve("replica" + i))
+                sinks[i] = ReplicationSink.builder(tempDir.resolve("replica" + i)).sharedSecret(Replicas.SECRET)
                         .queueSettings(b -> b.chunkLength(64L << 20)).start();
             }
             final InetSocketAddress[] more = new InetSocketAddress[replicas - 1];
@@ -58,7 +58,7 @@ class ReplicationAllocationTest extends SpoolTestBase {
             try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(64L << 20).build();
                  ExcerptAppender appender = primary.createAppender();
                  ReplicationSource source = ReplicationSource.builder(primary, sinks[0].address(), more)
-                         .invoked(invoked).start();
+                         .sharedSecret(Replicas.SECRET).invoked(invoked).start();
                  CommitWaiter waiter = source.commitWaiter(appender)) {
                 assertEquals(replicas, source.ackQuorum(), "the writer waits for every replica");
                 final byte[] message = new byte[40];

@@ -36,12 +36,12 @@ class ReplicationChecksumTest extends SpoolTestBase {
     }
 
     private ReplicationSink sink(final boolean checksums) {
-        return ReplicationSink.builder(tempDir.resolve("replica")).queueSettings(b -> b.chunkLength(1 << 20)
+        return ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20)
                 .checksums(checksums)).heartbeatInterval(HEARTBEAT).start();
     }
 
     private static ReplicationSource source(final SpoolQueue queue, final ReplicationSink sink) {
-        return ReplicationSource.builder(queue, sink.address()).heartbeatInterval(HEARTBEAT)
+        return ReplicationSource.builder(queue, sink.address()).sharedSecret(Replicas.SECRET).heartbeatInterval(HEARTBEAT)
                 .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100)).start();
     }
 

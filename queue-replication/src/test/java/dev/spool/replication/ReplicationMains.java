@@ -36,7 +36,7 @@ final class ReplicationMains {
     /** @return a builder of a source to the sinks on a comma-separated list of ports. */
     static ReplicationSource.Builder source(final SpoolQueue queue, final String ports) {
         final InetSocketAddress[] sinks = sinks(ports);
-        return ReplicationSource.builder(queue, sinks[0], Arrays.copyOfRange(sinks, 1, sinks.length))
+        return ReplicationSource.builder(queue, sinks[0], Arrays.copyOfRange(sinks, 1, sinks.length)).sharedSecret(Replicas.SECRET)
                 .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(200));
     }
 
@@ -52,7 +52,7 @@ final class ReplicationMains {
     /** {@code dir port}: a sink on loopback. */
     static final class Sink {
         public static void main(final String[] args) throws Exception {
-            try (ReplicationSink sink = ReplicationSink.builder(Path.of(args[0])).queueSettings(b -> b.chunkLength(1 << 20))
+            try (ReplicationSink sink = ReplicationSink.builder(Path.of(args[0])).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20))
                     .port(Integer.parseInt(args[1])).heartbeatInterval(HEARTBEAT).start()) {
                 System.out.println("LISTENING " + sink.address().getPort());
                 final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -76,7 +76,7 @@ final class ReplicationMains {
         public static void main(final String[] args) throws Exception {
             try (SpoolQueue queue = Replicas.open(Path.of(args[0]));
                  ReplicationSource source = source(queue, args[1]).start();
-                 PublishGateway gateway = PublishGateway.builder(queue, source).start()) {
+                 PublishGateway gateway = PublishGateway.builder(queue, source).sharedSecret(Replicas.SECRET).start()) {
                 System.out.println("GATEWAY " + gateway.address().getPort());
                 final Thread stopper = new Thread(() -> {
                     try {

@@ -23,12 +23,12 @@ class WakeUpTest extends SpoolTestBase {
     private static final int MESSAGES = 50;
 
     private ReplicationSink sink() {
-        return ReplicationSink.builder(tempDir.resolve("replica")).queueSettings(b -> b.chunkLength(1 << 20))
+        return ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20))
                 .heartbeatInterval(HEARTBEAT).start();
     }
 
     private static ReplicationSource source(final SpoolQueue primary, final ReplicationSink sink) {
-        return ReplicationSource.builder(primary, sink.address()).heartbeatInterval(HEARTBEAT).maxSleep(LONG_SLEEP)
+        return ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).heartbeatInterval(HEARTBEAT).maxSleep(LONG_SLEEP)
                 .start();
     }
 
@@ -56,7 +56,7 @@ class WakeUpTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary"));
              ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink);
              PublishGateway gateway = gateway(primary, source);
-             PublishClient client = PublishClient.connect(gateway.address(), 8192)) {
+             PublishClient client = PublishClient.connect(gateway.address(), 8192, Replicas.SECRET)) {
             await(source::isConnected, "the source is connected");
             for (int sequence = 0; sequence < MESSAGES; sequence++) {
                 final byte[] message = message(sequence);
@@ -69,7 +69,7 @@ class WakeUpTest extends SpoolTestBase {
     }
 
     private static PublishGateway gateway(final SpoolQueue primary, final ReplicationSource source) {
-        final PublishGateway.Builder builder = PublishGateway.builder(primary, source);
+        final PublishGateway.Builder builder = PublishGateway.builder(primary, source).sharedSecret(Replicas.SECRET);
         builder.maxSleepMs = LONG_SLEEP.toMillis();
         return builder.start();
     }

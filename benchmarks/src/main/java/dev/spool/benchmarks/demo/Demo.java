@@ -1,5 +1,6 @@
 package dev.spool.benchmarks.demo;
 
+import dev.spool.benchmarks.support.Replicas;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
@@ -205,9 +206,9 @@ public final class Demo {
         final byte[] message = new byte[MESSAGE_LENGTH];
         final long start = System.nanoTime();
         long lastIndex = -1;
-        try (ReplicationSink sink = ReplicationSink.builder(replicaDirectory).port(0).start();
+        try (ReplicationSink sink = ReplicationSink.builder(replicaDirectory).sharedSecret(Replicas.SECRET).port(0).start();
              SpoolQueue primary = SpoolQueue.open(primaryDirectory);
-             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).start();
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).start();
              ExcerptAppender appender = primary.createAppender();
              CommitWaiter commits = source.commitWaiter(appender)) {
             for (int i = 0; i < REPLICATED; i++) {

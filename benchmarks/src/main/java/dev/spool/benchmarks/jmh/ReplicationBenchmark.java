@@ -83,9 +83,9 @@ public class ReplicationBenchmark {
             directory = BenchmarkDirectory.create("spool-replication-");
             primary = Payloads.spoolQueue(directory.path().resolve("primary")).build();
             appender = primary.createAppender();
-            sink = ReplicationSink.builder(directory.path().resolve("replica"))
+            sink = ReplicationSink.builder(directory.path().resolve("replica")).sharedSecret(Replicas.SECRET)
                     .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
-            source = ReplicationSource.builder(primary, sink.address()).invoked(invoked).start();
+            source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).invoked(invoked).start();
             Replicas.awaitConnected(sink, source);
             waiter = source.commitWaiter(appender);
         }

@@ -31,12 +31,12 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
      * The variants of E2: the raw TCP round trip of the same length first, and again with a threaded source's
      * hand-offs (writer, relay thread, echo, relay, reader), then replication end to end in batches
      * of 1, 2, 5, 10 and 20 messages and of single messages streamed by the reader's thread (an invoked source),
-     * then the publish alone (the append of a batch, the article's "without
+     * and without the shared secret (no MAC per frame: what authentication costs), then the publish alone (the append of a batch, the article's "without
      * replication" table) for the same batch sizes, then the plain queue end to end.
      */
     static final List<String> E2_VARIANTS = List.of("floor-tcp", "floor-tcp-threaded",
             "spool-replicated", "spool-replicated-b2", "spool-replicated-b5", "spool-replicated-b10",
-            "spool-replicated-b20", "spool-replicated-invoked",
+            "spool-replicated-b20", "spool-replicated-invoked", "spool-replicated-insecure",
             "spool-publish", "spool-publish-b2", "spool-publish-b5", "spool-publish-b10", "spool-publish-b20",
             VariantNames.SPOOL);
 

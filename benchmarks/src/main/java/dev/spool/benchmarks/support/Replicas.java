@@ -7,7 +7,20 @@ import java.util.concurrent.locks.LockSupport;
 
 /** What the benchmarks that replicate share: the JMH replication benchmark and the replicated latency variants. */
 public final class Replicas {
+    /**
+     * The shared secret of the benchmarks' sinks, sources, gateways and clients, drawn per run: replication is secure
+     * by default, and the benchmarks measure it so, each frame's MAC included. A deployment reads its secret from a
+     * file only its user can read (docs/operations.md, "Security model").
+     */
+    public static final byte[] SECRET = secret();
+
     private Replicas() {
+    }
+
+    private static byte[] secret() {
+        final byte[] secret = new byte[32];
+        new java.security.SecureRandom().nextBytes(secret);
+        return secret;
     }
 
     /**

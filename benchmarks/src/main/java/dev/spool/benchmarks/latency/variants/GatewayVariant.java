@@ -70,11 +70,11 @@ final class GatewayVariant implements LatencyVariant {
     @Override
     public void init(final Path directory, final int length) {
         primary = Payloads.spoolQueue(directory.resolve("primary")).build();
-        sink = ReplicationSink.builder(directory.resolve("replica"))
+        sink = ReplicationSink.builder(directory.resolve("replica")).sharedSecret(Replicas.SECRET)
                 .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
-        source = ReplicationSource.builder(primary, sink.address()).invoked(invoked).start();
+        source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).invoked(invoked).start();
         Replicas.awaitConnected(sink, source);
-        final PublishGateway.Builder builder = PublishGateway.builder(primary, source);
+        final PublishGateway.Builder builder = PublishGateway.builder(primary, source).sharedSecret(Replicas.SECRET);
         if (invoked) {
             builder.idleStrategy(new BusySpinIdleStrategy());
         }
@@ -85,7 +85,7 @@ final class GatewayVariant implements LatencyVariant {
 
     @Override
     public void openReader() {
-        client = PublishClient.connect(gateway.address(), message.length);
+        client = PublishClient.connect(gateway.address(), message.length, Replicas.SECRET);
     }
 
     @Override

@@ -29,6 +29,7 @@ public final class LatencyVariants {
             () -> new ReplicatedVariant(10),
             () -> new ReplicatedVariant(20),
             ReplicatedVariant::invoked,
+            ReplicatedVariant::insecure,
             () -> new PublishVariant(1),
             () -> new PublishVariant(2),
             () -> new PublishVariant(5),

@@ -26,6 +26,8 @@ final class ReplicatedVariant implements LatencyVariant {
     private final StartTimeReader startTimeReader = new StartTimeReader();
     private final int batchSize;
     private final boolean invoked;
+    /** No shared secret: the same run without the handshake's and each frame's MACs, to price them. */
+    private boolean insecure;
     /** Messages of the current batch read so far; the reader thread's. */
     private int readInBatch;
     private SpoolQueue primary;
@@ -60,6 +62,13 @@ final class ReplicatedVariant implements LatencyVariant {
         return new ReplicatedVariant(1, true);
     }
 
+    /** @return replication of single messages by the source's thread with {@code insecure()} sink and source. */
+    static ReplicatedVariant insecure() {
+        final ReplicatedVariant variant = new ReplicatedVariant(1, false);
+        variant.insecure = true;
+        return variant;
+    }
+
     /**
      * @param base      the name of the variant's batch of 1.
      * @param batchSize messages per batch.
@@ -71,6 +80,9 @@ final class ReplicatedVariant implements LatencyVariant {
 
     @Override
     public String name() {
+        if (insecure) {
+            return "spool-replicated-insecure";
+        }
         return batchName(invoked ? "spool-replicated-invoked" : "spool-replicated", batchSize);
     }
 
@@ -79,7 +91,8 @@ final class ReplicatedVariant implements LatencyVariant {
         return "Spool queue replicated over loopback TCP (" + (invoked
                 ? "the reader's thread streams for the source, calling doWork when the replica has nothing new; the"
                 + " sink thread sleeps in select" : "source and sink threads sleep in select; the append wakes the source") + "),"
-                + " read from the replica" + (batchSize == 1 ? "" : "; batches of " + batchSize + " appended back to"
+                + " read from the replica" + (insecure ? "; insecure(): no MAC on the frames (the others carry one)" : "")
+                + (batchSize == 1 ? "" : "; batches of " + batchSize + " appended back to"
                 + " back with the batch's due time, one sample per batch when its last message is read");
     }
 
@@ -93,8 +106,15 @@ final class ReplicatedVariant implements LatencyVariant {
         primary = Payloads.spoolQueue(directory.resolve("primary")).build();
         appender = primary.createAppender();
         replicaDirectory = directory.resolve("replica");
-        sink = ReplicationSink.builder(replicaDirectory).queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
+        final ReplicationSink.Builder sinkBuilder = ReplicationSink.builder(replicaDirectory)
+                .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH));
+        sink = (insecure ? sinkBuilder.insecure() : sinkBuilder.sharedSecret(Replicas.SECRET)).start();
         final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sink.address());
+        if (insecure) {
+            builder.insecure();
+        } else {
+            builder.sharedSecret(Replicas.SECRET);
+        }
         if (invoked) {
             builder.invoked();
         }

@@ -147,12 +147,13 @@ final class StageVariant implements LatencyVariant {
             final InetSocketAddress[] more = new InetSocketAddress[replicas - 1];
             for (int i = 0; i < replicas; i++) {
                 sinks[i] = ReplicationSink.builder(directory.resolve(i == 0 ? "replica" : "replica" + i))
-                        .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
+                        .sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
                 if (i > 0) {
                     more[i - 1] = sinks[i].address();
                 }
             }
-            final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sinks[0].address(), more);
+            final ReplicationSource.Builder builder = ReplicationSource.builder(primary, sinks[0].address(), more)
+                    .sharedSecret(Replicas.SECRET);
             if (invoked) {
                 builder.invoked();
             }
@@ -160,7 +161,7 @@ final class StageVariant implements LatencyVariant {
             Replicas.awaitConnected(source, sinks);
         } else {
             // nothing listens on port 1: the source retries now and then, and the stage falls back to a sync
-            source = ReplicationSource.builder(primary, new InetSocketAddress(InetAddress.getLoopbackAddress(), 1))
+            source = ReplicationSource.builder(primary, new InetSocketAddress(InetAddress.getLoopbackAddress(), 1)).sharedSecret(Replicas.SECRET)
                     .reconnectBackoff(Duration.ofSeconds(5), Duration.ofSeconds(30)).start();
         }
         indices = new SpscLongRing(1 << 16);

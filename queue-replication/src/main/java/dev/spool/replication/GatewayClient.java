@@ -1,0 +1,31 @@
+package dev.spool.replication;
+
+/**
+ * One client connection of a {@link PublishGateway}: its {@link Connection}, how far its authentication went, and
+ * when it was accepted (for the handshake timeout). Its buffers start small and grow to what it sends once it has
+ * proved the secret (or at once, on an insecure gateway), within the gateway's {@link BufferBudget}. The gateway's
+ * thread only.
+ */
+final class GatewayClient {
+    /** Expects CLIENT_HELLO. */
+    static final int AWAIT_HELLO = 0;
+    /** Has sent CHALLENGE, expects PROOF. */
+    static final int AWAIT_PROOF = 1;
+    /** Authenticated (or on an insecure gateway): PUBLISH frames. */
+    static final int OPEN = 2;
+
+    final Connection connection;
+    /** Where the client sits in the gateway's table, for the sweep of timeouts. */
+    final int slot;
+    final long acceptedNs;
+    int state;
+    /** CLIENT_HELLO and CHALLENGE, for the PROOF's MAC; null once open. */
+    byte[][] handshake;
+
+    GatewayClient(final Connection connection, final int slot, final long acceptedNs, final int state) {
+        this.connection = connection;
+        this.slot = slot;
+        this.acceptedNs = acceptedNs;
+        this.state = state;
+    }
+}

@@ -1,0 +1,222 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ChildJvm;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolTestBase;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.Replicas.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * The publish gateway as a server that cannot be knocked over: only clients that prove the secret publish; idle,
+ * slow and surplus connections are closed; a flood of them in a JVM with little direct memory leaves it serving.
+ */
+class GatewaySecurityTest extends SpoolTestBase {
+    /** Sent by the flood's child JVM: a gateway with 1 MiB messages in 16 MiB of direct memory. */
+    static final String MAX_DIRECT_MEMORY = "-XX:MaxDirectMemorySize=16m";
+    static final int FLOOD = 1000;
+
+    @Test
+    void shouldAppendNothingFromAClientThatDoesNotProveTheSecret() throws IOException {
+        expectWarning("closing the connection");
+        final byte[] wrong = "not the gateway's secret, 32 B".getBytes(StandardCharsets.US_ASCII);
+        try (SpoolQueue primary = open(tempDir.resolve("primary"));
+             PublishGateway gateway = PublishGateway.builder(primary, null).sharedSecret(SECRET).start()) {
+            final UncheckedIOException refused = assertThrows(UncheckedIOException.class,
+                    () -> PublishClient.connect(gateway.address(), 64, wrong));
+            assertTrue(refused.getCause().getMessage().contains("did not prove the shared secret"),
+                    refused.getCause().getMessage());
+            try (Socket raw = new Socket(InetAddress.getLoopbackAddress(), gateway.address().getPort())) {
+                raw.setSoTimeout(30_000);
+                final byte[] payload = message(1);
+                final ByteBuffer publish = Wire.frame(PublishFlyweight.frameLength(payload.length), TYPE_PUBLISH);
+                new PublishFlyweight().wrap(publish, 0).correlation(1).stage(CommitStage.WRITTEN)
+                        .payload(payload, 0, payload.length);
+                Wire.write(raw, publish);
+                final ByteBuffer error = Wire.read(raw);
+                assertEquals(TYPE_ERROR, Wire.type(error));
+                assertTrue(new ErrorFlyweight().wrap(error, 0).message(error.capacity())
+                        .contains("PUBLISH frame from /127.0.0.1:" + raw.getLocalPort() + " where CLIENT_HELLO was expected"));
+                Wire.awaitClosed(raw);
+            }
+            assertEquals(-1, primary.lastIndex(), "nothing appended");
+            try (PublishClient client = PublishClient.connect(gateway.address(), 8192, SECRET)) {
+                final byte[] message = message(2);
+                assertTrue(client.awaitCommit(client.publish(message, 0, message.length, CommitStage.WRITTEN),
+                        30, TimeUnit.SECONDS) >= 0, "an authenticated client is served");
+            }
+            assertNull(gateway.failure());
+        }
+    }
+
+    @Test
+    void shouldCloseConnectionsThatDoNotAuthenticateInTimeOrPassTheLimit() throws IOException {
+        expectWarning("refusing new connections (1 so far): maxConnections=2 reached");
+        try (SpoolQueue primary = open(tempDir.resolve("primary"));
+             PublishGateway gateway = PublishGateway.builder(primary, null).sharedSecret(SECRET).maxConnections(2)
+                     .handshakeTimeout(Duration.ofMillis(300)).start();
+             Socket first = new Socket(InetAddress.getLoopbackAddress(), gateway.address().getPort());
+             Socket second = new Socket(InetAddress.getLoopbackAddress(), gateway.address().getPort())) {
+            try (Socket third = new Socket(InetAddress.getLoopbackAddress(), gateway.address().getPort())) {
+                third.setSoTimeout(30_000);
+                assertEquals(-1, third.getInputStream().read(), "a connection past the limit is closed at once");
+            }
+            first.setSoTimeout(30_000);
+            second.setSoTimeout(30_000);
+            assertEquals(-1, first.getInputStream().read(), "closed after the handshake timeout");
+            assertEquals(-1, second.getInputStream().read(), "closed after the handshake timeout");
+            try (PublishClient client = PublishClient.connect(gateway.address(), 8192, SECRET)) {
+                final byte[] message = message(3);
+                assertTrue(client.awaitCommit(client.publish(message, 0, message.length, CommitStage.WRITTEN),
+                        30, TimeUnit.SECONDS) >= 0, "the slots are free again");
+            }
+        }
+    }
+
+    @Test
+    void shouldCloseAClientWhoseMessageWouldPassTheBytesInFlightAndServeOthersWhenTheyAreFreed() {
+        expectWarning("maxBytesInFlight");
+        final int maxMessageLength = 64 * 1024;
+        final long oneClient = PublishGateway.HANDSHAKE_CAPACITY + PublishFlyweight.frameLength(maxMessageLength)
+                + FrameMac.TAG_LENGTH + PublishGateway.COMMIT_CAPACITY;
+        final byte[] big = new byte[60 * 1024];
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20)
+                .maxMessageLength(maxMessageLength).build();
+             PublishGateway gateway = PublishGateway.builder(primary, null).sharedSecret(SECRET)
+                     .maxBytesInFlight(oneClient + 10_000).start()) {
+            try (PublishClient first = PublishClient.connect(gateway.address(), maxMessageLength, SECRET);
+                 PublishClient second = PublishClient.connect(gateway.address(), maxMessageLength, SECRET)) {
+                assertTrue(first.awaitCommit(first.publish(big, 0, big.length, CommitStage.WRITTEN), 30,
+                        TimeUnit.SECONDS) >= 0);
+                final long correlation = second.publish(big, 0, big.length, CommitStage.WRITTEN);
+                final RuntimeException refused = assertThrows(RuntimeException.class,
+                        () -> second.awaitCommit(correlation, 30, TimeUnit.SECONDS));
+                assertTrue(String.valueOf(refused.getMessage()).contains("reports error " + ERROR_BUSY)
+                        || refused instanceof UncheckedIOException, String.valueOf(refused));
+                assertEquals(0, primary.lastIndex() - firstIndex(primary), "only the first client's message");
+            }
+            try (PublishClient third = PublishClient.connect(gateway.address(), maxMessageLength, SECRET)) {
+                assertTrue(third.awaitCommit(third.publish(big, 0, big.length, CommitStage.WRITTEN), 30,
+                        TimeUnit.SECONDS) >= 0, "the first client's buffers were returned when it left");
+            }
+            assertNull(gateway.failure());
+        }
+    }
+
+    private static long firstIndex(final SpoolQueue queue) {
+        try (dev.spool.queue.ExcerptTailer tailer = queue.createTailer()) {
+            final long[] first = {-1};
+            tailer.read((bytes, offset, length, index) -> first[0] = index);
+            return first[0];
+        }
+    }
+
+    @Test
+    void shouldCloseAClientIdleForTheIdleTimeout() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary"));
+             PublishGateway gateway = PublishGateway.builder(primary, null).sharedSecret(SECRET)
+                     .idleTimeout(Duration.ofMillis(200)).start();
+             PublishClient client = PublishClient.connect(gateway.address(), 8192, SECRET)) {
+            final byte[] message = message(4);
+            assertTrue(client.awaitCommit(client.publish(message, 0, message.length, CommitStage.WRITTEN), 30,
+                    TimeUnit.SECONDS) >= 0);
+            final long never = client.publish(message, 0, message.length, CommitStage.ACKED);
+            assertThrows(UncheckedIOException.class, () -> client.awaitCommit(never, 30, TimeUnit.SECONDS),
+                    "the gateway closed the idle client (no replica: the commit would never come)");
+        }
+    }
+
+    @Test
+    void shouldRefuseGatewayOptionsOutOfRangeNamingOptionAndValue() {
+        try (SpoolQueue primary = open(tempDir.resolve("primary"))) {
+            assertEquals("maxConnections=0 must be at least 1", assertThrows(IllegalArgumentException.class,
+                    () -> PublishGateway.builder(primary, null).sharedSecret(SECRET).maxConnections(0).start())
+                    .getMessage());
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> PublishGateway.builder(primary, null)
+                    .sharedSecret(SECRET).maxBytesInFlight(1000).start()).getMessage()
+                    .startsWith("maxBytesInFlight=1000 cannot hold one client's buffers"));
+            assertEquals("handshakeTimeout=PT0S must be positive", assertThrows(IllegalArgumentException.class,
+                    () -> PublishGateway.builder(primary, null).sharedSecret(SECRET).handshakeTimeout(Duration.ZERO)
+                            .start()).getMessage());
+            assertEquals("idleTimeout=PT-1S must be positive", assertThrows(IllegalArgumentException.class,
+                    () -> PublishGateway.builder(primary, null).sharedSecret(SECRET)
+                            .idleTimeout(Duration.ofSeconds(-1)).start()).getMessage());
+        }
+    }
+
+    /**
+     * A thousand connections that never authenticate, half idle and half trickling a CLIENT_HELLO a byte at a time,
+     * against a gateway in a child JVM with 16 MiB of direct memory and 1 MiB messages (the gateway that allocated
+     * a whole frame per connection ran out after about 16): an authenticated client is still served, and the child
+     * is alive.
+     */
+    @Test
+    void shouldServeAnAuthenticatedClientThroughAThousandIdleOrSlowConnectionsInLittleDirectMemory() throws Exception {
+        final Path stderr = tempDir.resolve("gateway.err");
+        try (ChildJvm child = ChildJvm.startWithOptions(FloodedGateway.class, stderr, List.of(MAX_DIRECT_MEMORY),
+                tempDir.resolve("primary").toString())) {
+            final String line = child.awaitLine("GATEWAY", 60, TimeUnit.SECONDS);
+            final InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                    Integer.parseInt(line.substring("GATEWAY ".length())));
+            final List<Socket> flood = new ArrayList<>();
+            try {
+                for (int i = 0; i < FLOOD; i++) {
+                    final Socket socket = new Socket(address.getAddress(), address.getPort());
+                    flood.add(socket);
+                    if (i % 2 == 1) {
+                        // slowloris: the first byte of a CLIENT_HELLO, and nothing more
+                        socket.getOutputStream().write(CLIENT_HELLO_LENGTH);
+                    }
+                }
+                for (int round = 0; round < 3; round++) {
+                    try (PublishClient client = PublishClient.connect(address, 1 << 20, SECRET)) {
+                        final byte[] big = new byte[1 << 20];
+                        big[0] = (byte) round;
+                        assertTrue(client.awaitCommit(client.publish(big, 0, big.length, CommitStage.WRITTEN),
+                                30, TimeUnit.SECONDS) >= 0, "round " + round + ": an authenticated client is served");
+                    }
+                }
+                for (final Socket socket : flood) {
+                    socket.setSoTimeout(30_000);
+                    assertEquals(-1, socket.getInputStream().read(), "the gateway closes it after the handshake timeout");
+                }
+            } finally {
+                for (final Socket socket : flood) {
+                    socket.close();
+                }
+            }
+            child.send("STOP");
+            assertEquals("STOPPED alive", child.awaitLine("STOPPED", 60, TimeUnit.SECONDS), child.stderrTail());
+        }
+    }
+
+    /** {@code dir}: a gateway with a secret and 1 MiB messages; prints its port, then STOPPED alive at STOP. */
+    static final class FloodedGateway {
+        public static void main(final String[] args) throws Exception {
+            try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(64L << 20)
+                    .maxMessageLength(1 << 20).build();
+                 PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(SECRET)
+                         .maxConnections(2 * FLOOD).maxBytesInFlight(8L << 20).handshakeTimeout(Duration.ofSeconds(10))
+                         .start()) {
+                System.out.println("GATEWAY " + gateway.address().getPort());
+                ReplicationMains.awaitStop();
+                System.out.println("STOPPED " + (gateway.failure() == null ? "alive" : "failed " + gateway.failure()));
+            }
+        }
+    }
+}
