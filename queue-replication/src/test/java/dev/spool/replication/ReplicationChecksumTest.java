@@ -36,13 +36,24 @@ class ReplicationChecksumTest extends SpoolTestBase {
     }
 
     private ReplicationSink sink(final boolean checksums) {
-        return ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20)
-                .checksums(checksums)).heartbeatInterval(HEARTBEAT).start();
+        return sink(checksums, true);
+    }
+
+    /** @param secure false: insecure(), so that a test can speak the source's side with hand-made, unsigned frames. */
+    private ReplicationSink sink(final boolean checksums, final boolean secure) {
+        final ReplicationSink.Builder builder = ReplicationSink.builder(tempDir.resolve("replica"))
+                .queueSettings(b -> b.chunkLength(1 << 20).checksums(checksums)).heartbeatInterval(HEARTBEAT);
+        return (secure ? builder.sharedSecret(Replicas.SECRET) : builder.insecure()).start();
     }
 
     private static ReplicationSource source(final SpoolQueue queue, final ReplicationSink sink) {
-        return ReplicationSource.builder(queue, sink.address()).sharedSecret(Replicas.SECRET).heartbeatInterval(HEARTBEAT)
-                .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100)).start();
+        return source(queue, sink, true);
+    }
+
+    private static ReplicationSource source(final SpoolQueue queue, final ReplicationSink sink, final boolean secure) {
+        final ReplicationSource.Builder builder = ReplicationSource.builder(queue, sink.address())
+                .heartbeatInterval(HEARTBEAT).reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100));
+        return (secure ? builder.sharedSecret(Replicas.SECRET) : builder.insecure()).start();
     }
 
     private static List<Path> cycleFiles(final Path directory) throws IOException {
@@ -78,10 +89,11 @@ class ReplicationChecksumTest extends SpoolTestBase {
     void shouldRefuseADataFrameWithADamagedChecksumWriteNothingOfItAndResumeOnReconnect() throws IOException {
         expectWarning("closing the connection");
         expectWarning("lost");
+        expectWarning("insecure()");
         try (SpoolQueue primary = openChecksummed(tempDir.resolve("primary"));
-             ExcerptAppender appender = primary.createAppender(); ReplicationSink sink = sink(true)) {
+             ExcerptAppender appender = primary.createAppender(); ReplicationSink sink = sink(true, false)) {
             append(appender, 0, 10);
-            try (ReplicationSource source = source(primary, sink)) {
+            try (ReplicationSource source = source(primary, sink, false)) {
                 await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
             }
             final long last = sink.lastIndex();
@@ -90,7 +102,7 @@ class ReplicationChecksumTest extends SpoolTestBase {
                     && error.contains("nothing of the frame was written"), error);
             assertEquals(last, sink.lastIndex(), "nothing of the damaged frame is written");
             append(appender, 10, 20);
-            try (ReplicationSource source = source(primary, sink)) {
+            try (ReplicationSource source = source(primary, sink, false)) {
                 await(() -> sink.lastIndex() == primary.lastIndex(), "replicated after the reconnect");
             }
         }
@@ -100,7 +112,7 @@ class ReplicationChecksumTest extends SpoolTestBase {
         }
     }
 
-    /** Speaks the source's side: a handshake, then a DATA frame of two good entries and one whose CRC32C is wrong. */
+    /** Speaks the source's side to an insecure sink: a handshake, then a DATA frame of two good entries and one whose CRC32C is wrong. */
     private static String sendDamagedFrame(final SpoolQueue primary, final ReplicationSink sink, final long last)
             throws IOException {
         try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
