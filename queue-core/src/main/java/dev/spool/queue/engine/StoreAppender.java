@@ -3,6 +3,7 @@ package dev.spool.queue.engine;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.engine.QueueEngine.SyncTrigger;
 import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.typed.TypedMessages;
 
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -110,6 +111,11 @@ final class StoreAppender implements ExcerptAppender {
         tail.claim(maxLength);
         claimLength = maxLength;
         return tail.position() + HEADER_LENGTH;
+    }
+
+    @Override
+    public <T> T methodWriter(final Class<T> events) {
+        return TypedMessages.writer(events, new AppenderSink(this), store.directory());
     }
 
     @Override
