@@ -105,11 +105,11 @@ final class ModelReader {
     private Method method(final TypeElement events, final ExecutableElement method) throws Invalid {
         final String name = name(events, method);
         if (method.getReturnType().getKind() != TypeKind.VOID) {
-            throw new Invalid(method, name + " returns " + method.getReturnType()
+            throw new Invalid(method, name + ": returns " + method.getReturnType()
                     + ": a method writer appends and cannot return a value; declare it void");
         }
         if (!method.getTypeParameters().isEmpty()) {
-            throw new Invalid(method, name + " has type parameters; a typed message needs concrete types");
+            throw new Invalid(method, name + ": has type parameters; a typed message needs concrete types");
         }
         final int pinned = intValue(method, METHOD_ID, "value", -1);
         if (pinned != -1 && (pinned < 1 || pinned > MAX_PINNED_ID)) {
@@ -189,7 +189,8 @@ final class ModelReader {
                     + "byte[], Bytes<?>, concrete message class or BytesMarshallable");
         }
         checkConstructor(variable, what, element);
-        if (types.isAssignable(type, types.erasure(elements.getTypeElement(MARSHALLABLE).asType()))) {
+        final TypeElement marshallable = elements.getTypeElement(MARSHALLABLE);
+        if (marshallable != null && types.isAssignable(type, types.erasure(marshallable.asType()))) {
             return new Field(name, type, Kind.MARSHALLABLE, 0, element, List.of(), List.of());
         }
         if (enclosing.contains(element)) {
