@@ -24,7 +24,7 @@ record LatencyExperiment(String group, int length, int rate, int runs, double ru
      * The variants of E1: the floor first, so that its numbers are not taken on a page cache that a queue just
      * filled with dirty pages; each variant's files are deleted before the next one starts.
      */
-    static final List<String> E1_VARIANTS = List.of(VariantNames.FLOOR, VariantNames.SPOOL, "spool-pretouch",
+    static final List<String> E1_VARIANTS = List.of(VariantNames.FLOOR, VariantNames.SPOOL, "spool-pretouch", "spool-typed",
             "ring", "ring-read", "ring-default", "ring-invoked", "ring-tmpfs", "ring-nodrain", "ring-stall", VariantNames.CHRONICLE);
 
     /**

@@ -19,7 +19,9 @@ import java.util.Set;
  * compiler's annotation processor path ({@code annotationProcessorPaths} in Maven, {@code annotationProcessor} in
  * Gradle): JDK 23 and later no longer run processors found on the class path.
  */
-@SupportedAnnotationTypes(ModelReader.EVENTS)
+// claims @MethodId and @Fixed too: they mean something only to this processor, and -Xlint:processing warns of
+// annotations no processor claims
+@SupportedAnnotationTypes({ModelReader.EVENTS, ModelReader.METHOD_ID, ModelReader.FIXED})
 public final class EventsProcessor extends AbstractProcessor {
     /** Created by the compiler, through {@code META-INF/services/javax.annotation.processing.Processor}. */
     public EventsProcessor() {
@@ -34,8 +36,10 @@ public final class EventsProcessor extends AbstractProcessor {
     public boolean process(final Set<? extends TypeElement> annotations, final RoundEnvironment round) {
         final ModelReader reader = new ModelReader(processingEnv.getElementUtils(), processingEnv.getTypeUtils());
         for (final TypeElement annotation : annotations) {
-            for (final Element element : round.getElementsAnnotatedWith(annotation)) {
-                generate(reader, (TypeElement) element);
+            if (annotation.getQualifiedName().contentEquals(ModelReader.EVENTS)) {
+                for (final Element element : round.getElementsAnnotatedWith(annotation)) {
+                    generate(reader, (TypeElement) element);
+                }
             }
         }
         return true;

@@ -1,6 +1,5 @@
 package dev.spool.processor;
 
-import com.palantir.javapoet.AnnotationSpec;
 import com.palantir.javapoet.ClassName;
 
 /** The queue-core types the generated code uses, by name: the processor does not depend on queue-core. */
@@ -15,9 +14,6 @@ final class Names {
     static final ClassName BYTES_STORE = ClassName.get("net.openhft.chronicle.bytes", "BytesStore");
     static final String WRITER_SUFFIX = "SpoolWriter";
     static final String READER_SUFFIX = "SpoolReader";
-    static final AnnotationSpec GENERATED = AnnotationSpec.builder(ClassName.get("javax.annotation.processing", "Generated"))
-            .addMember("value", "$S", EventsProcessor.class.getName())
-            .build();
 
     private Names() {
     }
