@@ -255,4 +255,35 @@ class TypedMessagesTest extends SpoolTestBase {
             assertEquals(List.of("cancel 4 EXPIRED"), recorder.calls);
         }
     }
+
+    @Test
+    void shouldReadOneOfTwoInterfacesOfATargetWhenNamedAndSkipTheOther() {
+        try (SpoolQueue queue = open(); ExcerptAppender appender = queue.createAppender();
+             ExcerptTailer tailer = queue.createTailer()) {
+            appender.methodWriter(OrderEvents.class).cancel(1, CancelReason.USER);
+            appender.methodWriter(Unprocessed.Audit.class).audit(2);
+            final Unprocessed.Both both = new Unprocessed.Both();
+            final IllegalArgumentException ambiguous = assertThrows(IllegalArgumentException.class, () -> tailer.methodReader(both));
+            assertTrue(ambiguous.getMessage().contains("implements several @Events interfaces")
+                    && ambiguous.getMessage().contains("methodReader(Events.class, impl)"), ambiguous.getMessage());
+            final MethodReader audits = tailer.methodReader(Unprocessed.Audit.class, both);
+            while (audits.readOne()) {
+                assertTrue(true);
+            }
+            assertEquals(List.of(2L), both.audits);
+            assertEquals(1, audits.unknownMethods(), "the OrderEvents excerpt is another interface's");
+        }
+    }
+
+    @Test
+    void shouldRefuseAnInterfaceWithoutGeneratedCode() {
+        try (SpoolQueue queue = open(); ExcerptAppender appender = queue.createAppender();
+             ExcerptTailer tailer = queue.createTailer()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> appender.methodWriter(Unprocessed.Plain.class));
+            assertEquals("dev.spool.queue.typed.Unprocessed$Plain is not an interface annotated @Events", e.getMessage());
+            e = assertThrows(IllegalArgumentException.class, () -> tailer.methodReader((Unprocessed.Plain) id -> { }));
+            assertTrue(e.getMessage().endsWith("implements no @Events interface"), e.getMessage());
+        }
+    }
 }
