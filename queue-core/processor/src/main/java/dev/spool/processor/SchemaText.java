@@ -1,6 +1,8 @@
 package dev.spool.processor;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -25,8 +27,11 @@ final class SchemaText {
                 line(text, parameter, messages);
             }
         }
-        for (int i = 0; i < messages.size(); i++) {
-            final Field message = messages.values().toArray(new Field[0])[i];
+        // each message once, in the order first met; lines of a message may add the messages nested in it
+        final List<Field> written = new ArrayList<>();
+        while (written.size() < messages.size()) {
+            final Field message = List.copyOf(messages.values()).get(written.size());
+            written.add(message);
             text.append("message ").append(message.element().getQualifiedName()).append('\n');
             for (final Field field : message.fields()) {
                 line(text, field, messages);
