@@ -95,6 +95,21 @@ public interface ExcerptAppender extends AutoCloseable {
     /** @return the index of the last excerpt this appender appended, or -1 if none. */
     long lastIndexAppended();
 
+    /**
+     * Returns a writer of typed messages: every call on it appends one excerpt (the method's id and its arguments,
+     * see {@link dev.spool.queue.format.TypedExcerptDescriptor}) through this appender's claim/commit, allocating
+     * nothing. The writer is generated at build time by the {@code spool-processor} annotation processor; creating
+     * it also stores the interface's schema in the queue directory, for {@code dump} and {@code tail}. The writer
+     * belongs to this appender's thread. A null argument, or a message larger than the queue accepts, is an
+     * exception naming the method and parameter, and nothing is appended.
+     *
+     * @param events an interface annotated {@link dev.spool.queue.typed.Events}.
+     * @param <T>    the interface.
+     * @return its generated writer over this appender.
+     * @throws IllegalArgumentException if {@code events} is not an {@code @Events} interface or was not processed.
+     */
+    <T> T methodWriter(Class<T> events);
+
     /** Rolls back an open claim and releases this appender's resources. */
     @Override
     void close();

@@ -1,5 +1,7 @@
 package dev.spool.queue;
 
+import dev.spool.queue.typed.MethodReader;
+import dev.spool.queue.typed.TypedMessages;
 import net.openhft.chronicle.bytes.Bytes;
 
 import java.util.concurrent.TimeUnit;
@@ -84,6 +86,28 @@ public interface ExcerptTailer extends AutoCloseable {
 
     /** @return the name this tailer's position persists under, or null. */
     String name();
+
+    /**
+     * Returns a reader of typed messages whose {@link MethodReader#readOne()} reads the next excerpt through this
+     * tailer and calls the matching method of {@code target}, reusing one instance per message parameter.
+     *
+     * @param target implements exactly one interface annotated {@link dev.spool.queue.typed.Events}.
+     * @return the reader the {@code spool-processor} generated for that interface, over this tailer.
+     * @throws IllegalArgumentException if {@code target} implements no {@code @Events} interface, or several.
+     */
+    default MethodReader methodReader(final Object target) {
+        return TypedMessages.reader(this::read, target);
+    }
+
+    /**
+     * @param events the interface to read, one of several {@code @Events} interfaces {@code target} implements.
+     * @param target its implementation.
+     * @param <T>    the interface.
+     * @return the reader the {@code spool-processor} generated for {@code events}, over this tailer.
+     */
+    default <T> MethodReader methodReader(final Class<T> events, final T target) {
+        return TypedMessages.reader(this::read, events, target);
+    }
 
     /** Releases the tailer's mapped memory. */
     @Override

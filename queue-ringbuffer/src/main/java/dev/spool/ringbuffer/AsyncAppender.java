@@ -3,6 +3,7 @@ package dev.spool.ringbuffer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.internal.Crc32cOfMemory;
+import dev.spool.queue.typed.TypedMessages;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.util.concurrent.TimeUnit;
@@ -151,6 +152,20 @@ public final class AsyncAppender implements AutoCloseable {
         throw new RingFullException("ring " + ring.path() + " has no room for a record of " + length + " bytes: occupancy="
                 + ring.stats().occupancy() + " of capacity=" + ring.capacity() + ", back-pressure " + kind.name().toLowerCase(java.util.Locale.ROOT)
                 + (timeoutNs > 0 ? " after " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms" : ""));
+    }
+
+    /**
+     * Returns a writer of typed messages whose every call writes one record into the ring (drained into the queue
+     * like any other), allocating nothing; see {@link dev.spool.queue.ExcerptAppender#methodWriter(Class)}. Where
+     * the back-pressure policy would return {@link RingBuffer#INSUFFICIENT_CAPACITY}, a call throws
+     * {@link RingFullException}, since it cannot return the code. The writer belongs to this appender's thread.
+     *
+     * @param events an interface annotated {@link dev.spool.queue.typed.Events}.
+     * @param <T>    the interface.
+     * @return its generated writer over this appender.
+     */
+    public <T> T methodWriter(final Class<T> events) {
+        return TypedMessages.writer(events, new RingSink(this), owner.queue().directory());
     }
 
     /** @return the ring's mapped memory; write a claim's payload at {@link #payloadOffset(long)}. */

@@ -7,6 +7,8 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.typed.MethodReader;
+import dev.spool.queue.typed.TypedMessages;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 
@@ -208,6 +210,17 @@ public final class AsyncTailer implements AutoCloseable {
     }
 
     private static final ExcerptHandler SKIP = (bytes, offset, length, index) -> { };
+
+    /**
+     * Returns a reader of typed messages over this tailer: records from the ring before they reach disk, then the
+     * queue; see {@link dev.spool.queue.ExcerptTailer#methodReader(Object)}.
+     *
+     * @param target implements exactly one interface annotated {@link dev.spool.queue.typed.Events}.
+     * @return the reader the {@code spool-processor} generated for that interface, over this tailer.
+     */
+    public MethodReader methodReader(final Object target) {
+        return TypedMessages.reader(this::read, target);
+    }
 
     /** @return the index of the last excerpt read, or -1 if none. */
     public long lastIndex() {

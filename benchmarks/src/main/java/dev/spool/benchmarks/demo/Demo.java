@@ -1,10 +1,14 @@
 package dev.spool.benchmarks.demo;
 
 import dev.spool.benchmarks.support.Replicas;
+import dev.spool.benchmarks.support.Order;
+import dev.spool.benchmarks.support.OrderEvents;
+import dev.spool.benchmarks.support.Side;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.typed.MethodReader;
 import dev.spool.replication.CommitStage;
 import dev.spool.replication.CommitWaiter;
 import dev.spool.replication.ReplicationSink;
@@ -23,7 +27,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The main job on embedded defaults: a queue in a temporary directory, appended to at a steady rate while a second
+ * The main job on embedded defaults. First the typed API, as an application uses Spool: an {@code @Events}
+ * interface ({@link OrderEvents}) whose writer and reader spool-processor generated at build time, a million orders
+ * written and read back with no garbage. Then bytes: a queue in a temporary directory, appended to at a steady rate while a second
  * thread tails it live, timing each message from append to read; then appended to as fast as it goes and read back;
  * then the same through the ring buffer on /dev/shm, drained by its own thread; then replicated to a second queue
  * over loopback TCP, waiting for the replica's acknowledgements. Prints what it achieved and checks that every
@@ -39,6 +45,7 @@ public final class Demo {
     private static final int REPLICATED = 200_000;
     /** One message in this many is appended and then awaited until the replica acknowledges it. */
     private static final int ACK_SAMPLE = 100;
+    private static final int TYPED = 1_000_000;
 
     private Demo() {
     }
@@ -60,6 +67,7 @@ public final class Demo {
         try {
             directory = Files.createTempDirectory("spool-demo-");
             out.println("Spool demo: queue in " + directory + ", " + MESSAGE_LENGTH + "-byte messages");
+            final boolean typedInOrder = typed(directory.resolve("typed"), out);
             final boolean inOrder;
             try (SpoolQueue queue = SpoolQueue.open(directory.resolve("plain"))) {
                 // the live phase first: a burst leaves hundreds of MB of dirty pages whose write-back stalls later page faults
@@ -68,13 +76,47 @@ public final class Demo {
             }
             final boolean ringInOrder = ring(directory.resolve("async"), out);
             final boolean replicaSame = replicated(directory.resolve("primary"), directory.resolve("replica"), out);
-            return inOrder && ringInOrder && replicaSame ? 0 : 1;
+            return typedInOrder && inOrder && ringInOrder && replicaSame ? 0 : 1;
         } catch (IOException | InterruptedException e) {
             err.println("demo failed: " + e);
             return 1;
         } finally {
             delete(directory);
         }
+    }
+
+    /** Writes orders through the generated method writer and reads them back through the generated reader. */
+    private static boolean typed(final Path directory, final PrintStream out) {
+        final Order order = new Order().set(0, "EURUSD", Side.BUY, 1.0842, 1_000_000);
+        final long[] expected = {0};
+        final boolean[] inOrder = {true};
+        // the application's implementation: the reader passes one reused Order to every call
+        final OrderEvents handler = read -> {
+            inOrder[0] &= read.id == expected[0] && read.side == Side.BUY && read.instrument.length() == 6;
+            expected[0]++;
+        };
+        try (SpoolQueue queue = SpoolQueue.open(directory);
+             ExcerptAppender appender = queue.createAppender(); ExcerptTailer tailer = queue.createTailer()) {
+            final OrderEvents orders = appender.methodWriter(OrderEvents.class);
+            final long start = System.nanoTime();
+            for (int i = 0; i < TYPED; i++) {
+                order.id = i;
+                orders.order(order);
+            }
+            final long written = System.nanoTime();
+            final MethodReader reader = tailer.methodReader(handler);
+            while (reader.readOne()) {
+                Thread.onSpinWait();
+            }
+            final long done = System.nanoTime();
+            out.printf("typed: wrote %,d orders with appender.methodWriter(OrderEvents.class) in %,d ms (%.1f ns/order),%n"
+                    + "  read them with tailer.methodReader(handler) in %,d ms (%.1f ns/order)%n",
+                    TYPED, (written - start) / 1_000_000, (written - start) / (double) TYPED,
+                    (done - written) / 1_000_000, (done - written) / (double) TYPED);
+        }
+        inOrder[0] &= expected[0] == TYPED;
+        out.println("  every order read once, in order: " + inOrder[0]);
+        return inOrder[0];
     }
 
     private static void burst(final SpoolQueue queue, final PrintStream out) {

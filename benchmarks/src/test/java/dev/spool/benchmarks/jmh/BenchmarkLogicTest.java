@@ -156,4 +156,23 @@ class BenchmarkLogicTest {
         }
         read.deleteQueue();
     }
+
+    @Test
+    void typedBenchmarkShouldReadBackEachOrderItWroteThreeWays() {
+        final TypedBenchmark.TypedState typed = new TypedBenchmark.TypedState();
+        final TypedBenchmark.HandState hand = new TypedBenchmark.HandState();
+        final TypedBenchmark.ChronicleState chronicle = new TypedBenchmark.ChronicleState();
+        typed.createQueue();
+        // the hand-written state checks at creation that the generated reader reads its bytes as the order written
+        hand.createQueue();
+        chronicle.createQueue();
+        for (long id = 1; id <= 100_000; id++) {
+            assertEquals(id, typed.writeAndRead());
+            assertEquals(id + 1, hand.writeAndRead(), "one order more: the check at creation");
+            assertEquals(id, chronicle.writeAndRead());
+        }
+        typed.deleteQueue();
+        hand.deleteQueue();
+        chronicle.deleteQueue();
+    }
 }

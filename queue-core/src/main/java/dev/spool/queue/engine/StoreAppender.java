@@ -4,6 +4,7 @@ import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.engine.QueueEngine.SyncTrigger;
 import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.typed.TypedMessages;
 
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -157,6 +158,11 @@ final class StoreAppender implements ExcerptAppender {
         tail.claim(maxLength + checksumLength);
         claimLength = maxLength;
         return tail.position() + payloadOffset;
+    }
+
+    @Override
+    public <T> T methodWriter(final Class<T> events) {
+        return TypedMessages.writer(events, new AppenderSink(this), store.directory());
     }
 
     @Override

@@ -26,7 +26,8 @@ import static dev.spool.queue.format.ExcerptDescriptor.describe;
 
 /**
  * Prints a queue as it lies on disk: the metadata file's fields, then each cycle file's header, root index and
- * every excerpt with its position, header, kind, index and payload. It reads the files with plain reads, like
+ * every excerpt with its position, header, kind, index and payload, and a typed excerpt also as text
+ * ({@link TypedSchemas}). It reads the files with plain reads, like
  * {@link QueueVerifier}, so it shows a damaged queue up to the damage, and marks the damage with {@code !!}.
  */
 final class QueueDumper {
@@ -41,6 +42,8 @@ final class QueueDumper {
     private final long fromIndex;
     private final long limit;
     private final boolean full;
+    /** The typed excerpts' schemas stored in the queue directory. */
+    private final TypedSchemas schemas;
     private long printed;
     private boolean stoppedAtLimit;
 
@@ -55,6 +58,7 @@ final class QueueDumper {
         this.fromIndex = fromIndex;
         this.limit = limit;
         this.full = full;
+        this.schemas = TypedSchemas.load(queue.directory());
     }
 
     /** @return true if every file could be walked to its end. */
@@ -201,6 +205,9 @@ final class QueueDumper {
                 }
                 out.println(line.append(" length=").append(scanner.length()));
                 payload(file, scanner.position() + HEADER_LENGTH, scanner.length());
+                if (kind == ExcerptScanner.Kind.DATA) {
+                    typed(file, scanner.position() + HEADER_LENGTH, scanner.length());
+                }
             }
             out.println(endLine(file, scanner, kind));
             return !isDamage(kind);
@@ -272,6 +279,16 @@ final class QueueDumper {
         hex(out, INDENT + INDENT, bytes, shown);
         if (shown < length) {
             out.println(INDENT + INDENT + "... " + (length - shown) + " more bytes (--full shows them)");
+        }
+    }
+
+    /** Prints a typed excerpt as text, whole whatever {@code --full} says; nothing for another payload. */
+    private void typed(final ReadOnlyFile file, final long position, final int length) {
+        final byte[] bytes = new byte[length];
+        file.read(position, bytes, 0, length);
+        final String text = schemas.format(bytes, length);
+        if (text != null) {
+            out.println(INDENT + INDENT + "typed " + text);
         }
     }
 

@@ -4,6 +4,7 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.format.TypedExcerptDescriptor;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -198,7 +199,8 @@ final class QueueFiles {
                 final long cycle = rollCycle.parseCycle(name, epochMillis());
                 if (cycle >= 0 && Files.isRegularFile(file)) {
                     cycles.add(new CycleFileName(cycle, file));
-                } else if (!name.equals(FILE_NAME) && !name.equals(LOCK_FILE_NAME)) {
+                } else if (!name.equals(FILE_NAME) && !name.equals(LOCK_FILE_NAME)
+                        && !name.endsWith(TypedExcerptDescriptor.SCHEMA_FILE_SUFFIX)) {
                     ignored.add(file);
                 }
             }

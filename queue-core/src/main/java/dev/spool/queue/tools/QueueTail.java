@@ -21,7 +21,9 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Prints a queue's excerpts through an ordinary {@link ExcerptTailer}, one line each: {@code
- * index<TAB>length<TAB>payload}, the payload as UTF-8 text when it is printable text, else as {@code 0x} and hex.
+ * index<TAB>length<TAB>payload}, the payload as a typed call when it is a typed excerpt (with the names of the
+ * schema the writer stored in the directory, see {@link TypedSchemas}), else as UTF-8 text when it is printable
+ * text, else as {@code 0x} and hex.
  * Following, it waits for new excerpts until asked to stop or interrupted. Unlike the other tools it opens the queue,
  * so it sees exactly what an application's tailer sees, and needs Spool's JVM flags.
  */
@@ -37,10 +39,13 @@ final class QueueTail implements ExcerptHandler {
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
     private byte[] payload = new byte[256];
+    /** The typed excerpts' schemas stored in the queue directory: a typed excerpt prints as text. */
+    private final TypedSchemas schemas;
 
     QueueTail(final Path directory, final PrintStream out) {
         this.directory = directory;
         this.out = out;
+        this.schemas = TypedSchemas.load(directory);
     }
 
     /**
@@ -101,7 +106,8 @@ final class QueueTail implements ExcerptHandler {
         }
         bytes.read(offset, payload, 0, length);
         out.append(Long.toString(index)).append('\t').append(Integer.toString(length)).append('\t');
-        final String text = printable(payload, length);
+        final String typed = schemas.format(payload, length);
+        final String text = typed != null ? typed : printable(payload, length);
         if (text != null) {
             out.append(text);
         } else {

@@ -11,6 +11,7 @@ public final class LatencyVariants {
             FloorVariant::new,
             SpoolVariant::new,
             SpoolVariant::pretouched,
+            TypedVariant::new,
             () -> new RingVariant(RingVariant.Mode.RING),
             () -> new RingVariant(RingVariant.Mode.READ),
             () -> new RingVariant(RingVariant.Mode.DEFAULT),

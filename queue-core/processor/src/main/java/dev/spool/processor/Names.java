@@ -1,0 +1,20 @@
+package dev.spool.processor;
+
+import com.palantir.javapoet.ClassName;
+
+/** The queue-core types the generated code uses, by name: the processor does not depend on queue-core. */
+final class Names {
+    static final String TYPED = "dev.spool.queue.typed";
+    static final ClassName SINK = ClassName.get(TYPED, "ExcerptSink");
+    static final ClassName CODEC = ClassName.get(TYPED, "TypedCodec");
+    static final ClassName CURSOR = ClassName.get(TYPED, "TypedCursor");
+    static final ClassName DECODER = ClassName.get(TYPED, "TypedDecoder");
+    static final ClassName DESCRIPTOR = ClassName.get("dev.spool.queue.format", "TypedExcerptDescriptor");
+    static final ClassName BYTES = ClassName.get("net.openhft.chronicle.bytes", "Bytes");
+    static final ClassName BYTES_STORE = ClassName.get("net.openhft.chronicle.bytes", "BytesStore");
+    static final String WRITER_SUFFIX = "SpoolWriter";
+    static final String READER_SUFFIX = "SpoolReader";
+
+    private Names() {
+    }
+}

@@ -1,0 +1,40 @@
+package dev.spool.queue.engine;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.typed.ExcerptSink;
+import net.openhft.chronicle.bytes.BytesStore;
+
+/** A generated method writer's way into a queue appender: its claim, claimed memory, commit and rollback. */
+final class AppenderSink implements ExcerptSink {
+    private final ExcerptAppender appender;
+
+    AppenderSink(final ExcerptAppender appender) {
+        this.appender = appender;
+    }
+
+    @Override
+    public long claim(final int length, final String method) {
+        try {
+            return appender.claim(length);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(method + ": a message of " + length + " bytes cannot be appended: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public BytesStore<?, ?> bytes() {
+        return appender.claimedBytes();
+    }
+
+    @Override
+    public boolean commit(final int length) {
+        appender.commit(length);
+        return true;
+    }
+
+    @Override
+    public void rollback() {
+        appender.rollback();
+    }
+}

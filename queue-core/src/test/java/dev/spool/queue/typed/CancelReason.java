@@ -1,0 +1,5 @@
+package dev.spool.queue.typed;
+
+enum CancelReason {
+    USER, RISK, EXPIRED
+}
