@@ -34,9 +34,9 @@ class TypedReplicationTest extends SpoolTestBase {
     void shouldReadOnTheReplicaTheTypedCallsWrittenOnThePrimary() {
         final Duration heartbeat = Duration.ofMillis(200);
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
-             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica")).queueSettings(b -> b.chunkLength(1 << 20))
+             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20))
                      .heartbeatInterval(heartbeat).start();
-             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).heartbeatInterval(heartbeat)
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).heartbeatInterval(heartbeat)
                      .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100)).start()) {
             final Fills writer = appender.methodWriter(Fills.class);
             final Fill fill = new Fill();
