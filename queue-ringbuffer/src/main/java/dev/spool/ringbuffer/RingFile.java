@@ -2,6 +2,7 @@ package dev.spool.ringbuffer;
 
 import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.SpoolException;
+import dev.spool.queue.internal.SingleMappings;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.io.ReferenceOwner;
@@ -86,8 +87,10 @@ final class RingFile implements ReferenceOwner {
                                 final RingLocks locks) {
         if (store != null) {
             store.release(owner);
+            SingleMappings.releaseLast(mappedFile, store);
+        } else {
+            mappedFile.releaseLast();
         }
-        mappedFile.releaseLast();
         if (locks != null) {
             locks.release();
         }
@@ -158,7 +161,7 @@ final class RingFile implements ReferenceOwner {
     /** Unmaps the file and releases the lock file; the caller has freed its slots. */
     void close() {
         store.release(this);
-        mappedFile.releaseLast();
+        SingleMappings.releaseLast(mappedFile, store);
         locks.release();
     }
 

@@ -4,6 +4,7 @@ import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.SingleMappings;
 
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
@@ -438,6 +439,6 @@ final class MetadataFile implements ReferenceOwner {
 
     void close() {
         store.release(this);
-        mappedFile.releaseLast();
+        SingleMappings.releaseLast(mappedFile, store);
     }
 }
