@@ -58,7 +58,7 @@ public final class AsyncQueue implements AutoCloseable {
         this.builder = builder;
         this.ringReserve = builder.ringReserve();
         this.ring = RingBuffer.open(builder.ringPath(queue), builder.ringCapacity(), builder.claimTimeout(),
-                builder.blockedClaimTimeout());
+                builder.blockedClaimTimeout(), builder.ringFileMode());
         this.backPressure = builder.backPressure();
         this.drainBatch = builder.drainBatch();
         this.maxLength = Math.min(ring.maxPayloadLength(), queue.maxMessageLength());

@@ -9,7 +9,9 @@ import org.agrona.concurrent.IdleStrategy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Supplier;
 
@@ -39,6 +41,7 @@ public final class AsyncQueueBuilder {
     private DrainHook drainHook = DrainHook.NONE;
     /** Negative: a quarter of the capacity. */
     private int ringReserve = -1;
+    private Set<PosixFilePermission> ringFileMode = SpoolQueueBuilder.DEFAULT_FILE_MODE;
 
     AsyncQueueBuilder(final SpoolQueue queue, final SpoolQueueBuilder queueBuilder) {
         this.queue = queue;
@@ -53,6 +56,18 @@ public final class AsyncQueueBuilder {
      */
     public AsyncQueueBuilder ringPath(final Path ringPath) {
         this.ringPath = ringPath;
+        return this;
+    }
+
+    /**
+     * @param ringFileMode the permissions of the ring file and its {@code .lock} when this builder creates them, set
+     *                     exactly whatever the umask; the owner must read and write, nobody execute. The lock file gets
+     *                     read and write only for the classes that may write. Default
+     *                     {@link SpoolQueueBuilder#DEFAULT_FILE_MODE}; checked at {@link #build()}.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder ringFileMode(final Set<PosixFilePermission> ringFileMode) {
+        this.ringFileMode = ringFileMode;
         return this;
     }
 
@@ -236,6 +251,10 @@ public final class AsyncQueueBuilder {
 
     int ringCapacity() {
         return ringCapacity;
+    }
+
+    Set<PosixFilePermission> ringFileMode() {
+        return ringFileMode;
     }
 
     BackPressure backPressure() {

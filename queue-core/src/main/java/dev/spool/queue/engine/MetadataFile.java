@@ -4,6 +4,7 @@ import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.SingleMappings;
 
 import net.openhft.chronicle.bytes.MappedBytesStore;
@@ -19,8 +20,10 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 import static dev.spool.queue.format.MetadataDescriptor.*;
@@ -51,12 +54,13 @@ final class MetadataFile implements ReferenceOwner {
     /**
      * Creates the metadata file from {@code settings} unless it exists, then maps and validates it.
      */
-    static MetadataFile createIfAbsent(final Path directory, final Settings settings) {
+    static MetadataFile createIfAbsent(final Path directory, final Settings settings,
+                                       final Set<PosixFilePermission> fileMode) {
         final Path path = directory.resolve(FILE_NAME);
         if (!Files.exists(path)) {
             final Path temp = directory.resolve(FILE_NAME + "." + UUID.randomUUID() + ".tmp");
             try {
-                try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                try (FileChannel channel = FileModes.createNew(temp, fileMode, StandardOpenOption.WRITE)) {
                     final ByteBuffer header = initialContent(settings);
                     while (header.hasRemaining()) {
                         channel.write(header);
@@ -78,10 +82,11 @@ final class MetadataFile implements ReferenceOwner {
                 }
             }
         }
-        return open(path);
+        return open(path, false);
     }
 
-    static MetadataFile open(final Path path) {
+    /** Maps and validates the metadata file; read-only, it never writes it. */
+    static MetadataFile open(final Path path, final boolean readOnly) {
         final long length;
         try {
             length = Files.size(path);
@@ -93,7 +98,7 @@ final class MetadataFile implements ReferenceOwner {
         }
         final MappedFile mappedFile;
         try {
-            mappedFile = MappedFile.ofSingle(path.toFile(), FILE_LENGTH, false);
+            mappedFile = MappedFile.ofSingle(path.toFile(), FILE_LENGTH, readOnly);
         } catch (IOException e) {
             throw new SpoolException("cannot map " + path + ": " + e.getMessage(), e);
         }

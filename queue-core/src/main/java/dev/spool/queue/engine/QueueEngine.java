@@ -22,8 +22,10 @@ import net.openhft.chronicle.bytes.BytesStore;
 import org.agrona.concurrent.Agent;
 
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -79,13 +81,17 @@ public final class QueueEngine {
      * @param cycleListener         told of cycle files acquired, released and deleted.
      * @param pretouchLength        bytes a pretoucher touches ahead of the writer.
      * @param pretouchLeadTime      how long before a roll a pretoucher creates the next file.
+     * @param readOnly              map read-only and never write: no appender, named tailer, retention or sync.
+     * @param fileMode              the permissions of the files a writer creates; the lock file's derive from it.
+     * @param directoryMode         the permissions of the directories a writer creates.
      */
     public record Config(Path directory, boolean createIfAbsent, RollCycle rollCycle, Long epochMillis,
                          Integer indexSpacing, Integer indexBlockEntries, Integer maxMessageLength, Long chunkLength,
                          UUID replicaOf, TimeProvider timeProvider, SpoolQueueBuilder.PauseStrategyFactory pauseStrategy,
                          SyncPolicy syncPolicy, SyncTrigger.Factory syncTriggers, boolean syncMarkers, int retainCycles,
                          long retainBytes, boolean retainForNamedTailers, CycleListener cycleListener,
-                         long pretouchLength, Duration pretouchLeadTime) {
+                         long pretouchLength, Duration pretouchLeadTime, boolean readOnly,
+                         Set<PosixFilePermission> fileMode, Set<PosixFilePermission> directoryMode) {
     }
 
     /**
@@ -145,6 +151,7 @@ public final class QueueEngine {
         }
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("an appender");
             final int role = metadata.role();
             if (role == MetadataDescriptor.ROLE_REPLICA) {
                 throw new IllegalStateException("queue " + store.directory() + " is a replica of queue id " + queueId()
@@ -171,6 +178,7 @@ public final class QueueEngine {
     public IndexedAppender createIndexedAppender() {
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("an indexed appender");
             if (metadata.role() == MetadataDescriptor.ROLE_FENCED) {
                 throw fenced();
             }
@@ -203,6 +211,7 @@ public final class QueueEngine {
     public ExcerptTailer createTailer(final String name) {
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("named tailer '" + name + "', which persists its position,");
             final WriteLock lock = store.writeLock();
             final int entry;
             lock.lock();
@@ -232,6 +241,7 @@ public final class QueueEngine {
     public boolean removeTailer(final String name) {
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("removing named tailer '" + name + "'");
             for (final AutoCloseable user : store.openUsers()) {
                 if (user instanceof ExcerptTailer tailer && name.equals(tailer.name())) {
                     throw new IllegalStateException("named tailer '" + name + "' of " + store.directory()
@@ -252,6 +262,7 @@ public final class QueueEngine {
     public Pretoucher createPretoucher() {
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("a pretoucher");
             final StorePretoucher pretoucher = new StorePretoucher(store, pretouchLength, pretouchLeadTime);
             store.opened(pretoucher);
             return pretoucher;
@@ -277,6 +288,7 @@ public final class QueueEngine {
     public int applyRetention() {
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("retention");
         }
         return store.retention().apply();
     }
@@ -402,6 +414,7 @@ public final class QueueEngine {
      * @param index the highest acknowledged index.
      */
     public void recordAcked(final long index) {
+        store.checkWritable("recording an acknowledgement");
         metadata.advanceLastAckedIndex(index);
         store.acks().ring();
     }

@@ -5,16 +5,19 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.ProcessSlots;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -36,6 +39,8 @@ final class Store {
     private final RollClock rollClock;
     private final boolean syncMarkers;
     private final Retention retention;
+    private final boolean readOnly;
+    private final Set<PosixFilePermission> fileMode;
     /** The agent that applies retention after a roll, if the application runs one; else the rolling appender does. */
     private volatile RetentionAgent retentionAgent;
     private final Doorbell.Group appends = new Doorbell.Group();
@@ -54,8 +59,11 @@ final class Store {
         this.maxMessageLength = metadata.maxMessageLength();
         this.timeProvider = config.timeProvider();
         this.syncMarkers = config.syncMarkers();
+        this.readOnly = config.readOnly();
+        this.fileMode = config.fileMode();
         final CycleListener listener = config.cycleListener();
-        this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength(), listener);
+        this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength(), listener, readOnly,
+                config.fileMode());
         this.retention = new Retention(this, config.retainCycles(), config.retainBytes(), config.retainForNamedTailers(),
                 listener);
         this.rollClock = timeProvider == TimeProvider.SYSTEM ? RollClock.acquire(rollCycle, epochMillis) : null;
@@ -147,6 +155,7 @@ final class Store {
     RetentionAgent createRetentionAgent() {
         synchronized (users) {
             checkOpen();
+            checkWritable("a retention agent");
             if (retentionAgent != null) {
                 throw new IllegalStateException("queue " + directory + " has a retention agent already: close it first");
             }
@@ -167,9 +176,10 @@ final class Store {
     /** Claims this instance's process slot on first use: readers that never write need none. */
     WriteLock writeLock() {
         synchronized (users) {
+            checkWritable("the write lock");
             if (writeLock == null) {
                 final ProcessSlots slots = ProcessSlots.acquire(directory.resolve(MetadataDescriptor.LOCK_FILE_NAME),
-                        MetadataDescriptor.PROCESS_SLOT_COUNT);
+                        MetadataDescriptor.PROCESS_SLOT_COUNT, FileModes.lockMode(fileMode));
                 try {
                     final int slot = slots.claim(0);
                     final long session = (UUID.randomUUID().getLeastSignificantBits() >>> MetadataDescriptor.LOCK_SLOT_BITS) | 1;
@@ -207,6 +217,25 @@ final class Store {
     /** @return the open users; the caller holds {@link #users()}. */
     List<AutoCloseable> openUsers() {
         return new ArrayList<>(users.keySet());
+    }
+
+    /**
+     * @param what what needs to write, for the message.
+     * @throws IllegalStateException if the queue was opened read-only.
+     */
+    void checkWritable(final String what) {
+        if (readOnly) {
+            throw new IllegalStateException("queue " + directory + " is open read-only: " + what
+                    + " would write to it; open it without readOnly() to write");
+        }
+    }
+
+    boolean readOnly() {
+        return readOnly;
+    }
+
+    Set<PosixFilePermission> fileMode() {
+        return fileMode;
     }
 
     /** @throws IllegalStateException once closed; the caller holds {@link #users()}. */
