@@ -2,6 +2,7 @@ package dev.spool.queue;
 
 import dev.spool.queue.engine.QueueEngine;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.ChronicleDefaults;
 import dev.spool.queue.internal.QueueInternals;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentInvoker;
@@ -36,6 +37,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SpoolQueue implements AutoCloseable {
     static {
+        // before any Chronicle class loads: it reads these once
+        ChronicleDefaults.apply();
         QueueInternals.install(queue -> queue.engine);
     }
 

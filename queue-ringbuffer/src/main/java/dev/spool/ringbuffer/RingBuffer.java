@@ -2,6 +2,7 @@ package dev.spool.ringbuffer;
 
 import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.internal.ChronicleDefaults;
 import dev.spool.queue.internal.FileModes;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
@@ -37,6 +38,11 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * leaves it to the caller.
  */
 public final class RingBuffer implements AutoCloseable {
+    static {
+        // before any Chronicle class loads, when a ring is used without a SpoolQueue
+        ChronicleDefaults.apply();
+    }
+
     /** What {@link #tryClaim(int)} returns when the ring has no room until the consumer catches up. */
     public static final long INSUFFICIENT_CAPACITY = -2;
     /** The claim timeout {@link #open(Path, int)} uses. */
