@@ -59,6 +59,7 @@ public final class SpoolQueueBuilder {
     private Duration pretouchLeadTime = DEFAULT_PRETOUCH_LEAD_TIME;
     private UUID replicaOf;
     private boolean readOnly;
+    private boolean registerMBean;
     private Set<PosixFilePermission> fileMode = DEFAULT_FILE_MODE;
     private Set<PosixFilePermission> directoryMode = DEFAULT_DIRECTORY_MODE;
 
@@ -314,6 +315,22 @@ public final class SpoolQueueBuilder {
     public SpoolQueueBuilder directoryMode(final Set<PosixFilePermission> directoryMode) {
         this.directoryMode = directoryMode;
         return this;
+    }
+
+    /**
+     * Registers the queue's {@link QueueMXBean} with the platform MBean server as
+     * {@code dev.spool:type=Queue,name="<absolute directory>"} when it opens, and unregisters it when it closes. Two
+     * instances of one queue in a JVM cannot both register.
+     *
+     * @return this builder.
+     */
+    public SpoolQueueBuilder registerMBean() {
+        this.registerMBean = true;
+        return this;
+    }
+
+    boolean registersMBean() {
+        return registerMBean;
     }
 
     /**

@@ -42,6 +42,7 @@ public final class AsyncQueueBuilder {
     /** Negative: a quarter of the capacity. */
     private int ringReserve = -1;
     private Set<PosixFilePermission> ringFileMode = SpoolQueueBuilder.DEFAULT_FILE_MODE;
+    private boolean registerMBean;
 
     AsyncQueueBuilder(final SpoolQueue queue, final SpoolQueueBuilder queueBuilder) {
         this.queue = queue;
@@ -69,6 +70,22 @@ public final class AsyncQueueBuilder {
     public AsyncQueueBuilder ringFileMode(final Set<PosixFilePermission> ringFileMode) {
         this.ringFileMode = ringFileMode;
         return this;
+    }
+
+    /**
+     * Registers the ring's {@link RingMXBean} with the platform MBean server as
+     * {@code dev.spool:type=Ring,name="<ring path>"} when the async queue opens, and unregisters it when it closes.
+     * The queue's own MBean is the queue builder's choice ({@code SpoolQueueBuilder.registerMBean()}).
+     *
+     * @return this builder.
+     */
+    public AsyncQueueBuilder registerMBean() {
+        this.registerMBean = true;
+        return this;
+    }
+
+    boolean registersMBean() {
+        return registerMBean;
     }
 
     /**

@@ -174,9 +174,18 @@ final class CycleFile implements ReferenceOwner {
 
     /** @return the write-position hint of the file at {@code path}, read without mapping it. */
     static long readHint(final Path path) {
+        return readLong(path, WRITE_POSITION_OFFSET);
+    }
+
+    /** @return the write-sequence hint (the excerpts written so far) of the file at {@code path}, read without mapping it. */
+    static long readSequenceHint(final Path path) {
+        return readLong(path, WRITE_SEQUENCE_OFFSET);
+    }
+
+    private static long readLong(final Path path, final long offset) {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             final ByteBuffer hint = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            while (hint.hasRemaining() && channel.read(hint, WRITE_POSITION_OFFSET + hint.position()) >= 0) {
+            while (hint.hasRemaining() && channel.read(hint, offset + hint.position()) >= 0) {
                 // read all eight bytes
             }
             return hint.getLong(0);

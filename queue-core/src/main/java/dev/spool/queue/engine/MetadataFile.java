@@ -22,7 +22,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -423,6 +425,32 @@ final class MetadataFile implements ReferenceOwner {
             }
         }
         return true;
+    }
+
+    /** @return the last index each named tailer read (-1 if none), by name, in entry order. */
+    Map<String, Long> namedTailerIndices() {
+        final Map<String, Long> indices = new LinkedHashMap<>();
+        for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
+            final long position = namedTailerPosition(entry);
+            final String name = namedTailerName(position);
+            if (name != null) {
+                indices.put(name, Math.max(-1, readVolatileLong(position + NAMED_TAILER_INDEX_OFFSET)));
+            }
+        }
+        return indices;
+    }
+
+    /** @return the name of the entry at {@code position}, or null if it is free. */
+    private String namedTailerName(final long position) {
+        final int length = MEMORY.readVolatileInt(address(position + NAMED_TAILER_NAME_LENGTH_OFFSET));
+        if (length <= 0 || length > NAMED_TAILER_MAX_NAME_LENGTH) {
+            return null;
+        }
+        final byte[] utf8 = new byte[length];
+        for (int i = 0; i < length; i++) {
+            utf8[i] = MEMORY.readByte(address(position + NAMED_TAILER_NAME_OFFSET + i));
+        }
+        return new String(utf8, StandardCharsets.UTF_8);
     }
 
     /** @return names of every named tailer, in entry order. */

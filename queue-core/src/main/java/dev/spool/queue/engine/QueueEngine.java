@@ -8,6 +8,7 @@ import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.Pretoucher;
+import dev.spool.queue.QueueMXBean;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SyncPolicy;
@@ -38,6 +39,7 @@ public final class QueueEngine {
     private static final ExcerptHandler NO_OP = (bytes, offset, length, index) -> { };
 
     private final Store store;
+    private final QueueMetrics metrics;
     private final MetadataFile metadata;
     private final Roles roles;
     private final SyncPolicy syncPolicy;
@@ -48,6 +50,7 @@ public final class QueueEngine {
 
     private QueueEngine(final Store store, final Config config) {
         this.store = store;
+        this.metrics = new QueueMetrics(this, store);
         this.metadata = store.metadata();
         this.roles = new Roles(store);
         this.syncPolicy = config.syncPolicy();
@@ -308,6 +311,11 @@ public final class QueueEngine {
     /** @return a group commit whose {@link GroupCommit#doWork()} the caller runs. */
     public GroupCommit createGroupCommit() {
         return new StoreGroupCommit(store, createAppender(SyncPolicy.NONE));
+    }
+
+    /** @return this instance's metrics, read live. */
+    public QueueMXBean metrics() {
+        return metrics;
     }
 
     /** @return the queue's directory, absolute. */

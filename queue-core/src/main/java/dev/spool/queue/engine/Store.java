@@ -40,6 +40,7 @@ final class Store {
     private final boolean syncMarkers;
     private final Retention retention;
     private final boolean readOnly;
+    private final StoreCounters counters = new StoreCounters();
     private final Set<PosixFilePermission> fileMode;
     /** The agent that applies retention after a roll, if the application runs one; else the rolling appender does. */
     private volatile RetentionAgent retentionAgent;
@@ -186,7 +187,7 @@ final class Store {
                     metadata.claimProcessSlot(slot, session, ProcessHandle.current().pid());
                     processSlots = slots;
                     processSlot = slot;
-                    writeLock = new WriteLock(metadata, slots, MetadataDescriptor.lockWord(session, slot));
+                    writeLock = new WriteLock(metadata, slots, MetadataDescriptor.lockWord(session, slot), counters);
                 } catch (RuntimeException e) {
                     slots.release();
                     throw e;
@@ -200,6 +201,30 @@ final class Store {
     void opened(final AutoCloseable user) {
         checkOpen();
         users.put(user, Boolean.TRUE);
+    }
+
+    StoreCounters counters() {
+        return counters;
+    }
+
+    /** @return the counters of the open appenders; the caller holds {@link #users()}. */
+    List<AppenderCounters> openAppenderCounters() {
+        final List<AppenderCounters> open = new ArrayList<>();
+        for (final AutoCloseable user : users.keySet()) {
+            if (user instanceof StoreAppender appender) {
+                open.add(appender.counters());
+            }
+        }
+        return open;
+    }
+
+    /** Forgets an appender that closed itself, adding its counters to the totals at the same moment. */
+    void closed(final StoreAppender appender) {
+        synchronized (users) {
+            if (users.remove(appender) != null) {
+                counters.fold(appender.counters());
+            }
+        }
     }
 
     /** Forgets a user that closed itself. */

@@ -25,6 +25,7 @@ final class StoreAppender implements ExcerptAppender {
     private final int maxMessageLength;
     private final TailWriter tail;
     private final SyncTrigger trigger;
+    private final AppenderCounters counters = new AppenderCounters();
     private long lastIndex = -1;
     private int claimLength = NO_CLAIM;
     private boolean closed;
@@ -34,7 +35,7 @@ final class StoreAppender implements ExcerptAppender {
         this.metadata = store.metadata();
         this.maxMessageLength = store.maxMessageLength();
         this.trigger = trigger;
-        this.tail = new TailWriter(store, trigger != null);
+        this.tail = new TailWriter(store, trigger != null, counters);
     }
 
     @Override
@@ -165,6 +166,10 @@ final class StoreAppender implements ExcerptAppender {
         return closed;
     }
 
+    AppenderCounters counters() {
+        return counters;
+    }
+
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("appender of " + store.directory() + " is closed");
@@ -189,6 +194,7 @@ final class StoreAppender implements ExcerptAppender {
         final int action = trigger == null ? SyncTrigger.DO_NOTHING
                 : trigger.onAppend(tail.bytes(), tail.position() + HEADER_LENGTH, length);
         lastIndex = tail.publish(address, length);
+        counters.appended(length);
         store.appended();
         if (action != SyncTrigger.DO_NOTHING) {
             tail.flush(action == SyncTrigger.DO_SYNC, tail.position());
