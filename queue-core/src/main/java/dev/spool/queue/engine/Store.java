@@ -255,14 +255,6 @@ final class Store {
         }
     }
 
-    boolean readOnly() {
-        return readOnly;
-    }
-
-    Set<PosixFilePermission> fileMode() {
-        return fileMode;
-    }
-
     /** @throws IllegalStateException once closed; the caller holds {@link #users()}. */
     void checkOpen() {
         if (closed) {
