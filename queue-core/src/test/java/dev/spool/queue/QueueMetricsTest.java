@@ -61,6 +61,7 @@ class QueueMetricsTest extends SpoolTestBase {
                 assertTrue(audit.read((bytes, offset, length, index) -> { }));
             }
             assertEquals(Map.of("audit", 7L, "idle", 10L), queue.metrics().getNamedTailerLag());
+            assertEquals("idle", idle.name());
             clock.advance(DAY);
             for (int i = 0; i < 5; i++) {
                 appender.append(new byte[8]);

@@ -3,6 +3,7 @@ package dev.spool.queue.engine;
 import dev.spool.queue.QueueMXBean;
 import dev.spool.queue.RollCycle;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -162,8 +163,9 @@ final class QueueMetrics implements QueueMXBean {
         }
         long count = rollCycle.toSequence(last) + 1;
         for (final long cycle : store.cycleFiles().cycles()) {
-            if (cycle >= readCycle && cycle < lastCycle) {
-                final Path path = store.cycleFiles().path(cycle);
+            final Path path = store.cycleFiles().path(cycle);
+            // retention may delete a listed file meanwhile: its excerpts are gone, and no longer lag
+            if (cycle >= readCycle && cycle < lastCycle && Files.exists(path)) {
                 final long written = CycleFile.readSequenceHint(path);
                 count += cycle == readCycle ? Math.max(0, written - rollCycle.toSequence(read) - 1) : written;
             }

@@ -4,6 +4,7 @@ import dev.spool.queue.SpoolException;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
@@ -11,7 +12,9 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -97,7 +100,7 @@ public final class FileModes {
      */
     public static FileChannel createNew(final Path path, final Set<PosixFilePermission> mode,
                                         final OpenOption... options) throws IOException {
-        final Set<OpenOption> open = new java.util.HashSet<>(java.util.Arrays.asList(options));
+        final Set<OpenOption> open = new HashSet<>(Arrays.asList(options));
         open.add(StandardOpenOption.CREATE_NEW);
         final FileChannel channel = FileChannel.open(path, open, asAttribute(mode));
         try {
@@ -128,7 +131,7 @@ public final class FileModes {
         try {
             Files.createDirectory(absolute, asAttribute(mode));
             Files.setPosixFilePermissions(absolute, mode);
-        } catch (java.nio.file.FileAlreadyExistsException e) {
+        } catch (FileAlreadyExistsException e) {
             if (!Files.isDirectory(absolute)) {
                 throw new SpoolException("cannot create directory " + absolute + ": a file of that name exists", e);
             }
