@@ -3,6 +3,7 @@ package dev.spool.benchmarks;
 import dev.spool.benchmarks.demo.Demo;
 import dev.spool.benchmarks.jmh.JmhLauncher;
 import dev.spool.benchmarks.latency.JlbhLauncher;
+import dev.spool.benchmarks.startup.StartupLauncher;
 import dev.spool.benchmarks.support.Usage;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -93,6 +94,8 @@ public final class Main {
                 return JlbhLauncher.run(options, args, out, err);
             case "all":
                 return all(options, args, out, err);
+            case "startup":
+                return StartupLauncher.run(options, out, err);
             case "--help":
             case "-h":
             case "help":

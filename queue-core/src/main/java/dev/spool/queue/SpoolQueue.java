@@ -2,12 +2,15 @@ package dev.spool.queue;
 
 import dev.spool.queue.engine.QueueEngine;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.ChronicleDefaults;
+import dev.spool.queue.internal.MBeans;
 import dev.spool.queue.internal.QueueInternals;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.CompositeAgent;
 
+import javax.management.ObjectName;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,13 +39,18 @@ import java.util.concurrent.TimeUnit;
  */
 public final class SpoolQueue implements AutoCloseable {
     static {
+        // before any Chronicle class loads: it reads these once
+        ChronicleDefaults.apply();
         QueueInternals.install(queue -> queue.engine);
     }
 
     private final QueueEngine engine;
+    /** The name this instance's MBean is registered under, or null. */
+    private final ObjectName mbeanName;
 
-    private SpoolQueue(final QueueEngine engine) {
+    private SpoolQueue(final QueueEngine engine, final ObjectName mbeanName) {
         this.engine = engine;
+        this.mbeanName = mbeanName;
     }
 
     /**
@@ -65,7 +73,22 @@ public final class SpoolQueue implements AutoCloseable {
 
     static SpoolQueue open(final SpoolQueueBuilder builder) {
         JvmFlags.check();
-        return new SpoolQueue(QueueEngine.open(builder.config()));
+        final QueueEngine engine = QueueEngine.open(builder.config());
+        if (!builder.registersMBean()) {
+            return new SpoolQueue(engine, null);
+        }
+        try {
+            return new SpoolQueue(engine, MBeans.register("Queue", engine.directory().toString(), engine.metrics(),
+                    QueueMXBean.class));
+        } catch (RuntimeException e) {
+            engine.close();
+            throw e;
+        }
+    }
+
+    /** @return this instance's metrics, read live; the same values its MBean shows. */
+    public QueueMXBean metrics() {
+        return engine.metrics();
     }
 
     /** @return a new appender with the queue's sync policy, to be used by one thread at a time and closed when done. */
@@ -273,6 +296,9 @@ public final class SpoolQueue implements AutoCloseable {
     /** Closes every appender, tailer and pretoucher of this instance (stopping a pretoucher's thread) and unmaps the files. */
     @Override
     public void close() {
+        if (mbeanName != null && !engine.isClosed()) {
+            MBeans.unregister(mbeanName);
+        }
         engine.close();
     }
 

@@ -2,8 +2,14 @@ package dev.spool.queue;
 
 import dev.spool.queue.engine.QueueEngine;
 
+import dev.spool.queue.internal.FileModes;
+
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -23,6 +29,15 @@ public final class SpoolQueueBuilder {
     public static final long DEFAULT_PRETOUCH_LENGTH = 4L << 20;
     /** Default time before a roll at which a {@link Pretoucher} creates the next cycle's file. */
     public static final Duration DEFAULT_PRETOUCH_LEAD_TIME = Duration.ofSeconds(5);
+    /**
+     * Default permissions of the files a queue creates, {@code rw-r-----} (0640): the owner writes, its group may
+     * read, others may not. The lock file gets {@code rw-------}: see {@link #fileMode(Set)}.
+     */
+    public static final Set<PosixFilePermission> DEFAULT_FILE_MODE =
+            Collections.unmodifiableSet(PosixFilePermissions.fromString("rw-r-----"));
+    /** Default permissions of the directories a queue creates, {@code rwxr-x---} (0750). */
+    public static final Set<PosixFilePermission> DEFAULT_DIRECTORY_MODE =
+            Collections.unmodifiableSet(PosixFilePermissions.fromString("rwxr-x---"));
 
     private final Path directory;
     private RollCycle rollCycle;
@@ -45,6 +60,10 @@ public final class SpoolQueueBuilder {
     private UUID replicaOf;
     private Boolean checksums;
     private boolean verifyChecksums = true;
+    private boolean readOnly;
+    private boolean registerMBean;
+    private Set<PosixFilePermission> fileMode = DEFAULT_FILE_MODE;
+    private Set<PosixFilePermission> directoryMode = DEFAULT_DIRECTORY_MODE;
 
     SpoolQueueBuilder(final Path directory) {
         this.directory = directory;
@@ -288,16 +307,88 @@ public final class SpoolQueueBuilder {
         return this;
     }
 
-    /** @return the opened queue. */
+    /**
+     * Opens an existing queue read-only, for audit, surveillance and backup readers and for read-only mounts: the
+     * files are mapped read-only and nothing is ever written, so no write permission is needed. Tailers read as
+     * usual; appenders, named tailers (which persist their position), pretouchers, group commits and retention are
+     * refused with an {@link IllegalStateException}. A missing queue is an error, never created. Not persisted.
+     *
+     * @return this builder.
+     */
+    public SpoolQueueBuilder readOnly() {
+        this.readOnly = true;
+        return this;
+    }
+
+    /**
+     * @param fileMode the permissions of the files this instance creates (metadata and cycle files), set exactly
+     *                 whatever the umask; the owner must read and write, and nobody execute. The lock file
+     *                 ({@code metadata.lock}) gets read and write for the classes that may write here and nothing
+     *                 for the others ({@code rw-r-----} gives {@code rw-------}), because a process that can open it
+     *                 could hold a slot's lock and pass for a live writer. Files that exist keep their mode. Default
+     *                 {@link #DEFAULT_FILE_MODE}.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder fileMode(final Set<PosixFilePermission> fileMode) {
+        this.fileMode = fileMode;
+        return this;
+    }
+
+    /**
+     * @param directoryMode the permissions of the directories this instance creates (the queue's, and missing
+     *                      parents), set exactly whatever the umask; the owner must have {@code rwx}. Default
+     *                      {@link #DEFAULT_DIRECTORY_MODE}.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder directoryMode(final Set<PosixFilePermission> directoryMode) {
+        this.directoryMode = directoryMode;
+        return this;
+    }
+
+    /**
+     * Registers the queue's {@link QueueMXBean} with the platform MBean server as
+     * {@code dev.spool:type=Queue,name="<absolute directory>"} when it opens, and unregisters it when it closes. Two
+     * instances of one queue in a JVM cannot both register.
+     *
+     * @return this builder.
+     */
+    public SpoolQueueBuilder registerMBean() {
+        this.registerMBean = true;
+        return this;
+    }
+
+    boolean registersMBean() {
+        return registerMBean;
+    }
+
+    /**
+     * @return the opened queue.
+     * @throws IllegalArgumentException if an option is invalid, or a read-only queue is given an option that writes.
+     */
     public SpoolQueue build() {
         return SpoolQueue.open(this);
     }
 
-    /** @return what the engine opens the queue with. */
+    /** @return what the engine opens the queue with, once the options are checked. */
     QueueEngine.Config config() {
-        return new QueueEngine.Config(directory, createIfAbsent, rollCycle, epochMillis, indexSpacing, indexBlockEntries,
-                maxMessageLength, chunkLength, replicaOf, timeProvider, pauseStrategy, syncPolicy, SyncPolicy::newTrigger,
-                syncMarkers, retainCycles, retainBytes, retainForNamedTailers, cycleListener, pretouchLength,
-                pretouchLeadTime, checksums, verifyChecksums);
+        final Set<PosixFilePermission> files = FileModes.checkFileMode("fileMode", fileMode);
+        final Set<PosixFilePermission> directories = FileModes.checkDirectoryMode("directoryMode", directoryMode);
+        if (readOnly) {
+            refuseReadOnly("replicaOf", replicaOf != null, replicaOf);
+            refuseReadOnly("syncPolicy", syncPolicy != SyncPolicy.NONE, syncPolicy);
+            refuseReadOnly("syncMarkers", syncMarkers, syncMarkers);
+            refuseReadOnly("retainCycles", retainCycles != Integer.MAX_VALUE, retainCycles);
+            refuseReadOnly("retainBytes", retainBytes != Long.MAX_VALUE, retainBytes);
+        }
+        return new QueueEngine.Config(directory, createIfAbsent && !readOnly, rollCycle, epochMillis, indexSpacing,
+                indexBlockEntries, maxMessageLength, chunkLength, replicaOf, timeProvider, pauseStrategy, syncPolicy,
+                SyncPolicy::newTrigger, syncMarkers, retainCycles, retainBytes, retainForNamedTailers, cycleListener,
+                pretouchLength, pretouchLeadTime, checksums, verifyChecksums, readOnly, files, directories);
+    }
+
+    private static void refuseReadOnly(final String option, final boolean set, final Object value) {
+        if (set) {
+            throw new IllegalArgumentException(option + "=" + value + " writes to the queue, which readOnly() forbids");
+        }
     }
 }

@@ -71,14 +71,37 @@ public final class ChildJvm implements AutoCloseable {
         return start(false, main, stderr, args);
     }
 
+    /**
+     * Starts {@code main} in a child JVM behind a command prefix, e.g. {@code setpriv} to run as another user or
+     * {@code unshare} to see a read-only mount, with the JVM flags Chronicle needs.
+     *
+     * @param prefix    the command the java command line is appended to.
+     * @param classPath the child's class path (another user may need copies it can read).
+     * @param main      the child's main class.
+     * @param stderr    the file the child's stderr is appended to.
+     * @param args      the child's arguments.
+     * @return the running child.
+     * @throws IOException if it cannot start.
+     */
+    public static ChildJvm startWrapped(final List<String> prefix, final String classPath, final Class<?> main,
+                                        final Path stderr, final String... args) throws IOException {
+        return start(prefix, classPath, true, main, stderr, List.of(), args);
+    }
+
     private static ChildJvm start(final boolean withFlags, final Class<?> main, final Path stderr, final String... args)
             throws IOException {
-        return start(withFlags, main, stderr, List.of(), args);
+        return start(List.of(), System.getProperty("java.class.path"), withFlags, main, stderr, List.of(), args);
     }
 
     private static ChildJvm start(final boolean withFlags, final Class<?> main, final Path stderr,
                                   final List<String> options, final String... args) throws IOException {
-        final List<String> command = new ArrayList<>();
+        return start(List.of(), System.getProperty("java.class.path"), withFlags, main, stderr, options, args);
+    }
+
+    private static ChildJvm start(final List<String> prefix, final String classPath, final boolean withFlags,
+                                  final Class<?> main, final Path stderr, final List<String> options,
+                                  final String... args) throws IOException {
+        final List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         final String flags = System.getProperty("spool.test.jvmFlags");
         if (!withFlags) {
@@ -93,7 +116,7 @@ public final class ChildJvm implements AutoCloseable {
         // a crash report goes beside the child's stderr, in the test's directory, not into the working tree
         command.add("-XX:ErrorFile=" + stderr.toAbsolutePath().resolveSibling("hs_err_pid%p.log"));
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(main.getName());
         command.addAll(Arrays.asList(args));
         final Process process = new ProcessBuilder(command)

@@ -53,6 +53,8 @@ class TornHintsTest extends SpoolTestBase {
             tearWriteSequence(dir);
             assertEquals(lastOfDeadWriter, appender.sync(), "sync reports the dead writer's last excerpt, not the one before");
             assertEquals(lastOfDeadWriter + 1, appender.append(new byte[]{2}), "the next index, not the last one again");
+            assertEquals(1, queue.metrics().getWriteLockTakeovers(), "the takeover is counted");
+            assertEquals(1, queue.metrics().getTornHintRepairs(), "the repair is counted");
         }
     }
 

@@ -2,12 +2,14 @@ package dev.spool.replication;
 
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.internal.MBeans;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.management.ObjectName;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -56,6 +58,8 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     /** One invoked pass, made once: a call of {@link #doWork()} allocates nothing. */
     private final IntSupplier pass = this::work;
     private volatile Throwable failure;
+    /** The name of the sink's MBean, or null. */
+    private final ObjectName mbeanName;
 
     private ReplicationSink(final Builder builder) throws IOException {
         this.directory = builder.directory;
@@ -91,6 +95,19 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         }
         session = new SinkSession(directory, replica,
                 new SinkHandshake(directory, replica, builder.maxFrameLength, builder.secret), selector, heartbeatNs);
+        ObjectName name = null;
+        if (builder.registerMBean) {
+            try {
+                name = MBeans.register("ReplicationSink", directory.toAbsolutePath().normalize().toString(),
+                        new SinkMetrics(this, directory.toAbsolutePath().normalize().toString()),
+                        ReplicationSinkMXBean.class);
+            } catch (RuntimeException e) {
+                release();
+                replica.close();
+                throw e;
+            }
+        }
+        mbeanName = name;
         final String what = "the sink of " + directory;
         if (builder.invoked) {
             host = AgentHost.invoked(what);
@@ -158,6 +175,9 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     public void close() {
         stop();
         replica.close();
+        if (mbeanName != null) {
+            MBeans.unregister(mbeanName);
+        }
     }
 
     /**
@@ -256,6 +276,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         private boolean ackSynced;
         private IdleStrategy idle;
         private boolean invoked;
+        private boolean registerMBean;
 
         private Builder(final Path directory) {
             this.directory = Objects.requireNonNull(directory, "directory");
@@ -360,6 +381,18 @@ public final class ReplicationSink implements Agent, AutoCloseable {
          */
         public Builder idleStrategy(final IdleStrategy idle) {
             this.idle = Objects.requireNonNull(idle, "idle");
+            return this;
+        }
+
+        /**
+         * Registers the sink's {@link ReplicationSinkMXBean} with the platform MBean server as
+         * {@code dev.spool:type=ReplicationSink,name="<replica directory>"} when it starts, and unregisters it when it
+         * closes. The replica queue's counters are its own MBean's: {@code queueSettings(b -> b.registerMBean())}.
+         *
+         * @return this builder.
+         */
+        public Builder registerMBean() {
+            this.registerMBean = true;
             return this;
         }
 

@@ -3,9 +3,11 @@ package dev.spool.ringbuffer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.internal.MBeans;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.management.ObjectName;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +54,8 @@ public final class AsyncQueue implements AutoCloseable {
     private final Map<Object, Boolean> users = new IdentityHashMap<>();
     private Drainer drainer;
     private boolean closed;
+    /** The name of the ring's MBean, or null. */
+    private final ObjectName mbeanName;
 
     AsyncQueue(final SpoolQueue queue, final boolean ownsQueue, final AsyncQueueBuilder builder) {
         this.queue = queue;
@@ -59,12 +63,22 @@ public final class AsyncQueue implements AutoCloseable {
         this.builder = builder;
         this.ringReserve = builder.ringReserve();
         this.ring = RingBuffer.open(builder.ringPath(queue), builder.ringCapacity(), builder.claimTimeout(),
-                builder.blockedClaimTimeout());
+                builder.blockedClaimTimeout(), builder.ringFileMode());
         this.backPressure = builder.backPressure();
         this.drainBatch = builder.drainBatch();
         // a record of a checksummed queue holds the excerpt's CRC32C before its payload, as the queue does
         this.maxLength = Math.min(ring.maxPayloadLength() - (queue.checksums() ? CHECKSUM_LENGTH : 0),
                 queue.maxMessageLength());
+        ObjectName name = null;
+        if (builder.registersMBean()) {
+            try {
+                name = MBeans.register("Ring", ring.path().toString(), new RingMetrics(ring), RingMXBean.class);
+            } catch (RuntimeException e) {
+                ring.close();
+                throw e;
+            }
+        }
+        this.mbeanName = name;
     }
 
     /**
@@ -214,6 +228,9 @@ public final class AsyncQueue implements AutoCloseable {
         } finally {
             if (drainer != null) {
                 drainer.close();
+            }
+            if (mbeanName != null) {
+                MBeans.unregister(mbeanName);
             }
             ring.close();
             if (ownsQueue) {

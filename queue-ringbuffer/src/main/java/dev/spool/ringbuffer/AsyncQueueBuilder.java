@@ -9,7 +9,9 @@ import org.agrona.concurrent.IdleStrategy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Supplier;
 
@@ -39,6 +41,8 @@ public final class AsyncQueueBuilder {
     private DrainHook drainHook = DrainHook.NONE;
     /** Negative: a quarter of the capacity. */
     private int ringReserve = -1;
+    private Set<PosixFilePermission> ringFileMode = SpoolQueueBuilder.DEFAULT_FILE_MODE;
+    private boolean registerMBean;
 
     AsyncQueueBuilder(final SpoolQueue queue, final SpoolQueueBuilder queueBuilder) {
         this.queue = queue;
@@ -54,6 +58,34 @@ public final class AsyncQueueBuilder {
     public AsyncQueueBuilder ringPath(final Path ringPath) {
         this.ringPath = ringPath;
         return this;
+    }
+
+    /**
+     * @param ringFileMode the permissions of the ring file and its {@code .lock} when this builder creates them, set
+     *                     exactly whatever the umask; the owner must read and write, nobody execute. The lock file gets
+     *                     read and write only for the classes that may write. Default
+     *                     {@link SpoolQueueBuilder#DEFAULT_FILE_MODE}; checked at {@link #build()}.
+     * @return this builder.
+     */
+    public AsyncQueueBuilder ringFileMode(final Set<PosixFilePermission> ringFileMode) {
+        this.ringFileMode = ringFileMode;
+        return this;
+    }
+
+    /**
+     * Registers the ring's {@link RingMXBean} with the platform MBean server as
+     * {@code dev.spool:type=Ring,name="<ring path>"} when the async queue opens, and unregisters it when it closes.
+     * The queue's own MBean is the queue builder's choice ({@code SpoolQueueBuilder.registerMBean()}).
+     *
+     * @return this builder.
+     */
+    public AsyncQueueBuilder registerMBean() {
+        this.registerMBean = true;
+        return this;
+    }
+
+    boolean registersMBean() {
+        return registerMBean;
     }
 
     /**
@@ -236,6 +268,10 @@ public final class AsyncQueueBuilder {
 
     int ringCapacity() {
         return ringCapacity;
+    }
+
+    Set<PosixFilePermission> ringFileMode() {
+        return ringFileMode;
     }
 
     BackPressure backPressure() {

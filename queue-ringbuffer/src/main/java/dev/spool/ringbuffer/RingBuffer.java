@@ -1,11 +1,16 @@
 package dev.spool.ringbuffer;
 
 import dev.spool.queue.CorruptQueueException;
+import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.internal.ChronicleDefaults;
+import dev.spool.queue.internal.FileModes;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
+import java.util.Set;
 
 import static dev.spool.ringbuffer.RecordDescriptor.*;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
@@ -33,6 +38,11 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * leaves it to the caller.
  */
 public final class RingBuffer implements AutoCloseable {
+    static {
+        // before any Chronicle class loads, when a ring is used without a SpoolQueue
+        ChronicleDefaults.apply();
+    }
+
     /** What {@link #tryClaim(int)} returns when the ring has no room until the consumer catches up. */
     public static final long INSUFFICIENT_CAPACITY = -2;
     /** The claim timeout {@link #open(Path, int)} uses. */
@@ -129,6 +139,24 @@ public final class RingBuffer implements AutoCloseable {
      */
     public static RingBuffer open(final Path path, final int capacity, final Duration claimTimeout,
                                   final Duration blockedClaimTimeout) {
+        return open(path, capacity, claimTimeout, blockedClaimTimeout, SpoolQueueBuilder.DEFAULT_FILE_MODE);
+    }
+
+    /**
+     * Opens the ring at {@code path}, creating it and its lock file with the given permissions if absent.
+     *
+     * @param path                the ring's file, e.g. under {@code /dev/shm}.
+     * @param capacity            a power of two from 4 KiB to 1 GiB; an existing ring must have it.
+     * @param claimTimeout        see {@link #open(Path, int, Duration, Duration)}.
+     * @param blockedClaimTimeout see {@link #open(Path, int, Duration, Duration)}.
+     * @param fileMode            the ring file's permissions, set exactly whatever the umask (owner read and write, no
+     *                            execute); its {@code .lock} gets read and write for the classes that may write and
+     *                            nothing for the others. An existing ring keeps its mode.
+     * @return the mapped ring.
+     */
+    public static RingBuffer open(final Path path, final int capacity, final Duration claimTimeout,
+                                  final Duration blockedClaimTimeout, final Set<PosixFilePermission> fileMode) {
+        final Set<PosixFilePermission> mode = FileModes.checkFileMode("ringFileMode", fileMode);
         RingFile.checkCapacity(path, capacity);
         if (claimTimeout.isNegative() || claimTimeout.isZero()) {
             throw new IllegalArgumentException("claimTimeout=" + claimTimeout + " must be positive");
@@ -136,7 +164,7 @@ public final class RingBuffer implements AutoCloseable {
         if (blockedClaimTimeout.isNegative() || blockedClaimTimeout.isZero()) {
             throw new IllegalArgumentException("blockedClaimTimeout=" + blockedClaimTimeout + " must be positive");
         }
-        final RingFile file = RingFile.open(path, capacity);
+        final RingFile file = RingFile.open(path, capacity, mode);
         try {
             return new RingBuffer(file, capacity, claimTimeout, blockedClaimTimeout);
         } catch (RuntimeException e) {

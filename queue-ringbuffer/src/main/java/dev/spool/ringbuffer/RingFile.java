@@ -2,6 +2,8 @@ package dev.spool.ringbuffer;
 
 import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.SpoolException;
+import dev.spool.queue.internal.FileModes;
+import dev.spool.queue.internal.SingleMappings;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.io.ReferenceOwner;
@@ -14,6 +16,8 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Set;
 import java.util.UUID;
 
 import static dev.spool.ringbuffer.RingBufferDescriptor.*;
@@ -42,11 +46,11 @@ final class RingFile implements ReferenceOwner {
      * @throws CorruptQueueException    if the file is not a ring of this layout version.
      * @throws SpoolException           if the file cannot be created or mapped, or has another capacity.
      */
-    static RingFile open(final Path path, final int capacity) {
+    static RingFile open(final Path path, final int capacity, final Set<PosixFilePermission> fileMode) {
         checkCapacity(path, capacity);
         final Path file = path.toAbsolutePath().normalize();
         if (!Files.exists(file)) {
-            create(file, capacity);
+            create(file, capacity, fileMode);
         }
         final long length;
         try {
@@ -69,7 +73,7 @@ final class RingFile implements ReferenceOwner {
         try {
             store = mappedFile.acquireByteStore(temporary, 0);
             new RingHeader(store.addressForWrite(0)).validate(file, length, capacity);
-            locks = RingLocks.acquire(file);
+            locks = RingLocks.acquire(file, fileMode);
             final RingFile ringFile = new RingFile(file, mappedFile, store, locks);
             store.reserveTransfer(temporary, ringFile);
             return ringFile;
@@ -86,8 +90,10 @@ final class RingFile implements ReferenceOwner {
                                 final RingLocks locks) {
         if (store != null) {
             store.release(owner);
+            SingleMappings.releaseLast(mappedFile, store);
+        } else {
+            mappedFile.releaseLast();
         }
-        mappedFile.releaseLast();
         if (locks != null) {
             locks.release();
         }
@@ -102,11 +108,11 @@ final class RingFile implements ReferenceOwner {
     }
 
     /** Writes the whole file, so that tmpfs holds its pages now and a full tmpfs is an exception, not a SIGBUS. */
-    private static void create(final Path file, final int capacity) {
+    private static void create(final Path file, final int capacity, final Set<PosixFilePermission> fileMode) {
         final Path temp = file.resolveSibling(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
         try {
             Files.createDirectories(file.getParent());
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileModes.createNew(temp, fileMode, StandardOpenOption.WRITE)) {
                 final ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
                 RingHeader.initialise(header, capacity, System.currentTimeMillis());
                 DrainState.initialise(header);
@@ -158,7 +164,7 @@ final class RingFile implements ReferenceOwner {
     /** Unmaps the file and releases the lock file; the caller has freed its slots. */
     void close() {
         store.release(this);
-        mappedFile.releaseLast();
+        SingleMappings.releaseLast(mappedFile, store);
         locks.release();
     }
 

@@ -1,8 +1,11 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.ProcessSlots;
 
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Set;
 
 /**
  * Byte-range locks on a ring's lock file ({@code <ring file>.lock}) that prove a process is alive, as queue-core
@@ -22,9 +25,10 @@ final class RingLocks {
         this.slots = slots;
     }
 
-    static RingLocks acquire(final Path ringFile) {
+    static RingLocks acquire(final Path ringFile, final Set<PosixFilePermission> fileMode) {
         return new RingLocks(ProcessSlots.acquire(
-                ringFile.toAbsolutePath().normalize().resolveSibling(ringFile.getFileName() + ".lock"), SLOT_COUNT));
+                ringFile.toAbsolutePath().normalize().resolveSibling(ringFile.getFileName() + ".lock"), SLOT_COUNT,
+                FileModes.lockMode(fileMode)));
     }
 
     void release() {

@@ -20,6 +20,10 @@ import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
@@ -36,6 +40,10 @@ import java.util.stream.Stream;
  * message came back in order, and that the replica holds the same excerpts at the same indices.
  */
 public final class Demo {
+    /** The queue MBean attributes the demo prints. */
+    private static final String[] METRICS = {"Appends", "AppendedBytes", "LastIndex", "Syncs", "SyncTimeMaxNanos",
+        "WriteLockTakeovers", "TornTailRecoveries", "OpenCycleFiles"};
+
     private static final int MESSAGE_LENGTH = 32;
     private static final int BURST = 5_000_000;
     private static final int WARM_UP = 500_000;
@@ -69,10 +77,11 @@ public final class Demo {
             out.println("Spool demo: queue in " + directory + ", " + MESSAGE_LENGTH + "-byte messages");
             final boolean typedInOrder = typed(directory.resolve("typed"), out);
             final boolean inOrder;
-            try (SpoolQueue queue = SpoolQueue.open(directory.resolve("plain"))) {
+            try (SpoolQueue queue = SpoolQueue.builder(directory.resolve("plain")).registerMBean().build()) {
                 // the live phase first: a burst leaves hundreds of MB of dirty pages whose write-back stalls later page faults
                 inOrder = paced(queue, out);
                 burst(queue, out);
+                printMetrics(queue.directory(), out);
             }
             final boolean ringInOrder = ring(directory.resolve("async"), out);
             final boolean replicaSame = replicated(directory.resolve("primary"), directory.resolve("replica"), out);
@@ -279,6 +288,21 @@ public final class Demo {
                 Long.toHexString(lastIndex), (done - start) / 1_000_000, ACK_SAMPLE, ack.getValueAtPercentile(50) / 1e3,
                 ack.getValueAtPercentile(99) / 1e3, ack.getMaxValue() / 1e3, primarySum == replicaSum);
         return primarySum == replicaSum;
+    }
+
+    /** Prints the queue's MBean, read through JMX as a monitoring tool would. */
+    private static void printMetrics(final Path directory, final PrintStream out) {
+        try {
+            final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            final ObjectName name = new ObjectName("dev.spool:type=Queue,name=" + ObjectName.quote(directory.toString()));
+            final StringBuilder line = new StringBuilder("metrics (JMX ").append(name).append("):");
+            for (final String attribute : METRICS) {
+                line.append(' ').append(attribute).append('=').append(server.getAttribute(name, attribute));
+            }
+            out.println(line);
+        } catch (JMException e) {
+            out.println("metrics: cannot read the queue's MBean: " + e);
+        }
     }
 
     /** @return a checksum of every excerpt's index and bytes, in order. */

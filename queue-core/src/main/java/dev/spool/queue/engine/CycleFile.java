@@ -5,11 +5,13 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.ExcerptDescriptor;
+import dev.spool.queue.internal.FileModes;
 
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.io.ReferenceOwner;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -19,6 +21,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.util.Set;
 import java.util.UUID;
 
 import static dev.spool.queue.format.CycleDescriptor.*;
@@ -57,10 +61,10 @@ final class CycleFile implements ReferenceOwner {
      * with half a header. Caller holds the write lock.
      */
     static void create(final Path path, final long cycle, final RollCycle rollCycle, final int indexSpacing,
-                       final int indexBlockEntries) {
+                       final int indexBlockEntries, final Set<PosixFilePermission> fileMode) {
         final Path temp = path.resolveSibling(path.getFileName() + "." + UUID.randomUUID() + ".tmp");
         try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            try (FileChannel channel = FileModes.createNew(temp, fileMode, StandardOpenOption.WRITE)) {
                 final ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN)
                         .putInt(MAGIC_OFFSET, MAGIC)
                         .putInt(VERSION_OFFSET, VERSION)
@@ -93,11 +97,12 @@ final class CycleFile implements ReferenceOwner {
     }
 
     /**
-     * Maps and validates an existing cycle file.
+     * Maps and validates an existing cycle file; read-only, it never writes or grows it.
      *
      * @return the file, or null if it no longer exists: retention in another process deleted it since it was listed.
      */
-    static CycleFile open(final Path path, final long cycle, final RollCycle rollCycle, final long chunkLength) {
+    static CycleFile open(final Path path, final long cycle, final RollCycle rollCycle, final long chunkLength,
+                          final boolean readOnly) {
         final long length;
         try {
             length = Files.size(path);
@@ -119,8 +124,12 @@ final class CycleFile implements ReferenceOwner {
         }
         final MappedFile mappedFile;
         try {
-            mappedFile = MappedFile.of(path.toFile(), chunkLength, CycleDescriptor.overlapLength(chunkLength), false);
-        } catch (IOException e) {
+            mappedFile = MappedFile.of(path.toFile(), chunkLength, CycleDescriptor.overlapLength(chunkLength), readOnly);
+        } catch (FileNotFoundException e) {
+            if (readOnly && !Files.exists(path)) {
+                // deleted since its size was read, by retention in another process: the next cycle is next
+                return null;
+            }
             throw new SpoolException("cannot map " + path + ": " + e.getMessage(), e);
         }
         final boolean recreated;
@@ -165,9 +174,18 @@ final class CycleFile implements ReferenceOwner {
 
     /** @return the write-position hint of the file at {@code path}, read without mapping it. */
     static long readHint(final Path path) {
+        return readLong(path, WRITE_POSITION_OFFSET);
+    }
+
+    /** @return the write-sequence hint (the excerpts written so far) of the file at {@code path}, read without mapping it. */
+    static long readSequenceHint(final Path path) {
+        return readLong(path, WRITE_SEQUENCE_OFFSET);
+    }
+
+    private static long readLong(final Path path, final long offset) {
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             final ByteBuffer hint = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
-            while (hint.hasRemaining() && channel.read(hint, WRITE_POSITION_OFFSET + hint.position()) >= 0) {
+            while (hint.hasRemaining() && channel.read(hint, offset + hint.position()) >= 0) {
                 // read all eight bytes
             }
             return hint.getLong(0);

@@ -8,9 +8,11 @@ import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The cycle files of one queue instance: names, listing, creation, deletion, and a cache of open files shared by
@@ -31,15 +33,19 @@ final class CycleFiles {
     private final long epochMillis;
     private final long chunkLength;
     private final CycleListener listener;
+    private final boolean readOnly;
+    private final Set<PosixFilePermission> fileMode;
     private final Map<Long, CycleFile> open = new HashMap<>();
 
     CycleFiles(final Path directory, final RollCycle rollCycle, final long epochMillis, final long chunkLength,
-               final CycleListener listener) {
+               final CycleListener listener, final boolean readOnly, final Set<PosixFilePermission> fileMode) {
         this.directory = directory;
         this.rollCycle = rollCycle;
         this.epochMillis = epochMillis;
         this.chunkLength = chunkLength;
         this.listener = listener;
+        this.readOnly = readOnly;
+        this.fileMode = fileMode;
     }
 
     Path path(final long cycle) {
@@ -54,7 +60,7 @@ final class CycleFiles {
             if (!Files.exists(path)) {
                 return null;
             }
-            file = CycleFile.open(path, cycle, rollCycle, chunkLength);
+            file = CycleFile.open(path, cycle, rollCycle, chunkLength, readOnly);
             if (file == null) {
                 return null;
             }
@@ -67,7 +73,7 @@ final class CycleFiles {
 
     /** Creates the file of {@code cycle} and acquires it. Caller holds the write lock. */
     synchronized CycleFile create(final long cycle, final int indexSpacing, final int indexBlockEntries) {
-        CycleFile.create(path(cycle), cycle, rollCycle, indexSpacing, indexBlockEntries);
+        CycleFile.create(path(cycle), cycle, rollCycle, indexSpacing, indexBlockEntries, fileMode);
         return acquire(cycle);
     }
 

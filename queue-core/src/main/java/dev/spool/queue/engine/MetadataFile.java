@@ -4,6 +4,8 @@ import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.FileModes;
+import dev.spool.queue.internal.SingleMappings;
 
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
@@ -18,8 +20,12 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 import static dev.spool.queue.format.MetadataDescriptor.*;
@@ -53,12 +59,13 @@ final class MetadataFile implements ReferenceOwner {
     /**
      * Creates the metadata file from {@code settings} unless it exists, then maps and validates it.
      */
-    static MetadataFile createIfAbsent(final Path directory, final Settings settings) {
+    static MetadataFile createIfAbsent(final Path directory, final Settings settings,
+                                       final Set<PosixFilePermission> fileMode) {
         final Path path = directory.resolve(FILE_NAME);
         if (!Files.exists(path)) {
             final Path temp = directory.resolve(FILE_NAME + "." + UUID.randomUUID() + ".tmp");
             try {
-                try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                try (FileChannel channel = FileModes.createNew(temp, fileMode, StandardOpenOption.WRITE)) {
                     final ByteBuffer header = initialContent(settings);
                     while (header.hasRemaining()) {
                         channel.write(header);
@@ -80,10 +87,11 @@ final class MetadataFile implements ReferenceOwner {
                 }
             }
         }
-        return open(path);
+        return open(path, false);
     }
 
-    static MetadataFile open(final Path path) {
+    /** Maps and validates the metadata file; read-only, it never writes it. */
+    static MetadataFile open(final Path path, final boolean readOnly) {
         final long length;
         try {
             length = Files.size(path);
@@ -95,7 +103,7 @@ final class MetadataFile implements ReferenceOwner {
         }
         final MappedFile mappedFile;
         try {
-            mappedFile = MappedFile.ofSingle(path.toFile(), FILE_LENGTH, false);
+            mappedFile = MappedFile.ofSingle(path.toFile(), FILE_LENGTH, readOnly);
         } catch (IOException e) {
             throw new SpoolException("cannot map " + path + ": " + e.getMessage(), e);
         }
@@ -444,6 +452,32 @@ final class MetadataFile implements ReferenceOwner {
         return true;
     }
 
+    /** @return the last index each named tailer read (-1 if none), by name, in entry order. */
+    Map<String, Long> namedTailerIndices() {
+        final Map<String, Long> indices = new LinkedHashMap<>();
+        for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
+            final long position = namedTailerPosition(entry);
+            final String name = namedTailerName(position);
+            if (name != null) {
+                indices.put(name, Math.max(-1, readVolatileLong(position + NAMED_TAILER_INDEX_OFFSET)));
+            }
+        }
+        return indices;
+    }
+
+    /** @return the name of the entry at {@code position}, or null if it is free. */
+    private String namedTailerName(final long position) {
+        final int length = MEMORY.readVolatileInt(address(position + NAMED_TAILER_NAME_LENGTH_OFFSET));
+        if (length <= 0 || length > NAMED_TAILER_MAX_NAME_LENGTH) {
+            return null;
+        }
+        final byte[] utf8 = new byte[length];
+        for (int i = 0; i < length; i++) {
+            utf8[i] = MEMORY.readByte(address(position + NAMED_TAILER_NAME_OFFSET + i));
+        }
+        return new String(utf8, StandardCharsets.UTF_8);
+    }
+
     /** @return names of every named tailer, in entry order. */
     List<String> namedTailers() {
         final List<String> names = new ArrayList<>();
@@ -463,6 +497,6 @@ final class MetadataFile implements ReferenceOwner {
 
     void close() {
         store.release(this);
-        mappedFile.releaseLast();
+        SingleMappings.releaseLast(mappedFile, store);
     }
 }

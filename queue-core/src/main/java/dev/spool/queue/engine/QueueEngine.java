@@ -8,6 +8,7 @@ import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.Pretoucher;
+import dev.spool.queue.QueueMXBean;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SyncPolicy;
@@ -22,8 +23,10 @@ import net.openhft.chronicle.bytes.BytesStore;
 import org.agrona.concurrent.Agent;
 
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -36,6 +39,7 @@ public final class QueueEngine {
     private static final ExcerptHandler NO_OP = (bytes, offset, length, index) -> { };
 
     private final Store store;
+    private final QueueMetrics metrics;
     private final MetadataFile metadata;
     private final Roles roles;
     private final SyncPolicy syncPolicy;
@@ -46,6 +50,7 @@ public final class QueueEngine {
 
     private QueueEngine(final Store store, final Config config) {
         this.store = store;
+        this.metrics = new QueueMetrics(this, store);
         this.metadata = store.metadata();
         this.roles = new Roles(store);
         this.syncPolicy = config.syncPolicy();
@@ -81,13 +86,17 @@ public final class QueueEngine {
      * @param pretouchLeadTime      how long before a roll a pretoucher creates the next file.
      * @param checksums             whether excerpts carry a CRC32C, or null.
      * @param verifyChecksums       whether this instance's tailers check the CRC32C of what they read.
+     * @param readOnly              map read-only and never write: no appender, named tailer, retention or sync.
+     * @param fileMode              the permissions of the files a writer creates; the lock file's derive from it.
+     * @param directoryMode         the permissions of the directories a writer creates.
      */
     public record Config(Path directory, boolean createIfAbsent, RollCycle rollCycle, Long epochMillis,
                          Integer indexSpacing, Integer indexBlockEntries, Integer maxMessageLength, Long chunkLength,
                          UUID replicaOf, TimeProvider timeProvider, SpoolQueueBuilder.PauseStrategyFactory pauseStrategy,
                          SyncPolicy syncPolicy, SyncTrigger.Factory syncTriggers, boolean syncMarkers, int retainCycles,
                          long retainBytes, boolean retainForNamedTailers, CycleListener cycleListener,
-                         long pretouchLength, Duration pretouchLeadTime, Boolean checksums, boolean verifyChecksums) {
+                         long pretouchLength, Duration pretouchLeadTime, Boolean checksums, boolean verifyChecksums,
+                         boolean readOnly, Set<PosixFilePermission> fileMode, Set<PosixFilePermission> directoryMode) {
     }
 
     /**
@@ -147,6 +156,7 @@ public final class QueueEngine {
         }
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("an appender");
             final int role = metadata.role();
             if (role == MetadataDescriptor.ROLE_REPLICA) {
                 throw new IllegalStateException("queue " + store.directory() + " is a replica of queue id " + queueId()
@@ -173,6 +183,7 @@ public final class QueueEngine {
     public IndexedAppender createIndexedAppender() {
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("an indexed appender");
             if (metadata.role() == MetadataDescriptor.ROLE_FENCED) {
                 throw fenced();
             }
@@ -229,6 +240,7 @@ public final class QueueEngine {
     public ExcerptTailer createTailer(final String name) {
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("named tailer '" + name + "', which persists its position,");
             final WriteLock lock = store.writeLock();
             final int entry;
             lock.lock();
@@ -258,6 +270,7 @@ public final class QueueEngine {
     public boolean removeTailer(final String name) {
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("removing named tailer '" + name + "'");
             for (final AutoCloseable user : store.openUsers()) {
                 if (user instanceof ExcerptTailer tailer && name.equals(tailer.name())) {
                     throw new IllegalStateException("named tailer '" + name + "' of " + store.directory()
@@ -278,6 +291,7 @@ public final class QueueEngine {
     public Pretoucher createPretoucher() {
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("a pretoucher");
             final StorePretoucher pretoucher = new StorePretoucher(store, pretouchLength, pretouchLeadTime);
             store.opened(pretoucher);
             return pretoucher;
@@ -303,6 +317,7 @@ public final class QueueEngine {
     public int applyRetention() {
         synchronized (store.users()) {
             store.checkOpen();
+            store.checkWritable("retention");
         }
         return store.retention().apply();
     }
@@ -322,6 +337,11 @@ public final class QueueEngine {
     /** @return a group commit whose {@link GroupCommit#doWork()} the caller runs. */
     public GroupCommit createGroupCommit() {
         return new StoreGroupCommit(store, createAppender(SyncPolicy.NONE));
+    }
+
+    /** @return this instance's metrics, read live. */
+    public QueueMXBean metrics() {
+        return metrics;
     }
 
     /** @return the queue's directory, absolute. */
@@ -428,6 +448,7 @@ public final class QueueEngine {
      * @param index the highest acknowledged index.
      */
     public void recordAcked(final long index) {
+        store.checkWritable("recording an acknowledgement");
         metadata.advanceLastAckedIndex(index);
         store.acks().ring();
     }

@@ -6,16 +6,19 @@ import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.ProcessSlots;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -39,6 +42,9 @@ final class Store {
     private final boolean checksums;
     private final boolean verifyChecksums;
     private final Retention retention;
+    private final boolean readOnly;
+    private final StoreCounters counters = new StoreCounters();
+    private final Set<PosixFilePermission> fileMode;
     /** The agent that applies retention after a roll, if the application runs one; else the rolling appender does. */
     private volatile RetentionAgent retentionAgent;
     private final Doorbell.Group appends = new Doorbell.Group();
@@ -59,8 +65,11 @@ final class Store {
         this.syncMarkers = config.syncMarkers();
         this.checksums = (metadata.features() & MetadataDescriptor.FEATURE_CRC32C) != 0;
         this.verifyChecksums = checksums && config.verifyChecksums();
+        this.readOnly = config.readOnly();
+        this.fileMode = config.fileMode();
         final CycleListener listener = config.cycleListener();
-        this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength(), listener);
+        this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength(), listener, readOnly,
+                config.fileMode());
         this.retention = new Retention(this, config.retainCycles(), config.retainBytes(), config.retainForNamedTailers(),
                 listener);
         this.rollClock = timeProvider == TimeProvider.SYSTEM ? RollClock.acquire(rollCycle, epochMillis) : null;
@@ -167,6 +176,7 @@ final class Store {
     RetentionAgent createRetentionAgent() {
         synchronized (users) {
             checkOpen();
+            checkWritable("a retention agent");
             if (retentionAgent != null) {
                 throw new IllegalStateException("queue " + directory + " has a retention agent already: close it first");
             }
@@ -187,16 +197,17 @@ final class Store {
     /** Claims this instance's process slot on first use: readers that never write need none. */
     WriteLock writeLock() {
         synchronized (users) {
+            checkWritable("the write lock");
             if (writeLock == null) {
                 final ProcessSlots slots = ProcessSlots.acquire(directory.resolve(MetadataDescriptor.LOCK_FILE_NAME),
-                        MetadataDescriptor.PROCESS_SLOT_COUNT);
+                        MetadataDescriptor.PROCESS_SLOT_COUNT, FileModes.lockMode(fileMode));
                 try {
                     final int slot = slots.claim(0);
                     final long session = (UUID.randomUUID().getLeastSignificantBits() >>> MetadataDescriptor.LOCK_SLOT_BITS) | 1;
                     metadata.claimProcessSlot(slot, session, ProcessHandle.current().pid());
                     processSlots = slots;
                     processSlot = slot;
-                    writeLock = new WriteLock(metadata, slots, MetadataDescriptor.lockWord(session, slot));
+                    writeLock = new WriteLock(metadata, slots, MetadataDescriptor.lockWord(session, slot), counters);
                 } catch (RuntimeException e) {
                     slots.release();
                     throw e;
@@ -210,6 +221,30 @@ final class Store {
     void opened(final AutoCloseable user) {
         checkOpen();
         users.put(user, Boolean.TRUE);
+    }
+
+    StoreCounters counters() {
+        return counters;
+    }
+
+    /** @return the counters of the open appenders; the caller holds {@link #users()}. */
+    List<AppenderCounters> openAppenderCounters() {
+        final List<AppenderCounters> open = new ArrayList<>();
+        for (final AutoCloseable user : users.keySet()) {
+            if (user instanceof StoreAppender appender) {
+                open.add(appender.counters());
+            }
+        }
+        return open;
+    }
+
+    /** Forgets an appender that closed itself, adding its counters to the totals at the same moment. */
+    void closed(final StoreAppender appender) {
+        synchronized (users) {
+            if (users.remove(appender) != null) {
+                counters.fold(appender.counters());
+            }
+        }
     }
 
     /** Forgets a user that closed itself. */
@@ -227,6 +262,17 @@ final class Store {
     /** @return the open users; the caller holds {@link #users()}. */
     List<AutoCloseable> openUsers() {
         return new ArrayList<>(users.keySet());
+    }
+
+    /**
+     * @param what what needs to write, for the message.
+     * @throws IllegalStateException if the queue was opened read-only.
+     */
+    void checkWritable(final String what) {
+        if (readOnly) {
+            throw new IllegalStateException("queue " + directory + " is open read-only: " + what
+                    + " would write to it; open it without readOnly() to write");
+        }
     }
 
     /** @throws IllegalStateException once closed; the caller holds {@link #users()}. */

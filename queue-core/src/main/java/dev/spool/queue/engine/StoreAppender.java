@@ -37,6 +37,7 @@ final class StoreAppender implements ExcerptAppender {
     private final Crc32cOfMemory crc;
     private final TailWriter tail;
     private final SyncTrigger trigger;
+    private final AppenderCounters counters = new AppenderCounters();
     private long lastIndex = -1;
     private int claimLength = NO_CLAIM;
     private boolean closed;
@@ -49,7 +50,7 @@ final class StoreAppender implements ExcerptAppender {
         this.checksumLength = store.checksums() ? CHECKSUM_LENGTH : 0;
         this.crc = store.checksums() ? new Crc32cOfMemory() : null;
         this.trigger = trigger;
-        this.tail = new TailWriter(store, trigger != null);
+        this.tail = new TailWriter(store, trigger != null, counters);
     }
 
     @Override
@@ -218,6 +219,10 @@ final class StoreAppender implements ExcerptAppender {
         return closed;
     }
 
+    AppenderCounters counters() {
+        return counters;
+    }
+
     private void checkOpen() {
         if (closed) {
             throw new IllegalStateException("appender of " + store.directory() + " is closed");
@@ -251,6 +256,7 @@ final class StoreAppender implements ExcerptAppender {
         final int action = trigger == null ? SyncTrigger.DO_NOTHING
                 : trigger.onAppend(tail.bytes(), tail.position() + payloadOffset, length);
         lastIndex = tail.publish(address, length + checksumLength);
+        counters.appended(length);
         store.appended();
         if (action != SyncTrigger.DO_NOTHING) {
             tail.flush(action == SyncTrigger.DO_SYNC, tail.position());

@@ -7,6 +7,7 @@ import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.QueueRole;
 
 import java.io.IOException;
@@ -31,8 +32,12 @@ final class StoreOpener {
         final Path metadataPath = directory.resolve(MetadataDescriptor.FILE_NAME);
         final MetadataFile metadata;
         if (Files.exists(metadataPath)) {
-            metadata = MetadataFile.open(metadataPath);
+            metadata = MetadataFile.open(metadataPath, config.readOnly());
         } else {
+            if (config.readOnly()) {
+                throw new SpoolException("no queue at " + directory + ": " + MetadataDescriptor.FILE_NAME
+                        + " is missing, and a read-only open creates nothing");
+            }
             if (!config.createIfAbsent()) {
                 throw new SpoolException("no queue at " + directory + ": " + MetadataDescriptor.FILE_NAME + " is missing");
             }
@@ -45,12 +50,8 @@ final class StoreOpener {
                         + " but holds " + strangers.size() + " other files, e.g. " + strangers.get(0).getFileName());
             }
             final MetadataFile.Settings settings = newQueueSettings(config);
-            try {
-                Files.createDirectories(directory);
-            } catch (IOException e) {
-                throw new SpoolException("cannot create queue directory " + directory + ": " + e.getMessage(), e);
-            }
-            metadata = MetadataFile.createIfAbsent(directory, settings);
+            FileModes.createDirectories(directory, config.directoryMode());
+            metadata = MetadataFile.createIfAbsent(directory, settings, config.fileMode());
         }
         try {
             checkAgainst(config, metadata);

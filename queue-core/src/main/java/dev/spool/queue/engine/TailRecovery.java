@@ -22,12 +22,15 @@ final class TailRecovery {
     private final MappedCursor scan;
     private final SparseIndex index;
     private final int maxDataLength;
+    private final StoreCounters counters;
 
     /**
      * @param cursor the appender's cursor, which walks the excerpts and allocates index blocks at the tail.
      * @param scan   a second cursor, for scanning ahead without moving the first one's mapping.
      */
-    TailRecovery(final MappedCursor cursor, final MappedCursor scan, final SparseIndex index, final int maxDataLength) {
+    TailRecovery(final MappedCursor cursor, final MappedCursor scan, final SparseIndex index, final int maxDataLength,
+                 final StoreCounters counters) {
+        this.counters = counters;
         this.cursor = cursor;
         this.scan = scan;
         this.index = index;
@@ -79,6 +82,7 @@ final class TailRecovery {
             // the old sequence: trusting it would give the next excerpt the index of the last one
             LOG.warn("torn write hints in {}: sequence={} at position={}, but {} excerpts precede that position; fixed",
                     file.path(), hintSequence, hintPosition, walkSequence);
+            counters.tornHintRepairs.incrementAndGet();
             file.writeHints(walk, walkSequence);
             return;
         }
@@ -103,6 +107,7 @@ final class TailRecovery {
         LOG.warn("torn tail in {}: the header says excerpts end at position={} sequence={}, they end at position={} sequence={};"
                 + " the {} after it never reached the disk", file.path(), hintPosition, hintSequence, walk, walkSequence,
                 hintSequence - walkSequence);
+        counters.tornTailRecoveries.incrementAndGet();
         MEMORY.writeOrderedInt(cursor.address(walk), 0);
         clearEntriesFrom(walk, walkSequence, hintSequence);
         file.writeHints(walk, walkSequence);

@@ -42,6 +42,7 @@ final class TailWriter {
     private final boolean retains;
     /** Whether the appender's sync policy flushes: what it has not flushed of a cycle is flushed when leaving it. */
     private final boolean flushesOnRoll;
+    private final AppenderCounters counters;
     /** This writer started a new cycle while holding the lock: retention runs once it is released. */
     private boolean rolled;
     /** Where the next flush of the current file starts: everything before it is flushed. */
@@ -55,8 +56,9 @@ final class TailWriter {
     private long position;
     private long sequence;
 
-    TailWriter(final Store store, final boolean flushesOnRoll) {
+    TailWriter(final Store store, final boolean flushesOnRoll, final AppenderCounters counters) {
         this.store = store;
+        this.counters = counters;
         this.lock = store.writeLock();
         this.metadata = store.metadata();
         this.cycleFiles = store.cycleFiles();
@@ -65,7 +67,7 @@ final class TailWriter {
         this.retains = store.retains();
         this.flushesOnRoll = flushesOnRoll;
         this.index = new SparseIndex("appender-index", store.maxDataLength());
-        this.recovery = new TailRecovery(cursor, syncCursor, index, store.maxDataLength());
+        this.recovery = new TailRecovery(cursor, syncCursor, index, store.maxDataLength(), store.counters());
     }
 
     /** @return the position of the tail's header: the excerpt being written, while the lock is held. */
@@ -238,10 +240,14 @@ final class TailWriter {
 
     /** Flushes the current file from where the last flush ended up to {@code toPosition}, outside the write lock. */
     void flush(final boolean sync, final long toPosition) {
-        Msync.flush(syncCursor, flushedPosition, toPosition, sync);
-        if (sync) {
-            flushedPosition = toPosition;
+        if (!sync) {
+            Msync.flush(syncCursor, flushedPosition, toPosition, false);
+            return;
         }
+        final long start = System.nanoTime();
+        Msync.flush(syncCursor, flushedPosition, toPosition, true);
+        counters.synced(System.nanoTime() - start);
+        flushedPosition = toPosition;
     }
 
     /** Appends a sync marker: downstream readers learn that {@code syncedIndex} is on disk. */

@@ -28,12 +28,14 @@ final class WriteLock {
     private final long lockAddress;
     private final long lockWord;
     private final ProcessSlots slots;
+    private final StoreCounters counters;
     /** Written only by the holder: lets a thread that already holds the lock fail instead of waiting for itself. */
     private Thread holder;
     /** Set by a takeover, cleared by {@link #tookOverFromDeadHolder()}; the holder's thread only. */
     private boolean tookOver;
 
-    WriteLock(final MetadataFile metadata, final ProcessSlots slots, final long lockWord) {
+    WriteLock(final MetadataFile metadata, final ProcessSlots slots, final long lockWord, final StoreCounters counters) {
+        this.counters = counters;
         this.metadata = metadata;
         this.lockAddress = metadata.address(MetadataDescriptor.WRITE_LOCK_OFFSET);
         this.lockWord = lockWord;
@@ -85,6 +87,7 @@ final class WriteLock {
                 if (owner != lockWord && !isOwnerAlive(owner)) {
                     if (MEMORY.compareAndSwapLong(lockAddress, owner, lockWord)) {
                         tookOver = true;
+                        counters.writeLockTakeovers.incrementAndGet();
                         LOG.warn("took over the write lock of {} from a dead process (slot {}, session {}) after {} us",
                                 metadata.path(), MetadataDescriptor.lockSlot(owner),
                                 Long.toHexString(MetadataDescriptor.lockSession(owner)), (now - start) / 1_000);

@@ -5,10 +5,13 @@ import dev.spool.queue.SpoolException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Byte-range locks on a lock file that prove a process is alive: a process owns slot {@code n} while it holds an
@@ -41,17 +44,18 @@ public final class ProcessSlots {
      *
      * @param lockFile  the lock file, created if absent.
      * @param slotCount how many slots (bytes) it has; every process must use the same.
+     * @param lockMode  the permissions the lock file is created with ({@link FileModes#lockMode}): whoever can open
+     *                  it can hold a slot's lock and pass for a live process, so only writers may.
      * @return the shared instance.
      * @throws SpoolException if it cannot be opened, or is open here with another slot count.
      */
-    public static ProcessSlots acquire(final Path lockFile, final int slotCount) {
+    public static ProcessSlots acquire(final Path lockFile, final int slotCount, final Set<PosixFilePermission> lockMode) {
         synchronized (OPEN) {
             final Path key = lockFile.toAbsolutePath().normalize();
             ProcessSlots slots = OPEN.get(key);
             if (slots == null) {
                 try {
-                    slots = new ProcessSlots(key, FileChannel.open(key, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                            StandardOpenOption.WRITE), slotCount);
+                    slots = new ProcessSlots(key, openOrCreate(key, lockMode), slotCount);
                 } catch (IOException e) {
                     throw new SpoolException("cannot open lock file " + key + ": " + e.getMessage(), e);
                 }
@@ -62,6 +66,14 @@ public final class ProcessSlots {
             }
             slots.references++;
             return slots;
+        }
+    }
+
+    private static FileChannel openOrCreate(final Path key, final Set<PosixFilePermission> lockMode) throws IOException {
+        try {
+            return FileModes.createNew(key, lockMode, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        } catch (FileAlreadyExistsException e) {
+            return FileChannel.open(key, StandardOpenOption.READ, StandardOpenOption.WRITE);
         }
     }
 

@@ -58,7 +58,7 @@ final class QueueTail implements ExcerptHandler {
     int tail(final String from, final boolean follow, final BooleanSupplier stop, final PrintStream err) {
         boolean interrupted = false;
         // a person reads tail -f: 10 ms of latency is nothing to them, while spinning costs a core shared with others
-        try (SpoolQueue queue = SpoolQueue.builder(directory).createIfAbsent(false)
+        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly()
                 .pauseStrategy(() -> PauseStrategy.backoff(0, 0, MIN_PARK_NS, MAX_PARK_NS)).build();
              ExcerptTailer tailer = queue.createTailer()) {
             if ("end".equals(from)) {

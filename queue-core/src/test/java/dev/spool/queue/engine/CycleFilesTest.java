@@ -17,7 +17,14 @@ class CycleFilesTest extends SpoolTestBase {
     void shouldTakeACycleFileDeletedJustBeforeItIsOpenedForAbsentAndLeaveNoFileBehind() {
         // what a tailer meets when retention in another process deletes the file it just listed
         final Path path = tempDir.resolve(RollCycle.HOURLY.fileName(CYCLE, 0));
-        assertNull(CycleFile.open(path, CYCLE, RollCycle.HOURLY, 1 << 20));
+        assertNull(CycleFile.open(path, CYCLE, RollCycle.HOURLY, 1 << 20, false));
         assertFalse(Files.exists(path), "opening a missing cycle file must not create an empty one");
+    }
+
+    @Test
+    void shouldTakeACycleFileDeletedJustBeforeAReadOnlyOpenForAbsent() {
+        final Path path = tempDir.resolve(RollCycle.HOURLY.fileName(CYCLE, 0));
+        assertNull(CycleFile.open(path, CYCLE, RollCycle.HOURLY, 1 << 20, true));
+        assertFalse(Files.exists(path));
     }
 }

@@ -1,0 +1,57 @@
+package dev.spool.queue.internal;
+
+import dev.spool.queue.SpoolException;
+
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.StandardMBean;
+import java.lang.management.ManagementFactory;
+
+/** Registers Spool's MXBeans with the platform MBean server under {@code dev.spool:type=<type>,name="<name>"}. */
+public final class MBeans {
+    /** The JMX domain of every Spool MBean. */
+    public static final String DOMAIN = "dev.spool";
+
+    private MBeans() {
+    }
+
+    /**
+     * @param type          the MBean's type key, e.g. {@code Queue} or {@code Ring}.
+     * @param name          the name key, quoted: the queue's directory or the ring's path.
+     * @param mbean         the MXBean.
+     * @param mbeanInterface its MXBean interface.
+     * @param <T>           that interface.
+     * @return the name it is registered under.
+     * @throws SpoolException if one of that name is registered already, or registration fails.
+     */
+    public static <T> ObjectName register(final String type, final String name, final T mbean,
+                                          final Class<T> mbeanInterface) {
+        final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        final String text = DOMAIN + ":type=" + type + ",name=" + ObjectName.quote(name);
+        try {
+            final ObjectName objectName = new ObjectName(text);
+            server.registerMBean(new StandardMBean(mbean, mbeanInterface, true), objectName);
+            return objectName;
+        } catch (javax.management.InstanceAlreadyExistsException e) {
+            throw new SpoolException("cannot register MBean " + text + ": one of that name is registered already,"
+                    + " by another instance of the same " + type.toLowerCase(java.util.Locale.ROOT) + " in this JVM", e);
+        } catch (JMException e) {
+            throw new SpoolException("cannot register MBean " + text + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * @param objectName a name {@link #register} returned.
+     * @throws SpoolException if it cannot be unregistered.
+     */
+    public static void unregister(final ObjectName objectName) {
+        try {
+            ManagementFactory.getPlatformMBeanServer().unregisterMBean(objectName);
+        } catch (javax.management.InstanceNotFoundException e) {
+            // unregistered already: nothing to do
+        } catch (JMException e) {
+            throw new SpoolException("cannot unregister MBean " + objectName + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package dev.spool.queue;
+
+import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Opening and closing queues, appenders and tailers leaves no mapping ({@code /proc/self/maps}) and no file
+ * descriptor ({@code /proc/self/fd}) behind: a long-running process would otherwise reach {@code vm.max_map_count},
+ * keep deleted queues' disk space and make unmounts fail. A short form runs in every build, the issue's full counts
+ * in the slow execution.
+ */
+class ResourceLeakTest extends SpoolTestBase {
+
+    @Test
+    void shouldLeaveNoMappingOrDescriptorAfterRepeatedOpenAndClose() throws IOException {
+        openAndClose(500, 5_000);
+    }
+
+    @Test
+    @Tag("slow")
+    void shouldLeaveNoMappingOrDescriptorAfterTenThousandQueuesAndOneHundredThousandAppendersAndTailers()
+            throws IOException {
+        openAndClose(10_000, 100_000);
+    }
+
+    private void openAndClose(final int queues, final int appendersAndTailers) throws IOException {
+        final Path directory = tempDir.resolve("q");
+        final byte[] payload = new byte[16];
+        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).build();
+             ExcerptAppender appender = queue.createAppender()) {
+            appender.append(payload);
+        }
+        BackgroundResourceReleaser.releasePendingResources();
+        final long mapsBefore = mappingsOf(directory);
+        final long descriptorsBefore = descriptors();
+        assertEquals(0, mapsBefore, "nothing of a closed queue stays mapped");
+
+        for (int i = 0; i < queues; i++) {
+            try (SpoolQueue queue = SpoolQueue.builder(directory).build();
+                 ExcerptAppender appender = queue.createAppender();
+                 ExcerptTailer tailer = queue.createTailer()) {
+                appender.append(payload);
+                assertTrue(tailer.read((bytes, offset, length, index) -> { }));
+            }
+        }
+        try (SpoolQueue queue = SpoolQueue.builder(directory).build()) {
+            final long mapsOpen = mappingsOf(directory);
+            for (int i = 0; i < appendersAndTailers; i++) {
+                try (ExcerptAppender appender = queue.createAppender();
+                     ExcerptTailer tailer = queue.createTailer()) {
+                    if (i % 100 == 0) {
+                        appender.append(payload);
+                        assertTrue(tailer.read((bytes, offset, length, index) -> { }));
+                    }
+                }
+            }
+            BackgroundResourceReleaser.releasePendingResources();
+            assertTrue(mappingsOf(directory) <= mapsOpen, "appenders and tailers of an open queue leave no mapping: "
+                    + mappingsOf(directory) + " > " + mapsOpen);
+        }
+        BackgroundResourceReleaser.releasePendingResources();
+        assertEquals(mapsBefore, mappingsOf(directory), "mappings of " + directory + " after " + queues + " queues");
+        assertEquals(descriptorsBefore, descriptors(), "file descriptors after " + queues + " queues and "
+                + appendersAndTailers + " appenders and tailers");
+    }
+
+    private static long mappingsOf(final Path directory) throws IOException {
+        final String prefix = directory.toAbsolutePath().normalize().toString();
+        try (Stream<String> lines = Files.lines(Path.of("/proc/self/maps"))) {
+            return lines.filter(line -> line.contains(prefix)).count();
+        }
+    }
+
+    private static long descriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.QueueMXBean;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolTestBase;
+import org.junit.jupiter.api.Test;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static dev.spool.replication.Replicas.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/** Replication's state through JMX: the sink's MBean, and the primary queue's acknowledgement lag. */
+class ReplicationMetricsTest extends SpoolTestBase {
+    private static final Duration HEARTBEAT = Duration.ofMillis(200);
+
+    @Test
+    void shouldShowTheSinkAndThePrimarysAckLagThroughJmx() throws Exception {
+        final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        final Path replicaDirectory = tempDir.resolve("replica").toAbsolutePath().normalize();
+        final ObjectName name = new ObjectName("dev.spool:type=ReplicationSink,name="
+                + ObjectName.quote(replicaDirectory.toString()));
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = ReplicationSink.builder(replicaDirectory).queueSettings(b -> b.chunkLength(1 << 20))
+                     .heartbeatInterval(HEARTBEAT).registerMBean().start()) {
+            append(appender, 0, 100);
+            final QueueMXBean metrics = primary.metrics();
+            assertEquals(100, metrics.getAckLag(), "nothing acknowledged before a source runs");
+            assertEquals(Boolean.FALSE, server.getAttribute(name, "Connected"));
+            try (ReplicationSource source = ReplicationSource.builder(primary, sink.address()).heartbeatInterval(HEARTBEAT)
+                    .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100)).start()) {
+                await(() -> metrics.getAckLag() == 0, "the replica acknowledged everything");
+                assertEquals(primary.lastIndex(), metrics.getLastAckedIndex());
+                assertEquals(primary.lastIndex(), server.getAttribute(name, "LastIndex"));
+                assertEquals(Boolean.TRUE, server.getAttribute(name, "Connected"));
+                assertEquals("", server.getAttribute(name, "Failure"));
+                assertEquals(sink.address().toString(), server.getAttribute(name, "Address"));
+            }
+        }
+        assertFalse(server.isRegistered(name), "closing the sink unregisters its MBean");
+    }
+}
