@@ -31,6 +31,7 @@ public final class SpoolQueueBuilder {
     private Integer indexBlockEntries;
     private Integer maxMessageLength;
     private Long chunkLength;
+    private Boolean indexTimes;
     private TimeProvider timeProvider = TimeProvider.SYSTEM;
     private boolean createIfAbsent = true;
     private SyncPolicy syncPolicy = SyncPolicy.NONE;
@@ -110,6 +111,20 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder chunkLength(final long chunkLength) {
         this.chunkLength = chunkLength;
+        return this;
+    }
+
+    /**
+     * Records, in each sparse index entry, the time its excerpt was appended, which
+     * {@link ExcerptTailer#moveToTime(java.time.Instant)} needs; costs one clock read per {@code indexSpacing}
+     * appends and doubles the index's size. Persisted as a feature of the queue (a queue with it is format version 2,
+     * which builds before it refuse). Default false.
+     *
+     * @param indexTimes true to record times.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder indexTimes(final boolean indexTimes) {
+        this.indexTimes = indexTimes;
         return this;
     }
 
@@ -268,7 +283,7 @@ public final class SpoolQueueBuilder {
     /** @return what the engine opens the queue with. */
     QueueEngine.Config config() {
         return new QueueEngine.Config(directory, createIfAbsent, rollCycle, epochMillis, indexSpacing, indexBlockEntries,
-                maxMessageLength, chunkLength, replicaOf, timeProvider, pauseStrategy, syncPolicy, SyncPolicy::newTrigger,
+                maxMessageLength, chunkLength, indexTimes, replicaOf, timeProvider, pauseStrategy, syncPolicy, SyncPolicy::newTrigger,
                 syncMarkers, retainCycles, retainBytes, retainForNamedTailers, cycleListener, pretouchLength,
                 pretouchLeadTime);
     }

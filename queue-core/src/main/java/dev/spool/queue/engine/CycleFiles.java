@@ -66,8 +66,9 @@ final class CycleFiles {
     }
 
     /** Creates the file of {@code cycle} and acquires it. Caller holds the write lock. */
-    synchronized CycleFile create(final long cycle, final int indexSpacing, final int indexBlockEntries) {
-        CycleFile.create(path(cycle), cycle, rollCycle, indexSpacing, indexBlockEntries);
+    synchronized CycleFile create(final long cycle, final int indexSpacing, final int indexBlockEntries,
+                                  final int features) {
+        CycleFile.create(path(cycle), cycle, rollCycle, indexSpacing, indexBlockEntries, features);
         return acquire(cycle);
     }
 

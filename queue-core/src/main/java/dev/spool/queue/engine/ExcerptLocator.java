@@ -36,14 +36,15 @@ final class ExcerptLocator {
     ExcerptLocator(final MetadataFile metadata, final MappedCursor cursor, final int maxMessageLength) {
         this.metadata = metadata;
         this.cursor = cursor;
-        this.index = new SparseIndex("tailer-index", maxMessageLength);
+        this.index = new SparseIndex("tailer-index", maxMessageLength, null);
         this.maxMessageLength = maxMessageLength;
     }
 
     void attach(final CycleFile next) {
         file = next;
         cycle = next.cycle();
-        metadataLimit = Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries()));
+        metadataLimit = Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries(),
+                next.features()));
         if (window.length != next.indexSpacing()) {
             window = new long[next.indexSpacing()];
         }
@@ -60,6 +61,21 @@ final class ExcerptLocator {
     /** @return the longest metadata payload the file holds: an index block, or a message's length. */
     int metadataLimit() {
         return metadataLimit;
+    }
+
+    /** @return true if the file's index entries hold times. */
+    boolean hasTimes() {
+        return index.hasTimes();
+    }
+
+    /**
+     * @param timeMillis a time, ms since 1970.
+     * @return the sequence of the last indexed excerpt whose index entry's time is before {@code timeMillis}, or -1 if
+     * none is; every excerpt before it was appended before that time. Needs index times.
+     */
+    long indexedSequenceBefore(final long timeMillis) {
+        final long entry = index.lastEntryBefore(timeMillis);
+        return entry < 0 ? -1 : index.sequenceOf(entry);
     }
 
     /** @return the header position {@link #toEnd()} found. */

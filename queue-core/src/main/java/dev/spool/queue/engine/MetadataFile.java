@@ -44,7 +44,7 @@ final class MetadataFile implements ReferenceOwner {
 
     /** Settings a new queue is created with; a null {@code queueId} gives it a new random identity. */
     record Settings(RollCycle rollCycle, long epochMillis, int indexSpacing, int indexBlockEntries,
-                    int maxMessageLength, long chunkLength, UUID queueId, int role) {
+                    int maxMessageLength, long chunkLength, UUID queueId, int role, int features) {
     }
 
     /**
@@ -121,7 +121,8 @@ final class MetadataFile implements ReferenceOwner {
         final ByteBuffer buffer = ByteBuffer.allocate(FILE_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         final UUID id = settings.queueId() != null ? settings.queueId() : UUID.randomUUID();
         buffer.putInt(MAGIC_OFFSET, MAGIC)
-                .putInt(VERSION_OFFSET, VERSION)
+                .putInt(VERSION_OFFSET, settings.features() == 0 ? VERSION : VERSION_WITH_FEATURES)
+                .putInt(FEATURES_OFFSET, settings.features())
                 .putInt(ROLL_CYCLE_OFFSET, settings.rollCycle().id())
                 .putInt(INDEX_SPACING_OFFSET, settings.indexSpacing())
                 .putLong(EPOCH_OFFSET, settings.epochMillis())
@@ -207,6 +208,11 @@ final class MetadataFile implements ReferenceOwner {
 
     int indexSpacing() {
         return readInt(INDEX_SPACING_OFFSET);
+    }
+
+    /** @return the feature bits fixed at creation; 0 in a version 1 queue. */
+    int features() {
+        return readInt(VERSION_OFFSET) == VERSION ? 0 : readInt(FEATURES_OFFSET);
     }
 
     int indexBlockEntries() {

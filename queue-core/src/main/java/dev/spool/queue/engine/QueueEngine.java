@@ -67,6 +67,7 @@ public final class QueueEngine {
      * @param indexBlockEntries     the entries per index block, or null.
      * @param maxMessageLength      the longest payload, or null.
      * @param chunkLength           the mapping chunk, or null.
+     * @param indexTimes            whether index entries hold times (FEATURE_INDEX_TIMES), or null.
      * @param replicaOf             the primary's queue id if this is a replica, or null.
      * @param timeProvider          the clock that decides the cycle.
      * @param pauseStrategy         makes each tailer's pause strategy.
@@ -82,6 +83,7 @@ public final class QueueEngine {
      */
     public record Config(Path directory, boolean createIfAbsent, RollCycle rollCycle, Long epochMillis,
                          Integer indexSpacing, Integer indexBlockEntries, Integer maxMessageLength, Long chunkLength,
+                         Boolean indexTimes,
                          UUID replicaOf, TimeProvider timeProvider, SpoolQueueBuilder.PauseStrategyFactory pauseStrategy,
                          SyncPolicy syncPolicy, SyncTrigger.Factory syncTriggers, boolean syncMarkers, int retainCycles,
                          long retainBytes, boolean retainForNamedTailers, CycleListener cycleListener,

@@ -82,8 +82,9 @@ final class StoreOpener {
             throw new IllegalArgumentException("indexBlockEntries=" + entries + " must be a power of two from "
                     + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to " + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
         }
+        final int features = Boolean.TRUE.equals(config.indexTimes()) ? MetadataDescriptor.FEATURE_INDEX_TIMES : 0;
         final long maxLimit = CycleDescriptor.maxPayloadLength(chunk);
-        if (CycleDescriptor.blockPayloadLength(entries) > maxLimit) {
+        if (CycleDescriptor.blockPayloadLength(entries, features) > maxLimit) {
             throw new IllegalArgumentException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
                     + chunk + " can hold");
         }
@@ -94,7 +95,8 @@ final class StoreOpener {
         }
         return new MetadataFile.Settings(config.rollCycle() == null ? RollCycle.DAILY : config.rollCycle(),
                 config.epochMillis() == null ? 0 : config.epochMillis(), spacing, entries, maxLength, chunk,
-                config.replicaOf(), config.replicaOf() == null ? MetadataDescriptor.ROLE_PRIMARY : MetadataDescriptor.ROLE_REPLICA);
+                config.replicaOf(), config.replicaOf() == null ? MetadataDescriptor.ROLE_PRIMARY : MetadataDescriptor.ROLE_REPLICA,
+                features);
     }
 
     private static void checkAgainst(final QueueEngine.Config config, final MetadataFile metadata) {
@@ -104,6 +106,7 @@ final class StoreOpener {
         mismatch("indexBlockEntries", config.indexBlockEntries(), metadata.indexBlockEntries(), metadata);
         mismatch("maxMessageLength", config.maxMessageLength(), metadata.maxMessageLength(), metadata);
         mismatch("chunkLength", config.chunkLength(), metadata.chunkLength(), metadata);
+        mismatch("indexTimes", config.indexTimes(), CycleDescriptor.hasIndexTimes(metadata.features()), metadata);
         if (config.replicaOf() != null) {
             if (!config.replicaOf().equals(metadata.queueId())) {
                 throw new SpoolException("queue " + metadata.path().getParent() + " has queue id " + metadata.queueId()

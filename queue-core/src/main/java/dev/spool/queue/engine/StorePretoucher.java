@@ -177,7 +177,8 @@ final class StorePretoucher implements Pretoucher {
                 if (metadata.highestCycle() < cycle) {
                     created = cycleFiles.acquire(cycle);
                     if (created == null) {
-                        created = cycleFiles.create(cycle, metadata.indexSpacing(), metadata.indexBlockEntries());
+                        created = cycleFiles.create(cycle, metadata.indexSpacing(), metadata.indexBlockEntries(),
+                                metadata.features());
                         work++;
                     }
                 }

@@ -145,8 +145,13 @@ public final class MetadataDescriptor {
     public static final int FEATURES_OFFSET = align(FENCED_BY_TERM_OFFSET + Long.BYTES, CACHE_LINE_LENGTH);
     /** Length in bytes of the features field with the reserved int after it. */
     public static final int FEATURES_LENGTH = Long.BYTES;
+    /**
+     * Feature bit: every sparse index entry also holds the time its excerpt was appended, for
+     * {@code ExcerptTailer.moveToTime} (index block layout: {@link CycleDescriptor}).
+     */
+    public static final int FEATURE_INDEX_TIMES = 4;
     /** The feature bits this build knows; a queue that has any other bit set is refused at open. */
-    public static final int KNOWN_FEATURES = 0;
+    public static final int KNOWN_FEATURES = FEATURE_INDEX_TIMES;
 
     /** {@link #ROLE_OFFSET} value of a queue local appenders write to. */
     public static final int ROLE_PRIMARY = 0;
