@@ -4,6 +4,8 @@ import dev.spool.queue.engine.QueueEngine;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.UUID;
 
 /**
@@ -32,6 +34,8 @@ public final class SpoolQueueBuilder {
     private Integer maxMessageLength;
     private Long chunkLength;
     private Boolean indexTimes;
+    private LocalTime rollTime;
+    private ZoneId rollZone;
     private TimeProvider timeProvider = TimeProvider.SYSTEM;
     private boolean createIfAbsent = true;
     private SyncPolicy syncPolicy = SyncPolicy.NONE;
@@ -62,6 +66,24 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder rollCycle(final RollCycle rollCycle) {
         this.rollCycle = rollCycle;
+        return this;
+    }
+
+    /**
+     * Starts each cycle at a local time of day in a time zone, e.g. 17:00 America/New_York for a trading day, as the
+     * zone's rules place it that day: a cycle spans 23 or 25 hours across a daylight-saving change, and its file is
+     * named {@code yyyyMMdd-HHmm.cycle} of its local start, which sorts as the cycles do. Rolls daily: not with a
+     * {@link #rollCycle} other than {@link RollCycle#DAILY}, nor with {@link #epochMillis}; checked at
+     * {@link #build()}. Persisted (a queue with it is format version 2, which builds before it refuse). Default:
+     * cycles of the roll cycle from the epoch.
+     *
+     * @param rollTime the local time each cycle starts, a whole minute.
+     * @param zone     the zone whose rules place it, e.g. {@code ZoneId.of("America/New_York")}.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder rollTime(final LocalTime rollTime, final ZoneId zone) {
+        this.rollTime = java.util.Objects.requireNonNull(rollTime, "rollTime");
+        this.rollZone = java.util.Objects.requireNonNull(zone, "zone");
         return this;
     }
 
@@ -283,7 +305,7 @@ public final class SpoolQueueBuilder {
     /** @return what the engine opens the queue with. */
     QueueEngine.Config config() {
         return new QueueEngine.Config(directory, createIfAbsent, rollCycle, epochMillis, indexSpacing, indexBlockEntries,
-                maxMessageLength, chunkLength, indexTimes, replicaOf, timeProvider, pauseStrategy, syncPolicy, SyncPolicy::newTrigger,
+                maxMessageLength, chunkLength, indexTimes, rollTime, rollZone, replicaOf, timeProvider, pauseStrategy, syncPolicy, SyncPolicy::newTrigger,
                 syncMarkers, retainCycles, retainBytes, retainForNamedTailers, cycleListener, pretouchLength,
                 pretouchLeadTime);
     }

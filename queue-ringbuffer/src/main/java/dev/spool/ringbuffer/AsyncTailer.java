@@ -4,6 +4,7 @@ import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 
@@ -51,7 +52,7 @@ public final class AsyncTailer implements AutoCloseable {
         this.ring = ring;
         this.drained = new DrainState(ring.address());
         this.store = ring.store();
-        this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
+        this.rule = new CycleRule(QueueInternals.of(queue).calendar());
         this.copy = BytesStore.nativeStoreWithFixedCapacity(Math.max(Long.BYTES, maxLength));
         this.copyAddress = copy.addressForWrite(0);
         this.tailer = queue.createTailer();

@@ -3,6 +3,7 @@ package dev.spool.queue.engine;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
+import dev.spool.queue.internal.CycleCalendar;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -28,22 +29,21 @@ final class CycleFiles {
 
     private final Path directory;
     private final RollCycle rollCycle;
-    private final long epochMillis;
+    private final CycleCalendar calendar;
     private final long chunkLength;
     private final CycleListener listener;
     private final Map<Long, CycleFile> open = new HashMap<>();
 
-    CycleFiles(final Path directory, final RollCycle rollCycle, final long epochMillis, final long chunkLength,
-               final CycleListener listener) {
+    CycleFiles(final Path directory, final CycleCalendar calendar, final long chunkLength, final CycleListener listener) {
         this.directory = directory;
-        this.rollCycle = rollCycle;
-        this.epochMillis = epochMillis;
+        this.rollCycle = calendar.rollCycle();
+        this.calendar = calendar;
         this.chunkLength = chunkLength;
         this.listener = listener;
     }
 
     Path path(final long cycle) {
-        return directory.resolve(rollCycle.fileName(cycle, epochMillis));
+        return directory.resolve(calendar.fileName(cycle));
     }
 
     /** @return the open file of {@code cycle}, or null if it has no file. Release it when done. */
@@ -112,7 +112,7 @@ final class CycleFiles {
         int count = 0;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + RollCycle.FILE_SUFFIX)) {
             for (final Path file : files) {
-                final long cycle = rollCycle.parseCycle(file.getFileName().toString(), epochMillis);
+                final long cycle = calendar.parseCycle(file.getFileName().toString());
                 if (cycle >= 0) {
                     if (count == cycles.length) {
                         cycles = Arrays.copyOf(cycles, count * 2);

@@ -4,6 +4,7 @@ import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.CycleCalendar;
 
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
@@ -18,6 +19,9 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.DateTimeException;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -42,8 +46,11 @@ final class MetadataFile implements ReferenceOwner {
         this.address = store.addressForWrite(0);
     }
 
-    /** Settings a new queue is created with; a null {@code queueId} gives it a new random identity. */
-    record Settings(RollCycle rollCycle, long epochMillis, int indexSpacing, int indexBlockEntries,
+    /**
+     * Settings a new queue is created with; a null {@code queueId} gives it a new random identity. The calendar's
+     * roll time and zone, if it has them, are persisted with {@link MetadataDescriptor#FEATURE_ZONED_ROLL}.
+     */
+    record Settings(CycleCalendar calendar, long epochMillis, int indexSpacing, int indexBlockEntries,
                     int maxMessageLength, long chunkLength, UUID queueId, int role, int features) {
     }
 
@@ -123,7 +130,7 @@ final class MetadataFile implements ReferenceOwner {
         buffer.putInt(MAGIC_OFFSET, MAGIC)
                 .putInt(VERSION_OFFSET, settings.features() == 0 ? VERSION : VERSION_WITH_FEATURES)
                 .putInt(FEATURES_OFFSET, settings.features())
-                .putInt(ROLL_CYCLE_OFFSET, settings.rollCycle().id())
+                .putInt(ROLL_CYCLE_OFFSET, settings.calendar().rollCycle().id())
                 .putInt(INDEX_SPACING_OFFSET, settings.indexSpacing())
                 .putLong(EPOCH_OFFSET, settings.epochMillis())
                 .putLong(QUEUE_ID_OFFSET, id.getMostSignificantBits())
@@ -140,6 +147,13 @@ final class MetadataFile implements ReferenceOwner {
         for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
             buffer.putLong((int) namedTailerPosition(entry) + NAMED_TAILER_INDEX_OFFSET, -1);
         }
+        final CycleCalendar calendar = settings.calendar();
+        if (calendar.zone() != null) {
+            final byte[] zone = calendar.zone().getId().getBytes(StandardCharsets.UTF_8);
+            buffer.putInt(ROLL_TIME_OFFSET, calendar.rollTime().toSecondOfDay() / 60)
+                    .putInt(ROLL_ZONE_LENGTH_OFFSET, zone.length)
+                    .put(ROLL_ZONE_OFFSET, zone);
+        }
         return buffer;
     }
 
@@ -154,6 +168,9 @@ final class MetadataFile implements ReferenceOwner {
                 features, features & ~KNOWN_FEATURES);
         expect(ROLL_CYCLE_OFFSET, RollCycle.ofId(readInt(ROLL_CYCLE_OFFSET)) != null, "unknown roll cycle id=%d",
                 readInt(ROLL_CYCLE_OFFSET));
+        if ((features & FEATURE_ZONED_ROLL) != 0) {
+            calendar();
+        }
         expect(INDEX_SPACING_OFFSET, isPowerOfTwo(readInt(INDEX_SPACING_OFFSET)), "index spacing=%d is not a power of two",
                 readInt(INDEX_SPACING_OFFSET));
         expect(INDEX_BLOCK_ENTRIES_OFFSET, isPowerOfTwo(readInt(INDEX_BLOCK_ENTRIES_OFFSET)),
@@ -204,6 +221,36 @@ final class MetadataFile implements ReferenceOwner {
 
     long epochMillis() {
         return readLong(EPOCH_OFFSET);
+    }
+
+    /**
+     * @return when cycles start and how their files are named: the zoned roll persisted with
+     * {@link MetadataDescriptor#FEATURE_ZONED_ROLL}, else the roll cycle from the epoch.
+     * @throws CorruptQueueException naming the field if the zoned roll's fields are damaged.
+     */
+    CycleCalendar calendar() {
+        final RollCycle rollCycle = rollCycle();
+        if ((features() & FEATURE_ZONED_ROLL) == 0) {
+            return CycleCalendar.of(rollCycle, epochMillis());
+        }
+        expect(ROLL_CYCLE_OFFSET, rollCycle == RollCycle.DAILY, "roll cycle %s with a zoned roll, which needs DAILY",
+                rollCycle);
+        final int minute = readInt(ROLL_TIME_OFFSET);
+        expect(ROLL_TIME_OFFSET, minute >= 0 && minute < 24 * 60, "roll time=%d minutes is not a time of day", minute);
+        final int length = readInt(ROLL_ZONE_LENGTH_OFFSET);
+        expect(ROLL_ZONE_LENGTH_OFFSET, length > 0 && length <= ROLL_ZONE_MAX_LENGTH, "roll zone id length=%d, expected"
+                + " 1 to %d", length, ROLL_ZONE_MAX_LENGTH);
+        final byte[] zone = new byte[length];
+        for (int i = 0; i < length; i++) {
+            zone[i] = MEMORY.readByte(address + ROLL_ZONE_OFFSET + i);
+        }
+        final String zoneId = new String(zone, StandardCharsets.UTF_8);
+        try {
+            return CycleCalendar.zoned(LocalTime.ofSecondOfDay(minute * 60L), ZoneId.of(zoneId));
+        } catch (DateTimeException e) {
+            throw new CorruptQueueException(path, ROLL_ZONE_OFFSET, "roll zone id \"" + zoneId + "\" is not a time zone: "
+                    + e.getMessage());
+        }
     }
 
     int indexSpacing() {

@@ -58,6 +58,7 @@ class DescriptorLayoutTest {
                 {CycleDescriptor.INDEX_SPACING_OFFSET, 20},
                 {CycleDescriptor.INDEX_BLOCK_ENTRIES_OFFSET, 24},
                 {CycleDescriptor.ROOT_ENTRIES_OFFSET, 28},
+                {CycleDescriptor.FEATURES_OFFSET, 32},
                 {CycleDescriptor.WRITE_POSITION_OFFSET, 64},
                 {CycleDescriptor.WRITE_SEQUENCE_OFFSET, 72},
                 {CycleDescriptor.HEADER_LENGTH, 4096},
@@ -72,6 +73,9 @@ class DescriptorLayoutTest {
         assertEquals(1, CycleDescriptor.VERSION);
         assertEquals(4096 + 8 * 3, CycleDescriptor.rootEntryPosition(3));
         assertEquals(1000 + 8 + 8 * 5, CycleDescriptor.indexEntryPosition(1000, 5));
+        assertEquals(4 + 8 * 16, CycleDescriptor.blockPayloadLength(16, 0));
+        assertEquals(4 + 8 * 16 * 2, CycleDescriptor.blockPayloadLength(16, MetadataDescriptor.FEATURE_INDEX_TIMES));
+        assertEquals(1000 + 8 + 8 * 16 + 8 * 5, CycleDescriptor.indexTimePosition(1000, 16, 5));
     }
 
     @Test
