@@ -58,7 +58,9 @@ public interface ExcerptTailer extends AutoCloseable {
      * Positions the tailer to replay from {@code time}, like Kafka's {@code offsetsForTimes}: no excerpt appended at
      * or after {@code time} is skipped, and at most {@code indexSpacing} excerpts appended before it are read first
      * (the ones after the last index entry recorded before {@code time}; filter them by a timestamp of your own if
-     * that matters). Before every excerpt if none was indexed before {@code time}. The time of an excerpt is when
+     * that matters). Forward, the next read returns the excerpt after that entry's; backward, that entry's excerpt,
+     * the last known to be appended before {@code time}. Before every excerpt if none was indexed before
+     * {@code time}. The time of an excerpt is when
      * it reached this queue: an appender's clock (its {@link TimeProvider}), a replica's sink's, a ring's drainer's.
      * A binary search over the cycle files, then over one file's index entries, then a walk of fewer than
      * {@code indexSpacing} excerpts; not a hot-path call.

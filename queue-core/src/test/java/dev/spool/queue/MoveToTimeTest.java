@@ -43,17 +43,22 @@ class MoveToTimeTest extends SpoolTestBase {
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             appendEvery10Ms(appender, clock, 0, 100);
-            // excerpt 50 at +500 ms, 51 at +510; entries every 4: entry 48 (+480) is the last before +505
+            // excerpt 50 at +500 ms, 51 at +510; entries every 4: entry 48 (+480) is the last before +505, and
+            // excerpt 49 was appended after it was recorded
             tailer.moveToTime(Instant.ofEpochMilli(START + 505));
-            assertEquals("48", readNext(tailer));
+            assertEquals("49", readNext(tailer));
             // exactly on an indexed excerpt's time: that excerpt is not skipped
             tailer.moveToTime(Instant.ofEpochMilli(START + 520));
-            assertEquals("48", readNext(tailer));
+            assertEquals("49", readNext(tailer));
             tailer.moveToTime(Instant.ofEpochMilli(START + 521));
-            assertEquals("52", readNext(tailer));
+            assertEquals("53", readNext(tailer));
             // sub-millisecond times round down
             tailer.moveToTime(Instant.ofEpochMilli(START + 520).plusNanos(999_999));
+            assertEquals("49", readNext(tailer));
+            // backward, the last excerpt known to be appended before the time comes first
+            tailer.direction(Direction.BACKWARD).moveToTime(Instant.ofEpochMilli(START + 505));
             assertEquals("48", readNext(tailer));
+            assertEquals("47", readNext(tailer));
         }
     }
 
@@ -71,7 +76,8 @@ class MoveToTimeTest extends SpoolTestBase {
             tailer.moveToTime(Instant.MIN);
             assertEquals("0", readNext(tailer));
             tailer.moveToTime(Instant.MAX);
-            assertEquals("8", readNext(tailer), "the last indexed excerpt: later ones are not indexed");
+            assertEquals("9", readNext(tailer), "after the last indexed excerpt: later ones are not indexed");
+            assertFalse(tailer.read((bytes, offset, length, index) -> fail("nothing after the last")));
         }
     }
 
@@ -91,10 +97,10 @@ class MoveToTimeTest extends SpoolTestBase {
             for (int hour = 0; hour < 5; hour++) {
                 // +55 ms: excerpt 5 of the hour at +50, entry 4 at +40 is the last before
                 tailer.moveToTime(Instant.ofEpochMilli(hourStarts.get(hour) + 55));
-                assertEquals(Integer.toString(hour * 100 + 4), readNext(tailer));
-                // just before an hour's first excerpt: the last entry of the hour before (or the very start)
+                assertEquals(Integer.toString(hour * 100 + 5), readNext(tailer));
+                // just before an hour's first excerpt: after the last entry of the hour before (or the very start)
                 tailer.moveToTime(Instant.ofEpochMilli(hourStarts.get(hour)));
-                assertEquals(hour == 0 ? "0" : Integer.toString((hour - 1) * 100 + 16), readNext(tailer));
+                assertEquals(hour == 0 ? "0" : Integer.toString((hour - 1) * 100 + 17), readNext(tailer));
             }
         }
     }
@@ -109,9 +115,9 @@ class MoveToTimeTest extends SpoolTestBase {
             clock.advance(-1000);
             appendEvery10Ms(appender, clock, 8, 8); // entries 8 and 12 would be -920 and -880 ms: recorded as +40
             tailer.moveToTime(Instant.ofEpochMilli(START + 41));
-            assertEquals("12", readNext(tailer), "entries 8 and 12 hold +40, the time of the entry before them");
+            assertEquals("13", readNext(tailer), "entries 8 and 12 hold +40, the time of the entry before them");
             tailer.moveToTime(Instant.ofEpochMilli(START + 40));
-            assertEquals("0", readNext(tailer), "no entry is before +40 but entry 0");
+            assertEquals("1", readNext(tailer), "no entry is before +40 but entry 0");
         }
     }
 
@@ -138,7 +144,7 @@ class MoveToTimeTest extends SpoolTestBase {
         try (SpoolQueue queue = SpoolQueue.builder(dir).timeProvider(clock).build();
              ExcerptTailer tailer = queue.createTailer()) {
             tailer.moveToTime(Instant.ofEpochMilli(START + 45));
-            assertEquals("4", readNext(tailer), "reopened without the setting, the queue keeps its times");
+            assertEquals("5", readNext(tailer), "reopened without the setting, the queue keeps its times");
         }
         final String verified = verify(dir);
         assertTrue(verified.startsWith("OK: 1 cycles, 10 excerpts"), "verify accepts the longer index blocks: " + verified);
@@ -184,7 +190,8 @@ class MoveToTimeTest extends SpoolTestBase {
                 for (long t = first; t <= last + 1; t += Math.max(1, (last - first) / 200)) {
                     tailer.moveToTime(Instant.ofEpochMilli(t));
                     final long start = queue.rollCycle().toSequence(tailer.index());
-                    assertEquals(0, start % SpoolQueueBuilder.DEFAULT_INDEX_SPACING, "an indexed excerpt");
+                    assertTrue(start == 0 || (start - 1) % SpoolQueueBuilder.DEFAULT_INDEX_SPACING == 0,
+                            "the start, or just after an indexed excerpt: " + start);
                     for (int i = 0; i < start; i++) {
                         // read before the append, a payload's time is at most its append time
                         assertTrue(times.get(i) < t, "excerpt " + i + " read at " + times.get(i)

@@ -314,6 +314,10 @@ final class StoreTailer implements ExcerptTailer {
         }
         if (foundCycle < 0 || !moveToIndex(rollCycle.toIndex(foundCycle, foundSequence))) {
             toStart();
+        } else if (direction == Direction.FORWARD) {
+            // the entry's time was read after its excerpt was appended, and before the next one was: past it
+            position += alignedLength(length(MEMORY.readVolatileInt(cursor.address(position))));
+            sequence++;
         }
         return this;
     }
