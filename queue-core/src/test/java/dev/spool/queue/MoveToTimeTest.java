@@ -122,6 +122,28 @@ class MoveToTimeTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldAllocateNothingPerAppendWhenRecordingIndexTimesOnTheSystemClock() {
+        final com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        // one 64 MiB chunk and one index block hold every append: no new mapping or block in the measured loop
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).indexTimes(true).build();
+             ExcerptAppender appender = queue.createAppender()) {
+            final byte[] message = new byte[32];
+            for (int i = 0; i < 100_000; i++) {
+                appender.append(message);
+            }
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < 100_000; i++) {
+                appender.append(message);
+            }
+            final long bytes = threads.getCurrentThreadAllocatedBytes() - before;
+            // a one-off the JIT may cause (a deoptimization re-creating an eliminated object), as BackgroundAgentsTest
+            // allows; one allocation per indexed append would be 1,562 of them
+            assertTrue(bytes <= 16 * 1024, "100,000 appends, 1,562 indexed with a time, allocated " + bytes + " bytes");
+        }
+    }
+
+    @Test
     void shouldRefuseAQueueCreatedWithoutIndexTimesNamingTheOption() {
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
              ExcerptTailer tailer = queue.createTailer()) {
