@@ -4,6 +4,7 @@ import dev.spool.queue.typed.MethodReader;
 import dev.spool.queue.typed.TypedMessages;
 import net.openhft.chronicle.bytes.Bytes;
 
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -54,6 +55,23 @@ public interface ExcerptTailer extends AutoCloseable {
      * @return false, leaving the position unchanged, if no excerpt has that index.
      */
     boolean moveToIndex(long index);
+
+    /**
+     * Positions the tailer to replay from {@code time}, like Kafka's {@code offsetsForTimes}: no excerpt appended at
+     * or after {@code time} is skipped, and at most {@code indexSpacing} excerpts appended before it are read first
+     * (the ones after the last index entry recorded before {@code time}; filter them by a timestamp of your own if
+     * that matters). Forward, the next read returns the excerpt after that entry's; backward, that entry's excerpt,
+     * the last known to be appended before {@code time}. Before every excerpt if none was indexed before
+     * {@code time}. The time of an excerpt is when
+     * it reached this queue: an appender's clock (its {@link TimeProvider}), a replica's sink's, a ring's drainer's.
+     * A binary search over the cycle files, then over one file's index entries, then a walk of fewer than
+     * {@code indexSpacing} excerpts; not a hot-path call.
+     *
+     * @param time a time.
+     * @return this tailer.
+     * @throws SpoolException if the queue was not built with {@link SpoolQueueBuilder#indexTimes(boolean)}.
+     */
+    ExcerptTailer moveToTime(Instant time);
 
     /**
      * Moves before the first excerpt of the queue.

@@ -10,6 +10,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.Set;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.UUID;
 
 /**
@@ -46,6 +48,9 @@ public final class SpoolQueueBuilder {
     private Integer indexBlockEntries;
     private Integer maxMessageLength;
     private Long chunkLength;
+    private Boolean indexTimes;
+    private LocalTime rollTime;
+    private ZoneId rollZone;
     private TimeProvider timeProvider = TimeProvider.SYSTEM;
     private boolean createIfAbsent = true;
     private SyncPolicy syncPolicy = SyncPolicy.NONE;
@@ -82,6 +87,24 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder rollCycle(final RollCycle rollCycle) {
         this.rollCycle = rollCycle;
+        return this;
+    }
+
+    /**
+     * Starts each cycle at a local time of day in a time zone, e.g. 17:00 America/New_York for a trading day, as the
+     * zone's rules place it that day: a cycle spans 23 or 25 hours across a daylight-saving change, and its file is
+     * named {@code yyyyMMdd-HHmm.cycle} of its local start, which sorts as the cycles do. Rolls daily: not with a
+     * {@link #rollCycle} other than {@link RollCycle#DAILY}, nor with {@link #epochMillis}; checked at
+     * {@link #build()}. Persisted (a queue with it is format version 2, which builds before it refuse). Default:
+     * cycles of the roll cycle from the epoch.
+     *
+     * @param rollTime the local time each cycle starts, a whole minute.
+     * @param zone     the zone whose rules place it, e.g. {@code ZoneId.of("America/New_York")}.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder rollTime(final LocalTime rollTime, final ZoneId zone) {
+        this.rollTime = java.util.Objects.requireNonNull(rollTime, "rollTime");
+        this.rollZone = java.util.Objects.requireNonNull(zone, "zone");
         return this;
     }
 
@@ -131,6 +154,20 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder chunkLength(final long chunkLength) {
         this.chunkLength = chunkLength;
+        return this;
+    }
+
+    /**
+     * Records, in each sparse index entry, the time its excerpt was appended, which
+     * {@link ExcerptTailer#moveToTime(java.time.Instant)} needs; costs one clock read per {@code indexSpacing}
+     * appends and doubles the index's size. Persisted as a feature of the queue (a queue with it is format version 2,
+     * which builds before it refuse). Default false.
+     *
+     * @param indexTimes true to record times.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder indexTimes(final boolean indexTimes) {
+        this.indexTimes = indexTimes;
         return this;
     }
 
@@ -381,7 +418,7 @@ public final class SpoolQueueBuilder {
             refuseReadOnly("retainBytes", retainBytes != Long.MAX_VALUE, retainBytes);
         }
         return new QueueEngine.Config(directory, createIfAbsent && !readOnly, rollCycle, epochMillis, indexSpacing,
-                indexBlockEntries, maxMessageLength, chunkLength, replicaOf, timeProvider, pauseStrategy, syncPolicy,
+                indexBlockEntries, maxMessageLength, chunkLength, indexTimes, rollTime, rollZone, replicaOf, timeProvider, pauseStrategy, syncPolicy,
                 SyncPolicy::newTrigger, syncMarkers, retainCycles, retainBytes, retainForNamedTailers, cycleListener,
                 pretouchLength, pretouchLeadTime, checksums, verifyChecksums, readOnly, files, directories);
     }

@@ -47,6 +47,29 @@ public final class ChildMains {
         }
     }
 
+    /** {@code dir count}: appends excerpts whose payload is the wall-clock time read just before the append. */
+    public static final class TimedAppender {
+        public static void main(final String[] args) throws Exception {
+            final int count = Integer.parseInt(args[1]);
+            try (SpoolQueue queue = open(args[0]); ExcerptAppender appender = queue.createAppender()) {
+                final byte[] message = new byte[Long.BYTES];
+                awaitGo();
+                for (int sequence = 0; sequence < count; sequence++) {
+                    final long now = System.currentTimeMillis();
+                    for (int i = 0; i < Long.BYTES; i++) {
+                        message[i] = (byte) (now >>> (8 * i));
+                    }
+                    appender.append(message);
+                    if (sequence % 64 == 0) {
+                        // let the other writers in, so that the file interleaves them
+                        Thread.yield();
+                    }
+                }
+            }
+            System.out.println("DONE");
+        }
+    }
+
     /** {@code dir writerId}: appends until killed, printing progress: the lock is held most of the time. */
     public static final class EndlessAppender {
         public static void main(final String[] args) throws Exception {

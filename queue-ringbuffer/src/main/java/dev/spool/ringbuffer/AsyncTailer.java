@@ -64,7 +64,7 @@ public final class AsyncTailer implements AutoCloseable {
         this.ring = ring;
         this.drained = new DrainState(ring.address());
         this.store = ring.store();
-        this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
+        this.rule = new CycleRule(QueueInternals.of(queue).calendar());
         this.copy = BytesStore.nativeStoreWithFixedCapacity(Math.max(Long.BYTES, maxLength));
         this.copyAddress = copy.addressForWrite(0);
         this.tailer = queue.createTailer();

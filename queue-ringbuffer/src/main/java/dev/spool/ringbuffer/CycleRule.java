@@ -1,6 +1,7 @@
 package dev.spool.ringbuffer;
 
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.internal.CycleCalendar;
 
 /**
  * The rule that gives a record its queue index from the one before it, shared by the drainer and the ring readers
@@ -11,14 +12,14 @@ import dev.spool.queue.RollCycle;
  */
 final class CycleRule {
     private final RollCycle rollCycle;
-    private final long epochMillis;
+    private final CycleCalendar calendar;
     private long lastIndex;
     private long lastTime;
     private long cycleEndMillis;
 
-    CycleRule(final RollCycle rollCycle, final long epochMillis) {
-        this.rollCycle = rollCycle;
-        this.epochMillis = epochMillis;
+    CycleRule(final CycleCalendar calendar) {
+        this.rollCycle = calendar.rollCycle();
+        this.calendar = calendar;
         reset(-1, 0);
     }
 
@@ -33,9 +34,8 @@ final class CycleRule {
             this.cycleEndMillis = Long.MIN_VALUE;
         } else {
             final long cycle = rollCycle.toCycle(lastIndex);
-            final long cycleStart = epochMillis + cycle * rollCycle.lengthMillis();
-            this.lastTime = Math.max(lastTime, cycleStart);
-            this.cycleEndMillis = cycleStart + rollCycle.lengthMillis();
+            this.lastTime = Math.max(lastTime, calendar.startMillis(cycle));
+            this.cycleEndMillis = calendar.startMillis(cycle + 1);
         }
     }
 
@@ -48,8 +48,8 @@ final class CycleRule {
         if (time < cycleEndMillis) {
             lastIndex++;
         } else {
-            final long cycle = rollCycle.cycle(time, epochMillis);
-            cycleEndMillis = epochMillis + (cycle + 1) * rollCycle.lengthMillis();
+            final long cycle = calendar.cycle(time);
+            cycleEndMillis = calendar.startMillis(cycle + 1);
             lastIndex = rollCycle.toIndex(cycle, 0);
         }
         lastTime = time;

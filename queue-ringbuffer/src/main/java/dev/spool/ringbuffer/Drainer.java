@@ -98,7 +98,7 @@ public final class Drainer implements Agent, AutoCloseable {
         this.batchLimit = batchLimit;
         this.hook = hook;
         this.reserve = reserve;
-        this.rule = new CycleRule(queue.rollCycle(), queue.epochMillis());
+        this.rule = new CycleRule(QueueInternals.of(queue).calendar());
         IndexedAppender created = null;
         try {
             created = QueueInternals.of(queue).createIndexedAppender();

@@ -1,24 +1,22 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.TimeProvider;
+import dev.spool.queue.internal.CycleCalendar;
 
 /**
  * One appender's exact view of which cycle it is now, for an injected {@link TimeProvider}: the time provider is
- * read on every call, the division only when the time leaves the cached cycle.
+ * read on every call, the calendar only when the time leaves the cached cycle.
  */
 final class CycleClock implements CycleSource {
     private final TimeProvider timeProvider;
-    private final RollCycle rollCycle;
-    private final long epochMillis;
+    private final CycleCalendar calendar;
     private long cycle = -1;
     private long cycleStartMillis = Long.MAX_VALUE;
     private long cycleEndMillis = Long.MIN_VALUE;
 
-    CycleClock(final TimeProvider timeProvider, final RollCycle rollCycle, final long epochMillis) {
+    CycleClock(final TimeProvider timeProvider, final CycleCalendar calendar) {
         this.timeProvider = timeProvider;
-        this.rollCycle = rollCycle;
-        this.epochMillis = epochMillis;
+        this.calendar = calendar;
     }
 
     @Override
@@ -27,9 +25,9 @@ final class CycleClock implements CycleSource {
         if (now >= cycleStartMillis && now < cycleEndMillis) {
             return cycle;
         }
-        cycle = rollCycle.cycle(now, epochMillis);
-        cycleStartMillis = epochMillis + cycle * rollCycle.lengthMillis();
-        cycleEndMillis = cycleStartMillis + rollCycle.lengthMillis();
+        cycle = calendar.cycle(now);
+        cycleStartMillis = calendar.startMillis(cycle);
+        cycleEndMillis = calendar.startMillis(cycle + 1);
         return cycle;
     }
 }

@@ -6,6 +6,7 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.internal.FileModes;
+import dev.spool.queue.format.MetadataDescriptor;
 
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
@@ -41,6 +42,7 @@ final class CycleFile implements ReferenceOwner {
     private final long headerAddress;
     private final int indexSpacing;
     private final int indexBlockEntries;
+    private final int features;
     /** Guarded by the owning {@link CycleFiles}. */
     int references;
     /** Disk blocks are reserved below this position; guarded by this. */
@@ -54,6 +56,7 @@ final class CycleFile implements ReferenceOwner {
         this.headerAddress = headerStore.addressForWrite(0);
         this.indexSpacing = MEMORY.readInt(headerAddress + INDEX_SPACING_OFFSET);
         this.indexBlockEntries = MEMORY.readInt(headerAddress + INDEX_BLOCK_ENTRIES_OFFSET);
+        this.features = MEMORY.readInt(headerAddress + FEATURES_OFFSET);
     }
 
     /**
@@ -61,7 +64,7 @@ final class CycleFile implements ReferenceOwner {
      * with half a header. Caller holds the write lock.
      */
     static void create(final Path path, final long cycle, final RollCycle rollCycle, final int indexSpacing,
-                       final int indexBlockEntries, final Set<PosixFilePermission> fileMode) {
+                       final int indexBlockEntries, final int features, final Set<PosixFilePermission> fileMode) {
         final Path temp = path.resolveSibling(path.getFileName() + "." + UUID.randomUUID() + ".tmp");
         try {
             try (FileChannel channel = FileModes.createNew(temp, fileMode, StandardOpenOption.WRITE)) {
@@ -73,6 +76,7 @@ final class CycleFile implements ReferenceOwner {
                         .putInt(INDEX_SPACING_OFFSET, indexSpacing)
                         .putInt(INDEX_BLOCK_ENTRIES_OFFSET, indexBlockEntries)
                         .putInt(ROOT_ENTRIES_OFFSET, ROOT_ENTRIES)
+                        .putInt(FEATURES_OFFSET, features)
                         .putLong(WRITE_POSITION_OFFSET, DATA_OFFSET)
                         .putLong(WRITE_SEQUENCE_OFFSET, 0);
                 while (header.hasRemaining()) {
@@ -223,10 +227,19 @@ final class CycleFile implements ReferenceOwner {
         if (rootEntries != ROOT_ENTRIES) {
             throw new CorruptQueueException(path, ROOT_ENTRIES_OFFSET, "root entries=" + rootEntries + ", expected " + ROOT_ENTRIES);
         }
+        if ((features & ~MetadataDescriptor.KNOWN_FEATURES) != 0) {
+            throw new CorruptQueueException(path, FEATURES_OFFSET, String.format("features=0x%x include 0x%x, which this"
+                    + " build does not know", features, features & ~MetadataDescriptor.KNOWN_FEATURES));
+        }
     }
 
     Path path() {
         return path;
+    }
+
+    /** @return the queue's features when this file was created: how its index blocks are laid out. */
+    int features() {
+        return features;
     }
 
     long cycle() {

@@ -3,6 +3,7 @@ package dev.spool.queue.engine;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
+import dev.spool.queue.internal.CycleCalendar;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -30,18 +31,18 @@ final class CycleFiles {
 
     private final Path directory;
     private final RollCycle rollCycle;
-    private final long epochMillis;
+    private final CycleCalendar calendar;
     private final long chunkLength;
     private final CycleListener listener;
     private final boolean readOnly;
     private final Set<PosixFilePermission> fileMode;
     private final Map<Long, CycleFile> open = new HashMap<>();
 
-    CycleFiles(final Path directory, final RollCycle rollCycle, final long epochMillis, final long chunkLength,
-               final CycleListener listener, final boolean readOnly, final Set<PosixFilePermission> fileMode) {
+    CycleFiles(final Path directory, final CycleCalendar calendar, final long chunkLength, final CycleListener listener,
+               final boolean readOnly, final Set<PosixFilePermission> fileMode) {
         this.directory = directory;
-        this.rollCycle = rollCycle;
-        this.epochMillis = epochMillis;
+        this.rollCycle = calendar.rollCycle();
+        this.calendar = calendar;
         this.chunkLength = chunkLength;
         this.listener = listener;
         this.readOnly = readOnly;
@@ -49,7 +50,7 @@ final class CycleFiles {
     }
 
     Path path(final long cycle) {
-        return directory.resolve(rollCycle.fileName(cycle, epochMillis));
+        return directory.resolve(calendar.fileName(cycle));
     }
 
     /** @return the open file of {@code cycle}, or null if it has no file. Release it when done. */
@@ -72,8 +73,9 @@ final class CycleFiles {
     }
 
     /** Creates the file of {@code cycle} and acquires it. Caller holds the write lock. */
-    synchronized CycleFile create(final long cycle, final int indexSpacing, final int indexBlockEntries) {
-        CycleFile.create(path(cycle), cycle, rollCycle, indexSpacing, indexBlockEntries, fileMode);
+    synchronized CycleFile create(final long cycle, final int indexSpacing, final int indexBlockEntries,
+                                  final int features) {
+        CycleFile.create(path(cycle), cycle, rollCycle, indexSpacing, indexBlockEntries, features, fileMode);
         return acquire(cycle);
     }
 
@@ -117,7 +119,7 @@ final class CycleFiles {
         int count = 0;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + RollCycle.FILE_SUFFIX)) {
             for (final Path file : files) {
-                final long cycle = rollCycle.parseCycle(file.getFileName().toString(), epochMillis);
+                final long cycle = calendar.parseCycle(file.getFileName().toString());
                 if (cycle >= 0) {
                     if (count == cycles.length) {
                         cycles = Arrays.copyOf(cycles, count * 2);

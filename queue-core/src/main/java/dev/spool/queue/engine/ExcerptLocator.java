@@ -50,14 +50,15 @@ final class ExcerptLocator {
         this.metadata = metadata;
         this.verifyEntries = verifyEntries;
         this.cursor = cursor;
-        this.index = new SparseIndex("tailer-index", maxDataLength);
+        this.index = new SparseIndex("tailer-index", maxDataLength, null);
         this.maxDataLength = maxDataLength;
     }
 
     void attach(final CycleFile next) {
         file = next;
         cycle = next.cycle();
-        metadataLimit = Math.max(maxDataLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries()));
+        metadataLimit = Math.max(maxDataLength, CycleDescriptor.blockPayloadLength(next.indexBlockEntries(),
+                next.features()));
         if (window.length != next.indexSpacing()) {
             window = new long[next.indexSpacing()];
         }
@@ -74,6 +75,21 @@ final class ExcerptLocator {
     /** @return the longest metadata payload the file holds: an index block, or a message's length. */
     int metadataLimit() {
         return metadataLimit;
+    }
+
+    /** @return true if the file's index entries hold times. */
+    boolean hasTimes() {
+        return index.hasTimes();
+    }
+
+    /**
+     * @param timeMillis a time, ms since 1970.
+     * @return the sequence of the last indexed excerpt whose index entry's time is before {@code timeMillis}, or -1 if
+     * none is; every excerpt before it was appended before that time. Needs index times.
+     */
+    long indexedSequenceBefore(final long timeMillis) {
+        final long entry = index.lastEntryBefore(timeMillis);
+        return entry < 0 ? -1 : index.sequenceOf(entry);
     }
 
     /** @return the header position {@link #toEnd()} found. */

@@ -6,6 +6,7 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.SingleMappings;
+import dev.spool.queue.internal.CycleCalendar;
 
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
@@ -21,6 +22,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
+import java.time.DateTimeException;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,9 +54,10 @@ final class MetadataFile implements ReferenceOwner {
 
     /**
      * Settings a new queue is created with; a null {@code queueId} gives it a new random identity; {@code features}
-     * other than 0 make it a {@link MetadataDescriptor#VERSION_WITH_FEATURES} queue.
+     * other than 0 make it a {@link MetadataDescriptor#VERSION_WITH_FEATURES} queue. The calendar's roll time and
+     * zone, if it has them, are persisted with {@link MetadataDescriptor#FEATURE_ZONED_ROLL}.
      */
-    record Settings(RollCycle rollCycle, long epochMillis, int indexSpacing, int indexBlockEntries,
+    record Settings(CycleCalendar calendar, long epochMillis, int indexSpacing, int indexBlockEntries,
                     int maxMessageLength, long chunkLength, UUID queueId, int role, int features) {
     }
 
@@ -133,7 +138,8 @@ final class MetadataFile implements ReferenceOwner {
         final UUID id = settings.queueId() != null ? settings.queueId() : UUID.randomUUID();
         buffer.putInt(MAGIC_OFFSET, MAGIC)
                 .putInt(VERSION_OFFSET, settings.features() == 0 ? VERSION : VERSION_WITH_FEATURES)
-                .putInt(ROLL_CYCLE_OFFSET, settings.rollCycle().id())
+                .putInt(FEATURES_OFFSET, settings.features())
+                .putInt(ROLL_CYCLE_OFFSET, settings.calendar().rollCycle().id())
                 .putInt(INDEX_SPACING_OFFSET, settings.indexSpacing())
                 .putLong(EPOCH_OFFSET, settings.epochMillis())
                 .putLong(QUEUE_ID_OFFSET, id.getMostSignificantBits())
@@ -146,10 +152,16 @@ final class MetadataFile implements ReferenceOwner {
                 .putLong(LOWEST_CYCLE_OFFSET, -1)
                 .putLong(LAST_SYNCED_INDEX_OFFSET, -1)
                 .putLong(LAST_ACKED_INDEX_OFFSET, -1)
-                .putInt(ROLE_OFFSET, settings.role())
-                .putInt(FEATURES_OFFSET, settings.features());
+                .putInt(ROLE_OFFSET, settings.role());
         for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
             buffer.putLong((int) namedTailerPosition(entry) + NAMED_TAILER_INDEX_OFFSET, -1);
+        }
+        final CycleCalendar calendar = settings.calendar();
+        if (calendar.zone() != null) {
+            final byte[] zone = calendar.zone().getId().getBytes(StandardCharsets.UTF_8);
+            buffer.putInt(ROLL_TIME_OFFSET, calendar.rollTime().toSecondOfDay() / 60)
+                    .putInt(ROLL_ZONE_LENGTH_OFFSET, zone.length)
+                    .put(ROLL_ZONE_OFFSET, zone);
         }
         return buffer;
     }
@@ -165,6 +177,9 @@ final class MetadataFile implements ReferenceOwner {
                 features, features & ~KNOWN_FEATURES);
         expect(ROLL_CYCLE_OFFSET, RollCycle.ofId(readInt(ROLL_CYCLE_OFFSET)) != null, "unknown roll cycle id=%d",
                 readInt(ROLL_CYCLE_OFFSET));
+        if ((features & FEATURE_ZONED_ROLL) != 0) {
+            calendar();
+        }
         expect(INDEX_SPACING_OFFSET, isPowerOfTwo(readInt(INDEX_SPACING_OFFSET)), "index spacing=%d is not a power of two",
                 readInt(INDEX_SPACING_OFFSET));
         expect(INDEX_BLOCK_ENTRIES_OFFSET, isPowerOfTwo(readInt(INDEX_BLOCK_ENTRIES_OFFSET)),
@@ -217,17 +232,47 @@ final class MetadataFile implements ReferenceOwner {
         return readLong(EPOCH_OFFSET);
     }
 
+    /**
+     * @return when cycles start and how their files are named: the zoned roll persisted with
+     * {@link MetadataDescriptor#FEATURE_ZONED_ROLL}, else the roll cycle from the epoch.
+     * @throws CorruptQueueException naming the field if the zoned roll's fields are damaged.
+     */
+    CycleCalendar calendar() {
+        final RollCycle rollCycle = rollCycle();
+        if ((features() & FEATURE_ZONED_ROLL) == 0) {
+            return CycleCalendar.of(rollCycle, epochMillis());
+        }
+        expect(ROLL_CYCLE_OFFSET, rollCycle == RollCycle.DAILY, "roll cycle %s with a zoned roll, which needs DAILY",
+                rollCycle);
+        final int minute = readInt(ROLL_TIME_OFFSET);
+        expect(ROLL_TIME_OFFSET, minute >= 0 && minute < 24 * 60, "roll time=%d minutes is not a time of day", minute);
+        final int length = readInt(ROLL_ZONE_LENGTH_OFFSET);
+        expect(ROLL_ZONE_LENGTH_OFFSET, length > 0 && length <= ROLL_ZONE_MAX_LENGTH, "roll zone id length=%d, expected"
+                + " 1 to %d", length, ROLL_ZONE_MAX_LENGTH);
+        final byte[] zone = new byte[length];
+        for (int i = 0; i < length; i++) {
+            zone[i] = MEMORY.readByte(address + ROLL_ZONE_OFFSET + i);
+        }
+        final String zoneId = new String(zone, StandardCharsets.UTF_8);
+        try {
+            return CycleCalendar.zoned(LocalTime.ofSecondOfDay(minute * 60L), ZoneId.of(zoneId));
+        } catch (DateTimeException e) {
+            throw new CorruptQueueException(path, ROLL_ZONE_OFFSET, "roll zone id \"" + zoneId + "\" is not a time zone: "
+                    + e.getMessage());
+        }
+    }
+
     int indexSpacing() {
         return readInt(INDEX_SPACING_OFFSET);
     }
 
-    int indexBlockEntries() {
-        return readInt(INDEX_BLOCK_ENTRIES_OFFSET);
-    }
-
-    /** @return the features the queue was created with, fixed since: 0 in a version 1 queue. */
+    /** @return the feature bits fixed at creation; 0 in a version 1 queue. */
     int features() {
         return readInt(VERSION_OFFSET) == VERSION ? 0 : readInt(FEATURES_OFFSET);
+    }
+
+    int indexBlockEntries() {
+        return readInt(INDEX_BLOCK_ENTRIES_OFFSET);
     }
 
     int maxMessageLength() {

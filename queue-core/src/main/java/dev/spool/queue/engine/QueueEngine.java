@@ -15,6 +15,7 @@ import dev.spool.queue.SyncPolicy;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.QueueRole;
@@ -25,6 +26,8 @@ import org.agrona.concurrent.Agent;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -72,6 +75,9 @@ public final class QueueEngine {
      * @param indexBlockEntries     the entries per index block, or null.
      * @param maxMessageLength      the longest payload, or null.
      * @param chunkLength           the mapping chunk, or null.
+     * @param indexTimes            whether index entries hold times (FEATURE_INDEX_TIMES), or null.
+     * @param rollTime              the local time of day cycles start, with {@code rollZone}; or null.
+     * @param rollZone              the zone of {@code rollTime}, or null.
      * @param replicaOf             the primary's queue id if this is a replica, or null.
      * @param timeProvider          the clock that decides the cycle.
      * @param pauseStrategy         makes each tailer's pause strategy.
@@ -92,6 +98,7 @@ public final class QueueEngine {
      */
     public record Config(Path directory, boolean createIfAbsent, RollCycle rollCycle, Long epochMillis,
                          Integer indexSpacing, Integer indexBlockEntries, Integer maxMessageLength, Long chunkLength,
+                         Boolean indexTimes, LocalTime rollTime, ZoneId rollZone,
                          UUID replicaOf, TimeProvider timeProvider, SpoolQueueBuilder.PauseStrategyFactory pauseStrategy,
                          SyncPolicy syncPolicy, SyncTrigger.Factory syncTriggers, boolean syncMarkers, int retainCycles,
                          long retainBytes, boolean retainForNamedTailers, CycleListener cycleListener,
@@ -357,6 +364,11 @@ public final class QueueEngine {
     /** @return the time cycle 0 starts, in ms since 1970. */
     public long epochMillis() {
         return store.epochMillis();
+    }
+
+    /** @return when each cycle starts and how its file is named. */
+    public CycleCalendar calendar() {
+        return store.calendar();
     }
 
     /** @return the queue's identity. */

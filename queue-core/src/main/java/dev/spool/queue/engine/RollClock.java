@@ -1,6 +1,6 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.RollCycle;
+import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.TimeProvider;
 
 import java.util.ArrayList;
@@ -27,29 +27,31 @@ final class RollClock implements CycleSource {
     /** The running ticker, guarded by {@link #CLOCKS}; null when none runs. */
     private static RollClockTicker ticker;
 
-    private final RollCycle rollCycle;
-    private final long epochMillis;
+    private final CycleCalendar calendar;
     private final long guardMillis;
+    /** The current cycle's bounds, for the ticker's thread: the calendar is asked again only after a roll. */
+    private long startMillis = Long.MAX_VALUE;
+    private long endMillis = Long.MIN_VALUE;
+    private long boundsCycle;
     private int references;
     private volatile long cycle = CHECK_CLOCK;
 
-    RollClock(final RollCycle rollCycle, final long epochMillis) {
-        this.rollCycle = rollCycle;
-        this.epochMillis = epochMillis;
-        this.guardMillis = Math.min(MAX_GUARD_MILLIS, rollCycle.lengthMillis() / 10);
+    RollClock(final CycleCalendar calendar) {
+        this.calendar = calendar;
+        this.guardMillis = Math.min(MAX_GUARD_MILLIS, calendar.rollCycle().lengthMillis() / 10);
     }
 
-    /** @return the shared clock of this roll cycle and epoch; {@link #release()} it when done. */
-    static RollClock acquire(final RollCycle rollCycle, final long epochMillis) {
+    /** @return the shared clock of this calendar; {@link #release()} it when done. */
+    static RollClock acquire(final CycleCalendar calendar) {
         synchronized (CLOCKS) {
             RollClock clock = null;
             for (final RollClock candidate : CLOCKS) {
-                if (candidate.rollCycle == rollCycle && candidate.epochMillis == epochMillis) {
+                if (candidate.calendar.equals(calendar)) {
                     clock = candidate;
                 }
             }
             if (clock == null) {
-                clock = new RollClock(rollCycle, epochMillis);
+                clock = new RollClock(calendar);
                 clock.update(System.currentTimeMillis());
                 CLOCKS.add(clock);
             }
@@ -75,7 +77,7 @@ final class RollClock implements CycleSource {
     @Override
     public long currentCycle() {
         final long current = cycle;
-        return current != CHECK_CLOCK ? current : rollCycle.cycle(System.currentTimeMillis(), epochMillis);
+        return current != CHECK_CLOCK ? current : calendar.cycle(System.currentTimeMillis());
     }
 
     /** @return the cycle cached for callers, or {@link Long#MIN_VALUE} inside a guard window. */
@@ -85,9 +87,13 @@ final class RollClock implements CycleSource {
 
     /** @return when this clock next needs an update, in ms since 1970. */
     long update(final long now) {
-        final long current = rollCycle.cycle(now, epochMillis);
-        final long start = epochMillis + current * rollCycle.lengthMillis();
-        final long end = start + rollCycle.lengthMillis();
+        if (now < startMillis || now >= endMillis) {
+            boundsCycle = calendar.cycle(now);
+            startMillis = calendar.startMillis(boundsCycle);
+            endMillis = calendar.startMillis(boundsCycle + 1);
+        }
+        final long start = startMillis;
+        final long end = endMillis;
         if (now < start + guardMillis) {
             cycle = CHECK_CLOCK;
             return start + guardMillis;
@@ -96,7 +102,7 @@ final class RollClock implements CycleSource {
             cycle = CHECK_CLOCK;
             return end + guardMillis;
         }
-        cycle = current;
+        cycle = boundsCycle;
         return end - guardMillis;
     }
 

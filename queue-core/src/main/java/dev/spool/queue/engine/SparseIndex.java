@@ -1,6 +1,7 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.CorruptQueueException;
+import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
 
 import static dev.spool.queue.format.ExcerptDescriptor.*;
@@ -12,11 +13,18 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * {@code e % blockEntries}; the block's root entry, in the file's header, gives the block's position. This class owns
  * that arithmetic, reading and writing entries, allocating a block at the tail, and the checks that a root entry
  * points at an index block. Thread-confined, like its owner; attached to one file at a time.
+ * <p>
+ * In a file with index times, each entry also has a time, {@code blockEntries} longs after its position: the writer's
+ * clock when it indexed the excerpt, never less than the entry before's, so times never decrease in a file.
  */
 final class SparseIndex {
     private final MappedCursor entries;
     private final int maxDataLength;
+    /** The writer's clock for index times; null for a reader. */
+    private final TimeProvider clock;
     private CycleFile file;
+    /** From an entry's position to its time, or 0 if the file's entries hold no times. */
+    private long timeOffset;
     private long spacingMask;
     private int spacingShift;
     private int blockShift;
@@ -30,10 +38,13 @@ final class SparseIndex {
      * @param name          the cursor's name, for reference tracing.
      * @param maxDataLength the longest body of a data excerpt (payload, and its CRC32C if any): how far past the
      *                      write position a new block may lie.
+     * @param clock         the writer's clock, read once per index entry of a file with index times; null for a
+     *                      reader.
      */
-    SparseIndex(final String name, final int maxDataLength) {
+    SparseIndex(final String name, final int maxDataLength, final TimeProvider clock) {
         this.entries = new MappedCursor(name);
         this.maxDataLength = maxDataLength;
+        this.clock = clock;
     }
 
     /** Works on {@code next} from now on; its owner holds the file's reference. */
@@ -43,7 +54,8 @@ final class SparseIndex {
         spacingShift = Integer.numberOfTrailingZeros(next.indexSpacing());
         blockShift = Integer.numberOfTrailingZeros(next.indexBlockEntries());
         blockMask = next.indexBlockEntries() - 1;
-        blockHeader = METADATA_FLAG | CycleDescriptor.blockPayloadLength(next.indexBlockEntries());
+        blockHeader = METADATA_FLAG | CycleDescriptor.blockPayloadLength(next.indexBlockEntries(), next.features());
+        timeOffset = CycleDescriptor.hasIndexTimes(next.features()) ? (long) next.indexBlockEntries() * Long.BYTES : 0;
         lastBlock = -1;
         entries.attach(next);
     }
@@ -126,9 +138,64 @@ final class SparseIndex {
             lastBlock = block;
             lastBlockPosition = blockPosition;
         }
-        // release: a reader that finds the entry finds the excerpt it points at
-        MEMORY.writeOrderedLong(entries.address(entryPosition(lastBlockPosition, entry)), excerptPosition);
+        final long entryPosition = entryPosition(lastBlockPosition, entry);
+        if (timeOffset != 0) {
+            final long time = Math.max(clock.currentTimeMillis(), previousTime(entry, entryPosition));
+            MEMORY.writeLong(entries.address(entryPosition + timeOffset), time);
+        }
+        // release: a reader that finds the entry finds the excerpt it points at, and the entry's time
+        MEMORY.writeOrderedLong(entries.address(entryPosition), excerptPosition);
         return newTail;
+    }
+
+    /** @return the time of the entry before {@code entry}, or {@link Long#MIN_VALUE} if it has none. */
+    private long previousTime(final long entry, final long entryPosition) {
+        if (entry == 0) {
+            return Long.MIN_VALUE;
+        }
+        final long previousPosition = (entry & blockMask) != 0 ? entryPosition - Long.BYTES
+                : entryPosition(blockPositionOf(entry - 1), entry - 1);
+        return MEMORY.readLong(entries.address(previousPosition + timeOffset));
+    }
+
+    /** @return true if this file's entries hold times. */
+    boolean hasTimes() {
+        return timeOffset != 0;
+    }
+
+    /**
+     * Binary search of the entries written, whose times never decrease.
+     *
+     * @param timeMillis a time, ms since 1970.
+     * @return the last entry whose time is before {@code timeMillis}, or -1 if none is. Needs index times.
+     */
+    long lastEntryBefore(final long timeMillis) {
+        long low = 0;
+        long high = lastEntry();
+        long found = -1;
+        while (low <= high) {
+            final long mid = (low + high) >>> 1;
+            if (time(mid) < timeMillis) {
+                found = mid;
+                low = mid + 1;
+            } else {
+                high = mid - 1;
+            }
+        }
+        return found;
+    }
+
+    /** @return the time of {@code entry}, which has been written; acquire through its position. */
+    long time(final long entry) {
+        final int block = blockOf(entry);
+        final long blockPosition = file.rootEntry(block);
+        checkBlockForRead(block, blockPosition);
+        final long entryPosition = entryPosition(blockPosition, entry);
+        if (read(entryPosition) == 0) {
+            throw new CorruptQueueException(file.path(), entryPosition, "index entry " + entry
+                    + " is empty, but a later one is written");
+        }
+        return MEMORY.readLong(entries.address(entryPosition + timeOffset));
     }
 
     /** Clears the root entry of a block that lies past a torn tail. Caller holds the write lock. */

@@ -5,6 +5,7 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.ProcessSlots;
@@ -35,6 +36,7 @@ final class Store {
     private final CycleFiles cycleFiles;
     private final RollCycle rollCycle;
     private final long epochMillis;
+    private final CycleCalendar calendar;
     private final int maxMessageLength;
     private final TimeProvider timeProvider;
     private final RollClock rollClock;
@@ -60,6 +62,7 @@ final class Store {
         this.metadata = metadata;
         this.rollCycle = metadata.rollCycle();
         this.epochMillis = metadata.epochMillis();
+        this.calendar = metadata.calendar();
         this.maxMessageLength = metadata.maxMessageLength();
         this.timeProvider = config.timeProvider();
         this.syncMarkers = config.syncMarkers();
@@ -68,11 +71,11 @@ final class Store {
         this.readOnly = config.readOnly();
         this.fileMode = config.fileMode();
         final CycleListener listener = config.cycleListener();
-        this.cycleFiles = new CycleFiles(directory, rollCycle, epochMillis, metadata.chunkLength(), listener, readOnly,
+        this.cycleFiles = new CycleFiles(directory, calendar, metadata.chunkLength(), listener, readOnly,
                 config.fileMode());
         this.retention = new Retention(this, config.retainCycles(), config.retainBytes(), config.retainForNamedTailers(),
                 listener);
-        this.rollClock = timeProvider == TimeProvider.SYSTEM ? RollClock.acquire(rollCycle, epochMillis) : null;
+        this.rollClock = timeProvider == TimeProvider.SYSTEM ? RollClock.acquire(calendar) : null;
     }
 
     Path directory() {
@@ -93,6 +96,10 @@ final class Store {
 
     long epochMillis() {
         return epochMillis;
+    }
+
+    CycleCalendar calendar() {
+        return calendar;
     }
 
     int maxMessageLength() {
@@ -128,7 +135,7 @@ final class Store {
 
     /** @return what tells a new appender the current cycle: the shared roll clock, or the injected clock read exactly. */
     CycleSource cycleSource() {
-        return rollClock != null ? rollClock : new CycleClock(timeProvider, rollCycle, epochMillis);
+        return rollClock != null ? rollClock : new CycleClock(timeProvider, calendar);
     }
 
     /** @return the doorbells an appender of this instance rings after each append. */

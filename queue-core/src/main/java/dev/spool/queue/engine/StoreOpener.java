@@ -8,9 +8,11 @@ import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.FileModes;
+import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.QueueRole;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +30,7 @@ final class StoreOpener {
 
     /** @return the opened store; its metadata is closed again if anything is refused. */
     static Store open(final QueueEngine.Config config) {
+        checkRollTime(config);
         final Path directory = config.directory().toAbsolutePath().normalize();
         final Path metadataPath = directory.resolve(MetadataDescriptor.FILE_NAME);
         final MetadataFile metadata;
@@ -85,9 +88,12 @@ final class StoreOpener {
                     + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to " + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
         }
         final boolean checksums = Boolean.TRUE.equals(config.checksums());
+        final int features = (checksums ? MetadataDescriptor.FEATURE_CRC32C : 0)
+                | (Boolean.TRUE.equals(config.indexTimes()) ? MetadataDescriptor.FEATURE_INDEX_TIMES : 0)
+                | (config.rollZone() != null ? MetadataDescriptor.FEATURE_ZONED_ROLL : 0);
         // a checksummed excerpt's body holds its CRC32C too
         final long maxLimit = CycleDescriptor.maxPayloadLength(chunk) - (checksums ? ExcerptDescriptor.CHECKSUM_LENGTH : 0);
-        if (CycleDescriptor.blockPayloadLength(entries) > maxLimit) {
+        if (CycleDescriptor.blockPayloadLength(entries, features) > maxLimit) {
             throw new IllegalArgumentException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
                     + chunk + " can hold");
         }
@@ -96,13 +102,46 @@ final class StoreOpener {
             throw new IllegalArgumentException("maxMessageLength=" + maxLength + " must be from 1 to " + maxLimit
                     + " with chunkLength=" + chunk);
         }
-        return new MetadataFile.Settings(config.rollCycle() == null ? RollCycle.DAILY : config.rollCycle(),
-                config.epochMillis() == null ? 0 : config.epochMillis(), spacing, entries, maxLength, chunk,
+        final CycleCalendar calendar = config.rollZone() != null ? CycleCalendar.zoned(config.rollTime(), config.rollZone())
+                : CycleCalendar.of(config.rollCycle() == null ? RollCycle.DAILY : config.rollCycle(),
+                config.epochMillis() == null ? 0 : config.epochMillis());
+        return new MetadataFile.Settings(calendar, config.epochMillis() == null ? 0 : config.epochMillis(), spacing, entries, maxLength, chunk,
                 config.replicaOf(), config.replicaOf() == null ? MetadataDescriptor.ROLE_PRIMARY : MetadataDescriptor.ROLE_REPLICA,
-                checksums ? MetadataDescriptor.FEATURE_CRC32C : 0);
+                features);
+    }
+
+    /** A roll at a time of day: daily, whole minutes, a zone id that fits, and no epoch, which it replaces. */
+    private static void checkRollTime(final QueueEngine.Config config) {
+        if (config.rollZone() == null) {
+            return;
+        }
+        final String rollTime = "rollTime=" + config.rollTime() + " " + config.rollZone();
+        if (config.rollCycle() != null && config.rollCycle() != RollCycle.DAILY) {
+            throw new IllegalArgumentException(rollTime + " rolls daily: it cannot be combined with rollCycle="
+                    + config.rollCycle());
+        }
+        if (config.epochMillis() != null) {
+            throw new IllegalArgumentException(rollTime + " sets when cycles start: it cannot be combined with epochMillis="
+                    + config.epochMillis());
+        }
+        if (config.rollTime().getSecond() != 0 || config.rollTime().getNano() != 0) {
+            throw new IllegalArgumentException(rollTime + " must be a whole minute");
+        }
+        if (config.rollZone().getId().getBytes(StandardCharsets.UTF_8).length > MetadataDescriptor.ROLL_ZONE_MAX_LENGTH) {
+            throw new IllegalArgumentException(rollTime + ": the zone id is longer than "
+                    + MetadataDescriptor.ROLL_ZONE_MAX_LENGTH + " bytes");
+        }
     }
 
     private static void checkAgainst(final QueueEngine.Config config, final MetadataFile metadata) {
+        if (config.rollZone() != null) {
+            final CycleCalendar persisted = metadata.calendar();
+            final CycleCalendar requested = CycleCalendar.zoned(config.rollTime(), config.rollZone());
+            if (!requested.equals(persisted)) {
+                throw new SpoolException("queue " + metadata.path().getParent() + " was created with rolls " + persisted
+                        + "; it cannot be reopened with rollTime=" + config.rollTime() + " " + config.rollZone());
+            }
+        }
         mismatch("rollCycle", config.rollCycle(), metadata.rollCycle(), metadata);
         mismatch("epochMillis", config.epochMillis(), metadata.epochMillis(), metadata);
         mismatch("indexSpacing", config.indexSpacing(), metadata.indexSpacing(), metadata);
@@ -110,6 +149,7 @@ final class StoreOpener {
         mismatch("maxMessageLength", config.maxMessageLength(), metadata.maxMessageLength(), metadata);
         mismatch("chunkLength", config.chunkLength(), metadata.chunkLength(), metadata);
         mismatch("checksums", config.checksums(), (metadata.features() & MetadataDescriptor.FEATURE_CRC32C) != 0, metadata);
+        mismatch("indexTimes", config.indexTimes(), CycleDescriptor.hasIndexTimes(metadata.features()), metadata);
         if (config.replicaOf() != null) {
             if (!config.replicaOf().equals(metadata.queueId())) {
                 throw new SpoolException("queue " + metadata.path().getParent() + " has queue id " + metadata.queueId()
@@ -138,7 +178,7 @@ final class StoreOpener {
      */
     private static void checkCycleFiles(final Path directory, final MetadataFile metadata) {
         final RollCycle rollCycle = metadata.rollCycle();
-        final long epochMillis = metadata.epochMillis();
+        final CycleCalendar calendar = metadata.calendar();
         final long highest = metadata.highestCycle();
         if (highest < -1 || highest > rollCycle.toCycle(Long.MAX_VALUE)) {
             throw new CorruptQueueException(metadata.path(), MetadataDescriptor.HIGHEST_CYCLE_OFFSET, "highest cycle="
@@ -146,10 +186,10 @@ final class StoreOpener {
         }
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + RollCycle.FILE_SUFFIX)) {
             for (final Path file : files) {
-                final long cycle = rollCycle.parseCycle(file.getFileName().toString(), epochMillis);
+                final long cycle = calendar.parseCycle(file.getFileName().toString());
                 if (cycle < 0) {
                     throw new CorruptQueueException(metadata.path(), MetadataDescriptor.ROLL_CYCLE_OFFSET, "cycle file "
-                            + file + " is not named for roll cycle " + rollCycle + " and epoch=" + epochMillis
+                            + file + " is not named for rolls " + calendar
                             + ": the roll cycle or epoch recorded here is damaged, or the file is not this queue's");
                 }
                 final long hint;

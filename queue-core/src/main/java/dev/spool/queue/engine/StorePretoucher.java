@@ -1,11 +1,11 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.Pretoucher;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.internal.AgentThreads;
+import dev.spool.queue.internal.CycleCalendar;
 
 import net.openhft.chronicle.core.OS;
 import org.agrona.concurrent.AgentRunner;
@@ -21,8 +21,7 @@ final class StorePretoucher implements Pretoucher {
     private final Store store;
     private final MetadataFile metadata;
     private final CycleFiles cycleFiles;
-    private final RollCycle rollCycle;
-    private final long epochMillis;
+    private final CycleCalendar calendar;
     private final TimeProvider timeProvider;
     private final WriteLock lock;
     private final long pretouchLength;
@@ -46,8 +45,7 @@ final class StorePretoucher implements Pretoucher {
         this.store = store;
         this.metadata = store.metadata();
         this.cycleFiles = store.cycleFiles();
-        this.rollCycle = store.rollCycle();
-        this.epochMillis = store.epochMillis();
+        this.calendar = store.calendar();
         this.timeProvider = store.timeProvider();
         // claimed now, not at the first file it creates: a process slot is claimed under the queue's monitor, which
         // the queue's close holds while it waits for this pretoucher's thread to stop
@@ -161,9 +159,9 @@ final class StorePretoucher implements Pretoucher {
      * @return the work done.
      */
     private int prepare(final long cycle) {
-        final long startMillis = epochMillis + cycle * rollCycle.lengthMillis();
+        final long startMillis = calendar.startMillis(cycle);
         final long now = timeProvider.currentTimeMillis();
-        if (now < startMillis - leadMillis || now >= startMillis + rollCycle.lengthMillis()) {
+        if (now < startMillis - leadMillis || now >= calendar.startMillis(cycle + 1)) {
             // too early; or the clock has left that cycle without an append, so the next append starts a later
             // one and a file made for this one would stay empty
             return 0;
@@ -177,7 +175,8 @@ final class StorePretoucher implements Pretoucher {
                 if (metadata.highestCycle() < cycle) {
                     created = cycleFiles.acquire(cycle);
                     if (created == null) {
-                        created = cycleFiles.create(cycle, metadata.indexSpacing(), metadata.indexBlockEntries());
+                        created = cycleFiles.create(cycle, metadata.indexSpacing(), metadata.indexBlockEntries(),
+                                metadata.features());
                         work++;
                     }
                 }

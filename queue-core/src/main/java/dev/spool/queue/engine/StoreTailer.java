@@ -6,12 +6,14 @@ import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SyncMarkerHandler;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.internal.Crc32cOfMemory;
 
 import net.openhft.chronicle.bytes.Bytes;
 
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
 import static dev.spool.queue.format.ExcerptDescriptor.*;
@@ -352,6 +354,67 @@ final class StoreTailer implements ExcerptTailer {
         position = previousPosition;
         sequence = previousSequence;
         return false;
+    }
+
+    @Override
+    public ExcerptTailer moveToTime(final Instant time) {
+        checkOpen();
+        if (!CycleDescriptor.hasIndexTimes(metadata.features())) {
+            throw new SpoolException("queue " + store.directory() + " was created without indexTimes: moveToTime("
+                    + time + ") needs a queue created with SpoolQueueBuilder.indexTimes(true)");
+        }
+        final long timeMillis = floorMillis(time);
+        // Cycles hold ever later excerpts: the last one with an entry before the time holds the place to start.
+        final long[] cycles = cycleFiles.cycles();
+        int low = 0;
+        int high = cycles.length - 1;
+        long foundCycle = -1;
+        long foundSequence = -1;
+        while (low <= high) {
+            final int mid = (low + high) >>> 1;
+            final long sequence = indexedSequenceBefore(cycles[mid], timeMillis);
+            if (sequence >= 0) {
+                foundCycle = cycles[mid];
+                foundSequence = sequence;
+                low = mid + 1;
+            } else {
+                high = mid - 1;
+            }
+        }
+        if (foundCycle < 0 || !moveToIndex(rollCycle.toIndex(foundCycle, foundSequence))) {
+            toStart();
+        } else if (direction == Direction.FORWARD) {
+            // the entry's time was read after its excerpt was appended, and before the next one was: past it
+            position += alignedLength(length(MEMORY.readVolatileInt(cursor.address(position))));
+            sequence++;
+        }
+        return this;
+    }
+
+    /** @return the sequence {@link ExcerptLocator#indexedSequenceBefore} finds in {@code cycle}, or -1. */
+    private long indexedSequenceBefore(final long cycle, final long timeMillis) {
+        final CycleFile probed = cycleFiles.acquire(cycle);
+        if (probed == null) {
+            return -1;
+        }
+        attach(probed);
+        if (!locator.hasTimes()) {
+            throw new CorruptQueueException(probed.path(), CycleDescriptor.FEATURES_OFFSET, "features=0x"
+                    + Integer.toHexString(probed.features()) + " lack index times, which the queue's metadata has");
+        }
+        return locator.indexedSequenceBefore(timeMillis);
+    }
+
+    /** @return {@code time} in ms since 1970, rounded down, saturated to the range of a long. */
+    private static long floorMillis(final Instant time) {
+        final long seconds = time.getEpochSecond();
+        if (seconds >= Long.MAX_VALUE / 1000) {
+            return Long.MAX_VALUE;
+        }
+        if (seconds <= Long.MIN_VALUE / 1000) {
+            return Long.MIN_VALUE;
+        }
+        return seconds * 1000 + time.getNano() / 1_000_000;
     }
 
     @Override

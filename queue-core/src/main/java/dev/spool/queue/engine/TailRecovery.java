@@ -189,8 +189,8 @@ final class TailRecovery {
 
     private void checkHeader(final CycleFile file, final int header, final long at) {
         final int length = length(header);
-        final int limit = isMetadata(header) ? Math.max(maxDataLength, CycleDescriptor.blockPayloadLength(file.indexBlockEntries()))
-                : maxDataLength;
+        final int limit = isMetadata(header) ? Math.max(maxDataLength,
+                CycleDescriptor.blockPayloadLength(file.indexBlockEntries(), file.features())) : maxDataLength;
         if (!isWellFormed(header) || length > limit) {
             throw new CorruptQueueException(file.path(), at, String.format("bad header 0x%08x (%s)", header, describe(header)));
         }

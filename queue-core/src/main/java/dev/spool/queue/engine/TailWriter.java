@@ -66,7 +66,7 @@ final class TailWriter {
         this.clock = store.cycleSource();
         this.retains = store.retains();
         this.flushesOnRoll = flushesOnRoll;
-        this.index = new SparseIndex("appender-index", store.maxDataLength());
+        this.index = new SparseIndex("appender-index", store.maxDataLength(), store.timeProvider());
         this.recovery = new TailRecovery(cursor, syncCursor, index, store.maxDataLength(), store.counters());
     }
 
@@ -308,7 +308,8 @@ final class TailWriter {
             }
             CycleFile nextFile = cycleFiles.acquire(next);
             if (nextFile == null) {
-                nextFile = cycleFiles.create(next, metadata.indexSpacing(), metadata.indexBlockEntries());
+                nextFile = cycleFiles.create(next, metadata.indexSpacing(), metadata.indexBlockEntries(),
+                        metadata.features());
             }
             attach(nextFile);
             // also when the file existed: its creator may have died before recording it, or a pretoucher made it

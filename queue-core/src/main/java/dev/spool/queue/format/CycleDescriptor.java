@@ -21,6 +21,8 @@ package dev.spool.queue.format;
  *  +---------------------------------------------------------------+
  *  |                 Root index entries (2^15)                     | 28
  *  +---------------------------------------------------------------+
+ *  |      Features: the queue's metadata features at creation      | 32
+ *  +---------------------------------------------------------------+
  *  |                   Reserved to offset 64                     ...
  *  +---------------------------------------------------------------+
  *  |       Write position: the next free byte (writer's hint)      | 64
@@ -49,7 +51,15 @@ package dev.spool.queue.format;
  *  |   Entry 0: position of the excerpt with that sequence (long)  |  8
  * ...                        (0 = none yet)                        |
  *  +---------------------------------------------------------------+
+ *  |  With FEATURE_INDEX_TIMES only: time of entry 0, ms since     |  8 + 8 * entries
+ * ...  1970 (long), written before the entry's position           |
+ *  +---------------------------------------------------------------+
  * </pre>
+ * With {@link MetadataDescriptor#FEATURE_INDEX_TIMES} in the file's features, a block is twice as long: the times of
+ * its entries follow the positions, slot for slot, so that a position and the arithmetic that finds it do not change.
+ * An entry's time is the writer's clock when it appended the excerpt, raised to the time of the entry before when the
+ * clock went back: times never decrease within a file, and no excerpt before an entry was appended after the entry's
+ * time. The release store of the position publishes the time written before it.
  * The write position and sequence are hints that only a holder of the queue's write lock reads or writes; the
  * excerpt headers remain the truth, and a writer that finds a hint stale walks forward from it.
  */
@@ -74,12 +84,15 @@ public final class CycleDescriptor {
     /** Offset of the root entries field. */
     public static final int ROOT_ENTRIES_OFFSET = INDEX_BLOCK_ENTRIES_OFFSET + Integer.BYTES;
 
+    /** Offset of the features field: a copy of the queue's metadata features when the file was created. */
+    public static final int FEATURES_OFFSET = ROOT_ENTRIES_OFFSET + Integer.BYTES;
+
     /** Length in bytes of a cache line. */
     public static final int CACHE_LINE_LENGTH = 64;
     /** Length in bytes of a page: the header is one. */
     public static final int PAGE_LENGTH = 4096;
     /** The writer's hints start on their own cache line. */
-    public static final int WRITE_POSITION_OFFSET = align(ROOT_ENTRIES_OFFSET + Integer.BYTES, CACHE_LINE_LENGTH);
+    public static final int WRITE_POSITION_OFFSET = align(FEATURES_OFFSET + Integer.BYTES, CACHE_LINE_LENGTH);
     /** Offset of the write sequence field. */
     public static final int WRITE_SEQUENCE_OFFSET = WRITE_POSITION_OFFSET + Long.BYTES;
 
@@ -113,6 +126,33 @@ public final class CycleDescriptor {
      */
     public static int blockPayloadLength(final int blockEntries) {
         return BLOCK_ENTRIES_OFFSET - ExcerptDescriptor.HEADER_LENGTH + blockEntries * Long.BYTES;
+    }
+
+    /**
+     * @param blockEntries entries per index block.
+     * @param features     the cycle file's features.
+     * @return the metadata payload length of an index block of a file with those features.
+     */
+    public static int blockPayloadLength(final int blockEntries, final int features) {
+        return blockPayloadLength(blockEntries) + (hasIndexTimes(features) ? blockEntries * Long.BYTES : 0);
+    }
+
+    /**
+     * @param features a cycle file's or a queue's features.
+     * @return true if its index entries hold times.
+     */
+    public static boolean hasIndexTimes(final int features) {
+        return (features & MetadataDescriptor.FEATURE_INDEX_TIMES) != 0;
+    }
+
+    /**
+     * @param blockPosition the position of an index block's excerpt header, in a file with index times.
+     * @param blockEntries  entries per index block.
+     * @param slot          an entry's slot in the block.
+     * @return the position of that entry's time.
+     */
+    public static long indexTimePosition(final long blockPosition, final int blockEntries, final int slot) {
+        return indexEntryPosition(blockPosition, blockEntries + slot);
     }
 
     /**

@@ -45,6 +45,12 @@ package dev.spool.queue.format;
  *  +---------------------------------------------------------------+
  *  |  Features (int bit set, fixed at creation)  |     reserved     |  320 (own cache line)
  *  +---------------------------------------------------------------+
+ *  |       Roll time: minute of the day (int, FEATURE_ZONED_ROLL)  |  328
+ *  +---------------------------------------------------------------+
+ *  |                  Roll zone id length (int)                    |  332
+ *  +---------------------------------------------------------------+
+ *  |         Roll zone id, UTF-8, up to 112 bytes                ... |  336
+ *  +---------------------------------------------------------------+
  *  |        Quorum acked index + 1 (long, 0 = none)                |  448 (replication area, to 1023)
  *  +---------------------------------------------------------------+
  *  |                   Reserved to offset 1024                   ...
@@ -154,8 +160,27 @@ public final class MetadataDescriptor {
      * checked by readers, the tools and the replica (see {@link ExcerptDescriptor#CHECKSUM_OFFSET}).
      */
     public static final int FEATURE_CRC32C = 1;
+    /**
+     * Feature bit: cycles start daily at {@link #ROLL_TIME_OFFSET} in the zone {@link #ROLL_ZONE_OFFSET} names,
+     * instead of at multiples of the roll cycle from the epoch; cycle files are named {@code yyyyMMdd-HHmm} of
+     * their local start.
+     */
+    public static final int FEATURE_ZONED_ROLL = 2;
+    /**
+     * Feature bit: every sparse index entry also holds the time its excerpt was appended, for
+     * {@code ExcerptTailer.moveToTime} (index block layout: {@link CycleDescriptor}).
+     */
+    public static final int FEATURE_INDEX_TIMES = 4;
     /** The feature bits this build knows; a queue that has any other bit set is refused at open. */
-    public static final int KNOWN_FEATURES = FEATURE_CRC32C;
+    public static final int KNOWN_FEATURES = FEATURE_CRC32C | FEATURE_ZONED_ROLL | FEATURE_INDEX_TIMES;
+    /** Offset of the roll time, an int: minutes after local midnight; 0 unless {@link #FEATURE_ZONED_ROLL}. */
+    public static final int ROLL_TIME_OFFSET = FEATURES_OFFSET + Long.BYTES;
+    /** Offset of the length in bytes of the roll zone id, an int. */
+    public static final int ROLL_ZONE_LENGTH_OFFSET = ROLL_TIME_OFFSET + Integer.BYTES;
+    /** Offset of the roll zone id, a {@code java.time.ZoneId} in UTF-8 (e.g. {@code America/New_York}). */
+    public static final int ROLL_ZONE_OFFSET = ROLL_ZONE_LENGTH_OFFSET + Integer.BYTES;
+    /** Longest roll zone id, in UTF-8 bytes. */
+    public static final int ROLL_ZONE_MAX_LENGTH = 112;
 
     /**
      * Offset of the replication area, to the process slots (448 to 1023): what replication persists. It follows the
@@ -217,6 +242,7 @@ public final class MetadataDescriptor {
                 || NAMED_TAILERS_OFFSET + NAMED_TAILER_COUNT * NAMED_TAILER_LENGTH > FILE_LENGTH
                 || FENCED_BY_TERM_OFFSET + Long.BYTES > LAST_ACKED_INDEX_OFFSET + CACHE_LINE_LENGTH
                 || FEATURES_OFFSET + FEATURES_LENGTH > PROCESS_SLOTS_OFFSET
+                || ROLL_ZONE_OFFSET + ROLL_ZONE_MAX_LENGTH > FEATURES_OFFSET + 2 * CACHE_LINE_LENGTH
                 || WRITE_FENCE_OFFSET + Long.BYTES > WRITE_LOCK_OFFSET + CACHE_LINE_LENGTH
                 || 1 << LOCK_SLOT_BITS != PROCESS_SLOT_COUNT) {
             throw new ExceptionInInitializerError("metadata layout overlaps");

@@ -43,6 +43,11 @@ public final class QueueInternals {
         return new QueueInternals(engines.apply(Objects.requireNonNull(queue, "queue")));
     }
 
+    /** @return when the queue's cycles start: the ring buffer's index rule rolls where the queue does. */
+    public CycleCalendar calendar() {
+        return engine.calendar();
+    }
+
     /** @return who may append to the queue, as persisted now. */
     public QueueRole role() {
         return engine.role();

@@ -80,7 +80,8 @@ final class ExcerptScanner {
     ExcerptScanner(final ReadOnlyFile file, final int maxMessageLength, final int indexBlockEntries) {
         this.file = file;
         this.dataLimit = maxMessageLength;
-        this.metadataLimit = Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(indexBlockEntries));
+        this.metadataLimit = Math.max(maxMessageLength, CycleDescriptor.blockPayloadLength(indexBlockEntries,
+                file.readInt(CycleDescriptor.FEATURES_OFFSET)));
     }
 
     /**

@@ -57,7 +57,8 @@ final class IndexCheck {
     }
 
     void run() {
-        final int blockLength = HEADER_LENGTH + CycleDescriptor.blockPayloadLength(entries);
+        final int blockLength = HEADER_LENGTH + CycleDescriptor.blockPayloadLength(entries,
+                file.readInt(CycleDescriptor.FEATURES_OFFSET));
         final boolean[] referenced = new boolean[blocks.size()];
         int firstEmpty = -1;
         long previous = 0;

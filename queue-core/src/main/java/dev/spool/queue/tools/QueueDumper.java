@@ -103,6 +103,9 @@ final class QueueDumper {
         field("roll cycle", (rollCycle == null ? "unknown" : rollCycle.name()) + " (id "
                 + queue.readInt(MetadataDescriptor.ROLL_CYCLE_OFFSET) + ")");
         field("epoch", queue.epochMillis() + " (" + Instant.ofEpochMilli(queue.epochMillis()) + ")");
+        if (rollCycle != null) {
+            field("rolls", queue.calendar(rollCycle).toString());
+        }
         final long created = queue.readLong(MetadataDescriptor.CREATED_OFFSET);
         field("created", created + " (" + Instant.ofEpochMilli(created) + ")");
         field("index spacing", String.valueOf(queue.indexSpacing()));
@@ -141,7 +144,7 @@ final class QueueDumper {
     }
 
     private String cycleName(final RollCycle rollCycle, final long cycle) {
-        return cycle < 0 || rollCycle == null ? String.valueOf(cycle) : cycle + " (" + rollCycle.fileName(cycle, queue.epochMillis()) + ")";
+        return cycle < 0 || rollCycle == null ? String.valueOf(cycle) : cycle + " (" + queue.calendar(rollCycle).fileName(cycle) + ")";
     }
 
     private static String indexParts(final RollCycle rollCycle, final long index) {

@@ -5,6 +5,7 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.format.TypedExcerptDescriptor;
+import dev.spool.queue.internal.CycleCalendar;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -13,6 +14,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.DateTimeException;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -96,6 +100,27 @@ final class QueueFiles {
 
     long epochMillis() {
         return readLong(EPOCH_OFFSET);
+    }
+
+    /**
+     * @param rollCycle the queue's roll cycle.
+     * @return when its cycles start: the zoned roll the metadata records, or cycles of {@code rollCycle} from the
+     * epoch if it records none, or a damaged one (whose cycle files then fail to parse, and are reported).
+     */
+    CycleCalendar calendar(final RollCycle rollCycle) {
+        final int features = readInt(VERSION_OFFSET) == VERSION ? 0 : readInt(FEATURES_OFFSET);
+        final int minute = readInt(ROLL_TIME_OFFSET);
+        final int length = readInt(ROLL_ZONE_LENGTH_OFFSET);
+        if ((features & FEATURE_ZONED_ROLL) != 0 && minute >= 0 && minute < 24 * 60 && length > 0
+                && length <= ROLL_ZONE_MAX_LENGTH) {
+            try {
+                return CycleCalendar.zoned(LocalTime.ofSecondOfDay(minute * 60L), ZoneId.of(
+                        new String(metadata.array(), ROLL_ZONE_OFFSET, length, StandardCharsets.UTF_8)));
+            } catch (DateTimeException e) {
+                return CycleCalendar.of(rollCycle, epochMillis());
+            }
+        }
+        return CycleCalendar.of(rollCycle, epochMillis());
     }
 
     int indexSpacing() {
@@ -193,10 +218,11 @@ final class QueueFiles {
      */
     List<CycleFileName> cycleFiles(final RollCycle rollCycle, final List<Path> ignored) {
         final List<CycleFileName> cycles = new ArrayList<>();
+        final CycleCalendar calendar = calendar(rollCycle);
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
             for (final Path file : files) {
                 final String name = file.getFileName().toString();
-                final long cycle = rollCycle.parseCycle(name, epochMillis());
+                final long cycle = calendar.parseCycle(name);
                 if (cycle >= 0 && Files.isRegularFile(file)) {
                     cycles.add(new CycleFileName(cycle, file));
                 } else if (!name.equals(FILE_NAME) && !name.equals(LOCK_FILE_NAME)

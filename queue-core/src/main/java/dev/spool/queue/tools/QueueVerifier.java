@@ -236,6 +236,11 @@ final class QueueVerifier {
                 damage(path, CycleDescriptor.ROOT_ENTRIES_OFFSET, "root entries=" + rootEntries + ", expected "
                         + CycleDescriptor.ROOT_ENTRIES);
             }
+            final int features = file.readInt(CycleDescriptor.FEATURES_OFFSET);
+            if ((features & ~MetadataDescriptor.KNOWN_FEATURES) != 0) {
+                damage(path, CycleDescriptor.FEATURES_OFFSET, String.format("features=0x%x include 0x%x, which this build"
+                        + " does not know", features, features & ~MetadataDescriptor.KNOWN_FEATURES));
+            }
             // the hints before the walk: a live writer moves them only after publishing what they point past
             final long hintPosition = file.readLong(CycleDescriptor.WRITE_POSITION_OFFSET);
             final long hintSequence = file.readLong(CycleDescriptor.WRITE_SEQUENCE_OFFSET);
@@ -267,9 +272,10 @@ final class QueueVerifier {
                     }
                     case INDEX_BLOCK -> {
                         blocks.add(position);
-                        if (entries > 0 && scanner.length() != CycleDescriptor.blockPayloadLength(entries)) {
-                            damage(path, position, String.format("index block header 0x%08x: length=%d, expected %d for %d entries",
-                                    scanner.header(), scanner.length(), CycleDescriptor.blockPayloadLength(entries), entries));
+                        if (entries > 0 && scanner.length() != CycleDescriptor.blockPayloadLength(entries, features)) {
+                            damage(path, position, String.format("index block header 0x%08x: length=%d, expected %d for %d"
+                                    + " entries and features=0x%x", scanner.header(), scanner.length(),
+                                    CycleDescriptor.blockPayloadLength(entries, features), entries, features));
                         }
                     }
                     case UNKNOWN_METADATA -> damage(path, position, String.format("metadata excerpt (header 0x%08x) of unknown type=%d",

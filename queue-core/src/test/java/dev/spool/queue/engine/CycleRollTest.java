@@ -35,7 +35,7 @@ class CycleRollTest extends SpoolTestBase {
             appender.append("before".getBytes(StandardCharsets.UTF_8));
             // the next cycle's file made ahead of its roll (a pretoucher does this), not yet the highest cycle
             Stores.of(queue).cycleFiles().release(Stores.of(queue).cycleFiles().create(firstCycle + 1, SpoolQueueBuilder.DEFAULT_INDEX_SPACING,
-                    SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES));
+                    SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES, 0));
             tailer.toEnd();
             final long after = appender.append("after".getBytes(StandardCharsets.UTF_8));
             assertEquals(firstCycle, queue.rollCycle().toCycle(after));
@@ -63,7 +63,7 @@ class CycleRollTest extends SpoolTestBase {
             cursor.detach();
             Stores.of(queue).cycleFiles().release(first);
             Stores.of(queue).cycleFiles().release(Stores.of(queue).cycleFiles().create(firstCycle + 1, SpoolQueueBuilder.DEFAULT_INDEX_SPACING,
-                    SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES));
+                    SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES, 0));
         }
         now.addAndGet(HOUR);
         try (SpoolQueue queue = builder.build();

@@ -4,9 +4,14 @@ import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.internal.CycleCalendar;
 
 import org.junit.jupiter.api.Test;
 
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -16,7 +21,7 @@ class RollClockTest extends SpoolTestBase {
 
     @Test
     void shouldCacheTheCycleBetweenGuardWindowsAndReadTheClockInsideThem() {
-        final RollClock clock = new RollClock(RollCycle.HOURLY, 0);
+        final RollClock clock = new RollClock(CycleCalendar.of(RollCycle.HOURLY, 0));
         final long hour = RollCycle.HOURLY.lengthMillis();
         final long start = 490_000 * hour;
 
@@ -31,8 +36,20 @@ class RollClockTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldWakeFiftyMillisecondsBeforeAZonedRollThatDaylightSavingMoved() {
+        final RollClock clock = new RollClock(CycleCalendar.zoned(LocalTime.of(17, 0), ZoneId.of("America/New_York")));
+        // Sunday 2026-03-08 noon EDT: the cycle started Saturday 17:00 EST (22:00Z) and ends 17:00 EDT (21:00Z)
+        final long sundayNoon = Instant.parse("2026-03-08T16:00:00Z").toEpochMilli();
+        final long sundayRoll = Instant.parse("2026-03-08T21:00:00Z").toEpochMilli();
+        assertEquals(sundayRoll - 50, clock.update(sundayNoon));
+        assertEquals(LocalDate.of(2026, 3, 7).toEpochDay(), clock.cachedCycle(), "the cycle that started Saturday 17:00");
+        assertEquals(sundayRoll + 50, clock.update(sundayRoll - 50));
+        assertEquals(Long.MIN_VALUE, clock.cachedCycle());
+    }
+
+    @Test
     void shouldGuardFiftyMillisecondsAroundSecondlyBoundaries() {
-        final RollClock clock = new RollClock(RollCycle.SECONDLY, 0);
+        final RollClock clock = new RollClock(CycleCalendar.of(RollCycle.SECONDLY, 0));
         assertEquals(999_950, clock.update(999_500));
         assertEquals(999, clock.cachedCycle());
         assertEquals(1_000_050, clock.update(999_950));
@@ -58,14 +75,14 @@ class RollClockTest extends SpoolTestBase {
 
     @Test
     void shouldParkTheTickerAgentUntilTheNextUpdateAndStopItWithTheLastClock() {
-        final RollClock clock = RollClock.acquire(RollCycle.DAILY, 0);
+        final RollClock clock = RollClock.acquire(CycleCalendar.of(RollCycle.DAILY, 0));
         final Thread ticker = tickerThread();
         try {
             awaitCondition(() -> ticker.getState() == Thread.State.TIMED_WAITING, "the ticker parks");
             final long now = System.currentTimeMillis();
             final long cached = clock.cachedCycle();
             assertTrue(cached == RollCycle.DAILY.cycle(now, 0) || cached == Long.MIN_VALUE, "updated at once");
-            final RollClock hourly = RollClock.acquire(RollCycle.HOURLY, 0);
+            final RollClock hourly = RollClock.acquire(CycleCalendar.of(RollCycle.HOURLY, 0));
             assertSame(ticker, tickerThread(), "one ticker per JVM");
             hourly.release();
         } finally {

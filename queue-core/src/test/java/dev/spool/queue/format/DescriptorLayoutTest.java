@@ -32,6 +32,9 @@ class DescriptorLayoutTest {
                 {MetadataDescriptor.ROLE_OFFSET, 272},
                 {MetadataDescriptor.FENCED_BY_TERM_OFFSET, 280},
                 {MetadataDescriptor.FEATURES_OFFSET, 320},
+                {MetadataDescriptor.ROLL_TIME_OFFSET, 328},
+                {MetadataDescriptor.ROLL_ZONE_LENGTH_OFFSET, 332},
+                {MetadataDescriptor.ROLL_ZONE_OFFSET, 336},
                 {MetadataDescriptor.PROCESS_SLOTS_OFFSET, 1024},
                 {MetadataDescriptor.PROCESS_SLOT_SESSION_OFFSET, 0},
                 {MetadataDescriptor.PROCESS_SLOT_PID_OFFSET, 8},
@@ -58,6 +61,7 @@ class DescriptorLayoutTest {
                 {CycleDescriptor.INDEX_SPACING_OFFSET, 20},
                 {CycleDescriptor.INDEX_BLOCK_ENTRIES_OFFSET, 24},
                 {CycleDescriptor.ROOT_ENTRIES_OFFSET, 28},
+                {CycleDescriptor.FEATURES_OFFSET, 32},
                 {CycleDescriptor.WRITE_POSITION_OFFSET, 64},
                 {CycleDescriptor.WRITE_SEQUENCE_OFFSET, 72},
                 {CycleDescriptor.HEADER_LENGTH, 4096},
@@ -72,6 +76,9 @@ class DescriptorLayoutTest {
         assertEquals(1, CycleDescriptor.VERSION);
         assertEquals(4096 + 8 * 3, CycleDescriptor.rootEntryPosition(3));
         assertEquals(1000 + 8 + 8 * 5, CycleDescriptor.indexEntryPosition(1000, 5));
+        assertEquals(4 + 8 * 16, CycleDescriptor.blockPayloadLength(16, 0));
+        assertEquals(4 + 8 * 16 * 2, CycleDescriptor.blockPayloadLength(16, MetadataDescriptor.FEATURE_INDEX_TIMES));
+        assertEquals(1000 + 8 + 8 * 16 + 8 * 5, CycleDescriptor.indexTimePosition(1000, 16, 5));
     }
 
     @Test
