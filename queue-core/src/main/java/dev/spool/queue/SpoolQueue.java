@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
  * A persisted queue: a directory holding a metadata file and one memory-mapped cycle file per roll period.
  * Appenders and tailers of any thread or process share it; see {@link ExcerptAppender} and {@link ExcerptTailer}.
  * <pre>{@code
- * try (SpoolQueue queue = SpoolQueue.open(Path.of("/data/orders"));
+ * try (SpoolQueue queue = SpoolQueue.openOrCreate(Path.of("/data/orders"));
  *      ExcerptAppender appender = queue.createAppender();
  *      ExcerptTailer tailer = queue.createTailer()) {
  *     long index = appender.append("hello".getBytes(StandardCharsets.UTF_8));
@@ -54,18 +54,41 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * Opens the queue in {@code directory}, creating it with default settings if it does not exist.
+     * Opens the existing queue in {@code directory}, with the settings persisted at its creation.
+     *
+     * @param directory the queue's directory.
+     * @return the opened queue.
+     * @throws SpoolException naming the path if the directory does not exist or holds no queue: a mistyped path
+     *                        fails here rather than giving a consumer an empty queue to wait on.
+     */
+    public static SpoolQueue open(final Path directory) {
+        return builder(directory).open();
+    }
+
+    /**
+     * Creates a new queue in {@code directory} with default settings; {@link #builder(Path)} gives others.
+     *
+     * @param directory an absent or empty directory.
+     * @return the new queue, open.
+     * @throws SpoolException if a queue exists there already, or the directory holds other files.
+     */
+    public static SpoolQueue create(final Path directory) {
+        return builder(directory).create();
+    }
+
+    /**
+     * Opens the queue in {@code directory}, or creates it with default settings if there is none.
      *
      * @param directory the queue's directory.
      * @return the opened queue.
      */
-    public static SpoolQueue open(final Path directory) {
-        return builder(directory).build();
+    public static SpoolQueue openOrCreate(final Path directory) {
+        return builder(directory).openOrCreate();
     }
 
-    static SpoolQueue open(final SpoolQueueBuilder builder) {
+    static SpoolQueue open(final SpoolQueueBuilder builder, final boolean mayOpen, final boolean mayCreate) {
         JvmFlags.check();
-        return new SpoolQueue(QueueEngine.open(builder.config()));
+        return new SpoolQueue(QueueEngine.open(builder.config(mayOpen, mayCreate)));
     }
 
     /** @return a new appender with the queue's sync policy, to be used by one thread at a time and closed when done. */

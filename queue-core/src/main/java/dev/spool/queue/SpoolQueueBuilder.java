@@ -9,6 +9,10 @@ import java.util.UUID;
 /**
  * Settings of a queue. A new queue persists them in its metadata file; reopening adopts the persisted ones, and
  * a setting given here that differs from the persisted one is an error, never a silent change of format.
+ * <p>
+ * The call that ends the builder says whether the queue must exist: {@link #open()} opens an existing queue only,
+ * {@link #create()} creates a new one only, and {@link #openOrCreate()} does either. Every setting is checked
+ * there, and a bad one is refused with a message naming the option and its value.
  */
 public final class SpoolQueueBuilder {
     /** Default mapping unit: 64 MiB. */
@@ -32,7 +36,6 @@ public final class SpoolQueueBuilder {
     private Integer maxMessageLength;
     private Long chunkLength;
     private TimeProvider timeProvider = TimeProvider.SYSTEM;
-    private boolean createIfAbsent = true;
     private SyncPolicy syncPolicy = SyncPolicy.NONE;
     private boolean syncMarkers;
     private PauseStrategyFactory pauseStrategy = PauseStrategy::backoff;
@@ -252,22 +255,38 @@ public final class SpoolQueueBuilder {
     }
 
     /**
-     * @param createIfAbsent false to fail unless the queue exists already; default true.
-     * @return this builder.
+     * Opens an existing queue with these settings.
+     *
+     * @return the opened queue.
+     * @throws SpoolException if the directory does not exist, or holds no queue (the message names the path), or
+     *                        a setting differs from the persisted one.
      */
-    public SpoolQueueBuilder createIfAbsent(final boolean createIfAbsent) {
-        this.createIfAbsent = createIfAbsent;
-        return this;
+    public SpoolQueue open() {
+        return SpoolQueue.open(this, true, false);
     }
 
-    /** @return the opened queue. */
-    public SpoolQueue build() {
-        return SpoolQueue.open(this);
+    /**
+     * Creates a new queue with these settings.
+     *
+     * @return the new queue, open.
+     * @throws SpoolException if a queue exists in the directory already, or the directory holds other files.
+     */
+    public SpoolQueue create() {
+        return SpoolQueue.open(this, false, true);
+    }
+
+    /**
+     * Opens the queue if it exists, or else creates it with these settings.
+     *
+     * @return the opened queue.
+     */
+    public SpoolQueue openOrCreate() {
+        return SpoolQueue.open(this, true, true);
     }
 
     /** @return what the engine opens the queue with. */
-    QueueEngine.Config config() {
-        return new QueueEngine.Config(directory, createIfAbsent, rollCycle, epochMillis, indexSpacing, indexBlockEntries,
+    QueueEngine.Config config(final boolean mayOpen, final boolean mayCreate) {
+        return new QueueEngine.Config(directory, mayOpen, mayCreate, rollCycle, epochMillis, indexSpacing, indexBlockEntries,
                 maxMessageLength, chunkLength, replicaOf, timeProvider, pauseStrategy, syncPolicy, SyncPolicy::newTrigger,
                 syncMarkers, retainCycles, retainBytes, retainForNamedTailers, cycleListener, pretouchLength,
                 pretouchLeadTime);

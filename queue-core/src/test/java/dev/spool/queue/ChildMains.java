@@ -14,7 +14,7 @@ public final class ChildMains {
     }
 
     public static SpoolQueue open(final String dir) {
-        return SpoolQueue.builder(Path.of(dir)).chunkLength(1 << 20).build();
+        return SpoolQueue.builder(Path.of(dir)).chunkLength(1 << 20).openOrCreate();
     }
 
     public static void awaitGo() throws Exception {
@@ -108,7 +108,7 @@ public final class ChildMains {
             final SyncPolicy policy = SyncPolicy.everyMessages(500)
                     .or(SyncPolicy.when((bytes, offset, length) -> bytes.readByte(offset + 8) == 7));
             try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).rollCycle(RollCycle.SECONDLY)
-                    .syncPolicy(policy).syncMarkers(true).build();
+                    .syncPolicy(policy).syncMarkers(true).openOrCreate();
                  ExcerptAppender appender = queue.createAppender()) {
                 final byte[] message = new byte[300];
                 long reported = -1;
@@ -135,7 +135,7 @@ public final class ChildMains {
         public static void main(final String[] args) {
             net.openhft.posix.PosixAPI.useNoOpPosixApi();
             try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20)
-                    .syncPolicy(SyncPolicy.everyMessage()).build()) {
+                    .syncPolicy(SyncPolicy.everyMessage()).openOrCreate()) {
                 System.out.println("OPENED " + queue.directory());
             } catch (RuntimeException e) {
                 System.out.println("FAILED " + e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -154,7 +154,7 @@ public final class ChildMains {
             final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).timeProvider(clock)
                     .pretouchLeadTime(java.time.Duration.ofMillis(Long.parseLong(args[1])))
-                    .pretouchLength(Long.parseLong(args[2])).build();
+                    .pretouchLength(Long.parseLong(args[2])).openOrCreate();
                  Pretoucher pretoucher = queue.createPretoucher()) {
                 System.out.println("READY");
                 for (String line = in.readLine(); line != null && !line.equals("EXIT"); line = in.readLine()) {

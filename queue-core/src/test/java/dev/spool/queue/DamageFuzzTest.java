@@ -83,7 +83,7 @@ class DamageFuzzTest extends SpoolTestBase {
     private static void writeTemplate(final Path directory) {
         final long[] now = {START_MILLIS};
         try (SpoolQueue queue = SpoolQueue.builder(directory).rollCycle(RollCycle.HOURLY).timeProvider(() -> now[0])
-                .chunkLength(1 << 20).indexSpacing(INDEX_SPACING).indexBlockEntries(INDEX_BLOCK_ENTRIES).syncMarkers(true).build();
+                .chunkLength(1 << 20).indexSpacing(INDEX_SPACING).indexBlockEntries(INDEX_BLOCK_ENTRIES).syncMarkers(true).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final byte[] message = new byte[200];
             for (int cycle = 0; cycle < CYCLES; cycle++) {

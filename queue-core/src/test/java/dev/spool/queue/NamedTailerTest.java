@@ -12,7 +12,7 @@ class NamedTailerTest extends SpoolTestBase {
     @Test
     void shouldResumeWhereTheNameLastReadAfterReopen() {
         final long[] indices = new long[20];
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer("risk")) {
             for (int i = 0; i < indices.length; i++) {
@@ -36,7 +36,7 @@ class NamedTailerTest extends SpoolTestBase {
 
     @Test
     void shouldRejectNamesThatDoNotFit() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
             final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> queue.createTailer("x".repeat(49)));
             assertTrue(e.getMessage().contains("49"), e.getMessage());
@@ -47,7 +47,7 @@ class NamedTailerTest extends SpoolTestBase {
     @Test
     void shouldStartARemovedNameAtTheBeginningAndForgetIt() {
         final long[] indices = new long[10];
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             for (int i = 0; i < indices.length; i++) {
                 indices[i] = appender.append(new byte[]{(byte) i});

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class QueueBasicsTest extends SpoolTestBase {
 
     private SpoolQueue open() {
-        return SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.DAILY).chunkLength(1 << 20).build();
+        return SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.DAILY).chunkLength(1 << 20).openOrCreate();
     }
 
     @Test
@@ -104,7 +104,7 @@ class QueueBasicsTest extends SpoolTestBase {
 
     @Test
     void shouldRejectMessageOverTheLimitWithoutWritingIt() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(100).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(100).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> appender.append(new byte[101]));
             assertTrue(e.getMessage().contains("length=101") && e.getMessage().contains("maxMessageLength=100"), e.getMessage());
@@ -160,7 +160,7 @@ class QueueBasicsTest extends SpoolTestBase {
     @Test
     void shouldRefuseToCreateQueueWhoseMaxMessageLengthItCannotReopen() {
         final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(0).build());
+                () -> SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(0).openOrCreate());
         assertTrue(e.getMessage().contains("maxMessageLength=0"), e.getMessage());
         assertFalse(java.nio.file.Files.exists(tempDir.resolve("q").resolve(MetadataDescriptor.FILE_NAME)),
                 "no metadata file that cannot be opened is left behind");

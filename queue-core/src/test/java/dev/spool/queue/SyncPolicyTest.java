@@ -10,7 +10,7 @@ class SyncPolicyTest extends SpoolTestBase {
     private static final long LARGE = 1_000_000;
 
     private SpoolQueue open(final SyncPolicy policy) {
-        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).syncPolicy(policy).build();
+        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).syncPolicy(policy).openOrCreate();
     }
 
     private static byte[] order(final long notional) {
@@ -110,7 +110,7 @@ class SyncPolicyTest extends SpoolTestBase {
     void shouldSyncWhatIsLeftOfACycleBeforeMovingOn() {
         final ManualClock clock = new ManualClock(1_700_000_000_000L);
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).rollCycle(RollCycle.SECONDLY)
-                .timeProvider(clock).syncPolicy(SyncPolicy.everyMessages(1_000)).build();
+                .timeProvider(clock).syncPolicy(SyncPolicy.everyMessages(1_000)).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             appender.append(order(1));
             clock.advance(1_000);

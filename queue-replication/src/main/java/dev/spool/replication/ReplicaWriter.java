@@ -46,7 +46,7 @@ final class ReplicaWriter {
         this.queueBuilder = queueBuilder;
         this.ackSynced = ackSynced;
         if (SpoolQueue.exists(directory)) {
-            queue = queueBuilder.build();
+            queue = queueBuilder.openOrCreate();
             internals = QueueInternals.of(queue);
             if (internals.role() != QueueRole.REPLICA) {
                 final String role = internals.role() + " queue of term " + internals.term();
@@ -101,7 +101,7 @@ final class ReplicaWriter {
     void open(final long sourceTerm) throws Refusal {
         try {
             if (queue == null) {
-                queue = queueBuilder.build();
+                queue = queueBuilder.openOrCreate();
                 internals = QueueInternals.of(queue);
             }
             if (sourceTerm < internals.term()) {

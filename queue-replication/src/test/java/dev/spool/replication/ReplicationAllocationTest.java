@@ -31,7 +31,7 @@ class ReplicationAllocationTest extends SpoolTestBase {
     @ParameterizedTest(name = "invoked source: {0}")
     @ValueSource(booleans = {false, true})
     void shouldAllocateNothingPerReplicatedMessageInSteadyState(final boolean invoked) throws InterruptedException {
-        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(64L << 20).build();
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(64L << 20).openOrCreate();
              ExcerptAppender appender = primary.createAppender();
              ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica"))
                      .queueSettings(b -> b.chunkLength(64L << 20)).start();

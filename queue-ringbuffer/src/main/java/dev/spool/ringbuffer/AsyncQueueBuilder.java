@@ -216,7 +216,7 @@ public final class AsyncQueueBuilder {
         if (queue != null) {
             return new AsyncQueue(queue, false, this);
         }
-        final SpoolQueue target = queueBuilder.build();
+        final SpoolQueue target = queueBuilder.openOrCreate();
         try {
             return new AsyncQueue(target, true, this);
         } catch (RuntimeException e) {

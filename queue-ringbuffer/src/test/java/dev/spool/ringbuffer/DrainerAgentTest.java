@@ -32,7 +32,7 @@ class DrainerAgentTest extends SpoolTestBase {
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     private SpoolQueue openQueue() {
-        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(64L << 20).build();
+        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(64L << 20).openOrCreate();
     }
 
     private AsyncQueueBuilder builder(final SpoolQueue queue) {

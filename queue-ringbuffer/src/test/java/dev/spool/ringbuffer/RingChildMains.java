@@ -14,7 +14,7 @@ final class RingChildMains {
     }
 
     static SpoolQueue openQueue(final String directory) {
-        return SpoolQueue.builder(Path.of(directory)).chunkLength(1 << 20).build();
+        return SpoolQueue.builder(Path.of(directory)).chunkLength(1 << 20).openOrCreate();
     }
 
     /** An async queue that opens and owns its queue, so it reads the ring with queue indices. */

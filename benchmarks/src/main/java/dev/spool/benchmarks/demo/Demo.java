@@ -60,7 +60,7 @@ public final class Demo {
             directory = Files.createTempDirectory("spool-demo-");
             out.println("Spool demo: queue in " + directory + ", " + MESSAGE_LENGTH + "-byte messages");
             final boolean inOrder;
-            try (SpoolQueue queue = SpoolQueue.open(directory.resolve("plain"))) {
+            try (SpoolQueue queue = SpoolQueue.create(directory.resolve("plain"))) {
                 // the live phase first: a burst leaves hundreds of MB of dirty pages whose write-back stalls later page faults
                 inOrder = paced(queue, out);
                 burst(queue, out);
@@ -206,7 +206,7 @@ public final class Demo {
         final long start = System.nanoTime();
         long lastIndex = -1;
         try (ReplicationSink sink = ReplicationSink.builder(replicaDirectory).port(0).start();
-             SpoolQueue primary = SpoolQueue.open(primaryDirectory);
+             SpoolQueue primary = SpoolQueue.create(primaryDirectory);
              ReplicationSource source = ReplicationSource.builder(primary, sink.address()).start();
              ExcerptAppender appender = primary.createAppender();
              CommitWaiter commits = source.commitWaiter(appender)) {

@@ -275,6 +275,6 @@ public class SpoolBenchmark {
 
     private static SpoolQueue open(final BenchmarkDirectory directory) {
         return Payloads.spoolQueue(directory.path())
-                .build();
+                .openOrCreate();
     }
 }

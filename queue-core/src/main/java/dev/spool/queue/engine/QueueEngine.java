@@ -60,7 +60,8 @@ public final class QueueEngine {
      * default for a new queue and no check for an existing one.
      *
      * @param directory             the queue's directory.
-     * @param createIfAbsent        whether a missing queue is created.
+     * @param mayOpen               whether an existing queue is opened.
+     * @param mayCreate             whether a missing queue is created.
      * @param rollCycle             the roll cycle, or null.
      * @param epochMillis           the epoch, or null.
      * @param indexSpacing          the index spacing, or null.
@@ -80,7 +81,7 @@ public final class QueueEngine {
      * @param pretouchLength        bytes a pretoucher touches ahead of the writer.
      * @param pretouchLeadTime      how long before a roll a pretoucher creates the next file.
      */
-    public record Config(Path directory, boolean createIfAbsent, RollCycle rollCycle, Long epochMillis,
+    public record Config(Path directory, boolean mayOpen, boolean mayCreate, RollCycle rollCycle, Long epochMillis,
                          Integer indexSpacing, Integer indexBlockEntries, Integer maxMessageLength, Long chunkLength,
                          UUID replicaOf, TimeProvider timeProvider, SpoolQueueBuilder.PauseStrategyFactory pauseStrategy,
                          SyncPolicy syncPolicy, SyncTrigger.Factory syncTriggers, boolean syncMarkers, int retainCycles,

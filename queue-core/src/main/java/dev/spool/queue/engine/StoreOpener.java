@@ -30,10 +30,16 @@ final class StoreOpener {
         final Path metadataPath = directory.resolve(MetadataDescriptor.FILE_NAME);
         final MetadataFile metadata;
         if (Files.exists(metadataPath)) {
+            if (!config.mayOpen()) {
+                throw new SpoolException("cannot create queue " + directory + ": a queue exists there already ("
+                        + metadataPath + "); open it instead");
+            }
             metadata = MetadataFile.open(metadataPath);
         } else {
-            if (!config.createIfAbsent()) {
-                throw new SpoolException("no queue at " + directory + ": " + MetadataDescriptor.FILE_NAME + " is missing");
+            if (!config.mayCreate()) {
+                throw new SpoolException(Files.isDirectory(directory)
+                        ? "no Spool queue at " + directory + ": the directory has no " + MetadataDescriptor.FILE_NAME
+                        : "no Spool queue at " + directory + ": the directory does not exist");
             }
             if (Files.exists(directory) && !Files.isDirectory(directory)) {
                 throw new SpoolException("not a Spool queue: " + directory + " is a file, not a directory");

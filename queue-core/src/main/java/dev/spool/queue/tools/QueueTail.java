@@ -53,8 +53,8 @@ final class QueueTail implements ExcerptHandler {
     int tail(final String from, final boolean follow, final BooleanSupplier stop, final PrintStream err) {
         boolean interrupted = false;
         // a person reads tail -f: 10 ms of latency is nothing to them, while spinning costs a core shared with others
-        try (SpoolQueue queue = SpoolQueue.builder(directory).createIfAbsent(false)
-                .pauseStrategy(() -> PauseStrategy.backoff(0, 0, MIN_PARK_NS, MAX_PARK_NS)).build();
+        try (SpoolQueue queue = SpoolQueue.builder(directory)
+                .pauseStrategy(() -> PauseStrategy.backoff(0, 0, MIN_PARK_NS, MAX_PARK_NS)).open();
              ExcerptTailer tailer = queue.createTailer()) {
             if ("end".equals(from)) {
                 tailer.toEnd();

@@ -71,7 +71,7 @@ class BackgroundAgentsTest extends SpoolTestBase {
 
     @Test
     void shouldLeaveRetentionAfterARollToTheRetentionAgentAndHandItBackWhenClosed() {
-        try (SpoolQueue queue = builder().retainCycles(2).build();
+        try (SpoolQueue queue = builder().retainCycles(2).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final Agent retention = queue.createRetention();
             assertThrows(IllegalStateException.class, queue::createRetention, "one retention agent per instance");
@@ -95,7 +95,7 @@ class BackgroundAgentsTest extends SpoolTestBase {
 
     @Test
     void shouldRunPretoucherGroupCommitAndRetentionOnOneThreadInACompositeAgent() throws InterruptedException {
-        try (SpoolQueue queue = builder().retainCycles(2).build();
+        try (SpoolQueue queue = builder().retainCycles(2).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final Pretoucher pretoucher = queue.createPretoucher();
             final GroupCommit groupCommit = queue.createGroupCommit();
@@ -137,7 +137,7 @@ class BackgroundAgentsTest extends SpoolTestBase {
 
     @Test
     void shouldRunEachDutyFromTheCallersDutyCycle() {
-        try (SpoolQueue queue = builder().build();
+        try (SpoolQueue queue = builder().openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final Pretoucher pretoucher = queue.createPretoucher();
             final GroupCommit groupCommit = queue.createGroupCommit();
@@ -155,7 +155,7 @@ class BackgroundAgentsTest extends SpoolTestBase {
 
     @Test
     void shouldAllocateNothingPerDutyCycleInSteadyState() throws InterruptedException {
-        try (SpoolQueue queue = builder().retainCycles(2).build();
+        try (SpoolQueue queue = builder().retainCycles(2).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              GroupCommit groupCommit = queue.startGroupCommit()) {
             final Pretoucher pretoucher = queue.createPretoucher();

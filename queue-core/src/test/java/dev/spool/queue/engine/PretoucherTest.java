@@ -64,7 +64,7 @@ class PretoucherTest extends SpoolTestBase {
     @Test
     void shouldCreateTheNextCycleFileWithinTheLeadTimeWithoutStartingIt() throws IOException {
         final ManualClock clock = new ManualClock(START);
-        try (SpoolQueue queue = builder(clock, 64 << 10).build();
+        try (SpoolQueue queue = builder(clock, 64 << 10).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer live = queue.createTailer();
              Pretoucher pretoucher = queue.createPretoucher()) {
@@ -109,7 +109,7 @@ class PretoucherTest extends SpoolTestBase {
     @Test
     void shouldLeaveNothingAmissWhenTheWritersSkipTheCycleMadeAhead() {
         final ManualClock clock = new ManualClock(START);
-        try (SpoolQueue queue = builder(clock, 64 << 10).build();
+        try (SpoolQueue queue = builder(clock, 64 << 10).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer();
              Pretoucher pretoucher = queue.createPretoucher()) {
@@ -143,7 +143,7 @@ class PretoucherTest extends SpoolTestBase {
     void shouldTouchThePagesAheadOfTheWriterAndMapTheNextChunkBeforeItIsReached() throws IOException {
         final long pretouchLength = 2 * CHUNK;
         final ManualClock clock = new ManualClock(START);
-        try (SpoolQueue queue = builder(clock, pretouchLength).build();
+        try (SpoolQueue queue = builder(clock, pretouchLength).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer();
              Pretoucher pretoucher = queue.createPretoucher()) {
@@ -191,7 +191,7 @@ class PretoucherTest extends SpoolTestBase {
         final int maxLength = 2_000;
         final ManualClock clock = new ManualClock(START);
         final AtomicReference<Throwable> failure = new AtomicReference<>();
-        try (SpoolQueue queue = builder(clock, 256 << 10).build();
+        try (SpoolQueue queue = builder(clock, 256 << 10).openOrCreate();
              ExcerptTailer tailer = queue.createTailer()) {
             queue.startPretoucher(Duration.ofNanos(50_000));
             final List<Thread> threads = new ArrayList<>();
@@ -245,7 +245,7 @@ class PretoucherTest extends SpoolTestBase {
 
     @Test
     void shouldStopItsThreadWhenClosedAndRefuseExecuteFromOtherThreads() {
-        try (SpoolQueue queue = builder(new ManualClock(START), 64 << 10).build()) {
+        try (SpoolQueue queue = builder(new ManualClock(START), 64 << 10).openOrCreate()) {
             final Pretoucher pretoucher = queue.startPretoucher(Duration.ofMillis(1));
             final IllegalStateException e = assertThrows(IllegalStateException.class, pretoucher::doWork);
             assertTrue(e.getMessage().contains(Pretoucher.THREAD_NAME), e.getMessage());
@@ -262,7 +262,7 @@ class PretoucherTest extends SpoolTestBase {
     void shouldPrepareFilesForAWriterInAnotherProcess() throws Exception {
         final long pretouchLength = CHUNK;
         final ManualClock clock = new ManualClock(START);
-        try (SpoolQueue queue = builder(clock, pretouchLength).build();
+        try (SpoolQueue queue = builder(clock, pretouchLength).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer();
              ChildJvm child = ChildJvm.start(ChildMains.Pretouch.class, tempDir.resolve("child.stderr"), dir().toString(),

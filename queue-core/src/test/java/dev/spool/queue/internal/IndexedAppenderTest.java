@@ -27,7 +27,7 @@ class IndexedAppenderTest extends SpoolTestBase {
 
     private SpoolQueue open() {
         return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).rollCycle(ROLL).epochMillis(0)
-                .timeProvider(clock).build();
+                .timeProvider(clock).openOrCreate();
     }
 
     private static byte[] utf8(final String text) {

@@ -63,13 +63,13 @@ class SpoolToolTest extends SpoolTestBase {
     }
 
     private SpoolQueue open() {
-        return builder().build();
+        return builder().openOrCreate();
     }
 
     /** Appends {@code perCycle} text excerpts in each of {@code cycles} consecutive hours. */
     private List<Long> fill(final SpoolQueueBuilder builder, final int cycles, final int perCycle) {
         final List<Long> indices = new ArrayList<>();
-        try (SpoolQueue queue = builder.build(); ExcerptAppender appender = queue.createAppender()) {
+        try (SpoolQueue queue = builder.openOrCreate(); ExcerptAppender appender = queue.createAppender()) {
             for (int cycle = 0; cycle < cycles; cycle++) {
                 for (int i = 0; i < perCycle; i++) {
                     indices.add(appender.append(("c" + cycle + "-m" + i).getBytes(StandardCharsets.UTF_8)));

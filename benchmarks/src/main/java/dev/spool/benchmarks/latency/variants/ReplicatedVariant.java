@@ -90,7 +90,7 @@ final class ReplicatedVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        primary = Payloads.spoolQueue(directory.resolve("primary")).build();
+        primary = Payloads.spoolQueue(directory.resolve("primary")).openOrCreate();
         appender = primary.createAppender();
         replicaDirectory = directory.resolve("replica");
         sink = ReplicationSink.builder(replicaDirectory).queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
@@ -105,7 +105,7 @@ final class ReplicatedVariant implements LatencyVariant {
 
     @Override
     public void openReader() {
-        replica = SpoolQueue.builder(replicaDirectory).build();
+        replica = SpoolQueue.builder(replicaDirectory).openOrCreate();
         tailer = replica.createTailer();
     }
 
