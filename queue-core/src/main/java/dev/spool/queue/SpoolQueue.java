@@ -118,14 +118,31 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * A named tailer persists the last index it read in the queue's metadata, and a tailer created later with the
-     * same name, in this process or another, resumes after it.
+     * A named tailer in {@link CommitMode#ON_READ}: each read persists its index in the queue's metadata, and a
+     * tailer created later with the same name, in this process or another, resumes after it. At-least-once: a
+     * process that dies inside {@link ExcerptTailer#read(ExcerptHandler)}'s handler reads that excerpt again; see
+     * {@link CommitMode#ON_READ} for the copying read.
      *
      * @param name 1 to 48 UTF-8 bytes.
      * @return a tailer positioned after the last excerpt read under that name, or at the start.
+     * @throws SpoolException if the name is empty or too long, or the metadata has no room for another name.
      */
     public ExcerptTailer createTailer(final String name) {
-        return engine.createTailer(name);
+        return engine.createTailer(name, CommitMode.ON_READ);
+    }
+
+    /**
+     * A named tailer that persists its position as {@code mode} says: with {@link CommitMode#EXPLICIT} only
+     * {@link ExcerptTailer#commit(long)} moves it, for a consumer that hands excerpts off and commits each once it
+     * is done with it; a tailer of that name created later, after a crash too, resumes after the last commit.
+     *
+     * @param name 1 to 48 UTF-8 bytes.
+     * @param mode when the position persists.
+     * @return a tailer positioned after the last excerpt committed under that name, or at the start.
+     * @throws SpoolException if the name is empty or too long, or the metadata has no room for another name.
+     */
+    public ExcerptTailer createTailer(final String name, final CommitMode mode) {
+        return engine.createTailer(name, mode);
     }
 
     /**

@@ -181,4 +181,55 @@ public final class ChildMains {
             }
         }
     }
+
+    /**
+     * {@code dir name read committed}: reads {@code read} excerpts with an {@link CommitMode#EXPLICIT} named tailer,
+     * commits the index of the {@code committed}-th, prints {@code COMMITTED <index> READ <last index read>} and
+     * waits to be killed.
+     */
+    public static final class CommittingReader {
+        public static void main(final String[] args) {
+            final int read = Integer.parseInt(args[2]);
+            final int committed = Integer.parseInt(args[3]);
+            try (SpoolQueue queue = SpoolQueue.open(Path.of(args[0]));
+                 ExcerptTailer tailer = queue.createTailer(args[1], CommitMode.EXPLICIT)) {
+                final Bytes<?> into = Bytes.allocateElasticOnHeap();
+                long commit = -1;
+                long last = -1;
+                for (int i = 1; i <= read; i++) {
+                    into.clear();
+                    last = tailer.read(into);
+                    if (i == committed) {
+                        commit = last;
+                    }
+                }
+                tailer.commit(commit);
+                System.out.println("COMMITTED " + commit + " READ " + last);
+                while (true) {
+                    LockSupport.park();
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code dir name read}: an {@link CommitMode#ON_READ} named tailer reads {@code read} excerpts, then in the
+     * handler of the next prints {@code IN_HANDLER <index>} and waits there to be killed.
+     */
+    public static final class DyingHandler {
+        public static void main(final String[] args) {
+            final int read = Integer.parseInt(args[2]);
+            try (SpoolQueue queue = SpoolQueue.open(Path.of(args[0])); ExcerptTailer tailer = queue.createTailer(args[1])) {
+                for (int i = 0; i < read; i++) {
+                    tailer.read((bytes, offset, length, index) -> { });
+                }
+                tailer.read((bytes, offset, length, index) -> {
+                    System.out.println("IN_HANDLER " + index);
+                    while (true) {
+                        LockSupport.park();
+                    }
+                });
+            }
+        }
+    }
 }

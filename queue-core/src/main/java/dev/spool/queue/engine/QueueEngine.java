@@ -1,5 +1,6 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.CommitMode;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.Direction;
 import dev.spool.queue.ExcerptAppender;
@@ -16,6 +17,7 @@ import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.internal.NamedPosition;
 import dev.spool.queue.internal.QueueRole;
 
 import net.openhft.chronicle.bytes.BytesStore;
@@ -24,6 +26,7 @@ import org.agrona.concurrent.Agent;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -190,7 +193,7 @@ public final class QueueEngine {
     public ExcerptTailer createTailer() {
         synchronized (store.users()) {
             store.checkOpen();
-            final StoreTailer tailer = new StoreTailer(store, null, -1, pauseStrategy.create());
+            final StoreTailer tailer = new StoreTailer(store, null, CommitMode.ON_READ, pauseStrategy.create());
             store.opened(tailer);
             tailer.toStart();
             return tailer;
@@ -199,9 +202,35 @@ public final class QueueEngine {
 
     /**
      * @param name 1 to 48 UTF-8 bytes.
-     * @return a tailer positioned after the last excerpt read under that name, or at the start.
+     * @param mode when the tailer persists its position.
+     * @return a tailer positioned after the last excerpt committed under that name, or at the start.
      */
-    public ExcerptTailer createTailer(final String name) {
+    public ExcerptTailer createTailer(final String name, final CommitMode mode) {
+        Objects.requireNonNull(mode, "mode");
+        synchronized (store.users()) {
+            final StoreNamedPosition position = openPosition(name);
+            final StoreTailer tailer = new StoreTailer(store, position, mode, pauseStrategy.create());
+            store.opened(tailer);
+            // resumes after the last index committed under the name, or at the start
+            final long committed = position.committedIndex();
+            if (committed < 0 || !tailer.moveToIndex(committed)) {
+                tailer.toStart();
+            } else {
+                tailer.read(NO_OP);
+            }
+            return tailer;
+        }
+    }
+
+    /**
+     * @param name 1 to 48 UTF-8 bytes.
+     * @return the position persisted under the name, its entry created if absent; close it with its tailer.
+     */
+    public NamedPosition namedPosition(final String name) {
+        return openPosition(name);
+    }
+
+    private StoreNamedPosition openPosition(final String name) {
         synchronized (store.users()) {
             store.checkOpen();
             final WriteLock lock = store.writeLock();
@@ -212,17 +241,10 @@ public final class QueueEngine {
             } finally {
                 lock.unlock();
             }
-            final long indexOffset = MetadataDescriptor.namedTailerPosition(entry) + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET;
-            final StoreTailer tailer = new StoreTailer(store, name, indexOffset, pauseStrategy.create());
-            store.opened(tailer);
-            // resumes after the last index read under the name, or at the start
-            final long lastRead = metadata.readVolatileLong(indexOffset);
-            if (lastRead < 0 || !tailer.moveToIndex(lastRead)) {
-                tailer.toStart();
-            } else {
-                tailer.read(NO_OP);
-            }
-            return tailer;
+            final StoreNamedPosition position = new StoreNamedPosition(store, name,
+                    MetadataDescriptor.namedTailerPosition(entry) + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET);
+            store.opened(position);
+            return position;
         }
     }
 
@@ -234,7 +256,7 @@ public final class QueueEngine {
         synchronized (store.users()) {
             store.checkOpen();
             for (final AutoCloseable user : store.openUsers()) {
-                if (user instanceof ExcerptTailer tailer && name.equals(tailer.name())) {
+                if (user instanceof NamedPosition position && name.equals(position.name())) {
                     throw new IllegalStateException("named tailer '" + name + "' of " + store.directory()
                             + " is open in this queue instance: close it before removing it");
                 }
