@@ -2,6 +2,7 @@ package dev.spool.ringbuffer;
 
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
+import dev.spool.queue.internal.Doorbell;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.util.concurrent.TimeUnit;
@@ -30,6 +31,8 @@ public final class AsyncAppender implements AutoCloseable {
     private final PauseStrategy pause;
     private final PauseStrategy indexPause = PauseStrategy.backoff(100, 100, 1_000, 1_000_000);
     private final int maxLength;
+    /** Rung after each commit: one volatile read of an empty array while no tailer of this process awaits. */
+    private final Doorbell.Group commits;
     private boolean closed;
 
     AsyncAppender(final AsyncQueue owner, final RingBuffer ring, final BackPressure backPressure, final int maxLength) {
@@ -39,6 +42,7 @@ public final class AsyncAppender implements AutoCloseable {
         this.timeoutNs = backPressure.timeoutNs();
         this.pause = backPressure.newPauseStrategy();
         this.maxLength = maxLength;
+        this.commits = owner.commits();
     }
 
     /**
@@ -68,6 +72,7 @@ public final class AsyncAppender implements AutoCloseable {
             }
             MEMORY.copyMemory(src, offset, ring.store().addressForWrite(ring.payloadOffset(position)), length);
             if (ring.commit(position)) {
+                commits.ring();
                 return position;
             }
         }
@@ -93,6 +98,7 @@ public final class AsyncAppender implements AutoCloseable {
                 ring.store().write(payloadOffset, src, offset, length);
             }
             if (ring.commit(position)) {
+                commits.ring();
                 return position;
             }
         }
@@ -159,7 +165,11 @@ public final class AsyncAppender implements AutoCloseable {
      * @return true if committed; false if the claim had been revoked for its age: claim and write again.
      */
     public boolean commit(final long position) {
-        return ring.commit(position);
+        if (ring.commit(position)) {
+            commits.ring();
+            return true;
+        }
+        return false;
     }
 
     /**

@@ -83,6 +83,16 @@ public final class QueueInternals {
     }
 
     /**
+     * @param name a named tailer's name, 1 to 48 UTF-8 bytes; its entry in the metadata is created if absent.
+     * @return the position persisted under the name, shared with the queue's tailers of that name; close it when
+     * done, and {@link SpoolQueue#removeTailer(String)} refuses the name until then.
+     * @throws dev.spool.queue.SpoolException if the name does not fit or the metadata has no room for it.
+     */
+    public NamedPosition namedPosition(final String name) {
+        return engine.namedPosition(name);
+    }
+
+    /**
      * @param wake run on the thread that calls {@link #recordAcked(long)} on this queue instance, while the doorbell
      *             is armed: short and non-blocking, such as unparking the waiting thread.
      * @return a doorbell that wakes a thread sleeping until a replica acknowledges more. See {@link Doorbell}.
