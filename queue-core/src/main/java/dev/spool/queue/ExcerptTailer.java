@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  */
 public interface ExcerptTailer extends AutoCloseable {
     /**
-     * Reads the next excerpt, zero-copy, and moves past it in the tailer's direction.
+     * Reads the next excerpt, zero-copy, and moves past it in the tailer's direction; see {@link ExcerptHandler} for
+     * the byte order.
      *
      * @param handler receives the excerpt.
      * @return false if there was nothing to read.
@@ -29,7 +30,8 @@ public interface ExcerptTailer extends AutoCloseable {
     boolean read(ExcerptHandler handler);
 
     /**
-     * Copies the next excerpt's payload into {@code into} (appended at its write position) and moves past it.
+     * Copies the next excerpt's payload into {@code into} (appended at its write position) and moves past it, byte
+     * for byte: {@code into}'s multi-byte accessors read it in native order, little-endian on x86-64 and AArch64.
      *
      * @param into receives the payload.
      * @return the excerpt's index, or -1 if there was nothing to read.

@@ -7,8 +7,8 @@ package dev.spool.queue;
  * <pre>
  * 0x501f00000011 (cycle 20511 seq 17)
  * </pre>
- * A negative index means none and prints as {@code none (-1)}. Strings are built only where a message is made,
- * never on a hot path.
+ * A negative index means none and prints as {@code none (-1)}; without a roll cycle (a damaged metadata file, in
+ * the tools) the hex stands alone. Strings are built only where a message is made, never on a hot path.
  */
 public final class IndexFormat {
     private IndexFormat() {
@@ -16,12 +16,15 @@ public final class IndexFormat {
 
     /**
      * @param index     a queue index, or a negative value for none.
-     * @param rollCycle the queue's roll cycle, which says how many low bits hold the sequence.
+     * @param rollCycle the queue's roll cycle, which says how many low bits hold the sequence; null if unknown.
      * @return the index as {@code 0x<hex> (cycle <cycle> seq <sequence>)}, or {@code none (<index>)}.
      */
     public static String format(final long index, final RollCycle rollCycle) {
         if (index < 0) {
             return "none (" + index + ")";
+        }
+        if (rollCycle == null) {
+            return "0x" + Long.toHexString(index);
         }
         return "0x" + Long.toHexString(index) + " (cycle " + rollCycle.toCycle(index) + " seq "
                 + rollCycle.toSequence(index) + ")";

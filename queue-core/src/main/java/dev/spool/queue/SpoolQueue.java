@@ -153,7 +153,7 @@ public final class SpoolQueue implements AutoCloseable {
      *
      * @param name the tailer's name.
      * @return true if a named tailer of that name was removed, false if there was none.
-     * @throws IllegalStateException if a tailer of that name is open in this queue instance.
+     * @throws SpoolException if a tailer of that name is open in this queue instance.
      */
     public boolean removeTailer(final String name) {
         return engine.removeTailer(name);
@@ -206,7 +206,7 @@ public final class SpoolQueue implements AutoCloseable {
      * retention back to the rolls. Without one, the appender that rolls deletes the files itself.
      *
      * @return the agent, whose {@link Agent#doWork()} returns the number of files deleted.
-     * @throws IllegalStateException if this instance has an open retention agent already.
+     * @throws SpoolException if this instance has an open retention agent already.
      */
     public Agent createRetention() {
         return engine.createRetention();

@@ -140,7 +140,7 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder syncPolicy(final SyncPolicy syncPolicy) {
-        this.syncPolicy = java.util.Objects.requireNonNull(syncPolicy, "syncPolicy");
+        this.syncPolicy = syncPolicy;
         return this;
     }
 
@@ -164,10 +164,6 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder retainCycles(final int retainCycles) {
-        if (retainCycles < 1) {
-            throw new IllegalArgumentException("retainCycles=" + retainCycles
-                    + " must be at least 1: the highest cycle always stays");
-        }
         this.retainCycles = retainCycles;
         return this;
     }
@@ -181,9 +177,6 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder retainBytes(final long retainBytes) {
-        if (retainBytes < 1) {
-            throw new IllegalArgumentException("retainBytes=" + retainBytes + " must be at least 1");
-        }
         this.retainBytes = retainBytes;
         return this;
     }
@@ -207,7 +200,7 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder cycleListener(final CycleListener cycleListener) {
-        this.cycleListener = java.util.Objects.requireNonNull(cycleListener, "cycleListener");
+        this.cycleListener = cycleListener;
         return this;
     }
 
@@ -217,9 +210,6 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder pretouchLength(final long pretouchLength) {
-        if (pretouchLength < 0) {
-            throw new IllegalArgumentException("pretouchLength=" + pretouchLength + " must not be negative");
-        }
         this.pretouchLength = pretouchLength;
         return this;
     }
@@ -232,9 +222,6 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder pretouchLeadTime(final Duration pretouchLeadTime) {
-        if (pretouchLeadTime.isNegative()) {
-            throw new IllegalArgumentException("pretouchLeadTime=" + pretouchLeadTime + " must not be negative");
-        }
         this.pretouchLeadTime = pretouchLeadTime;
         return this;
     }
@@ -246,11 +233,11 @@ public final class SpoolQueueBuilder {
      * replica with that identity. Persisted: reopening the queue later without this setting keeps it a replica
      * until it is promoted.
      *
-     * @param queueId the identity of the primary queue, {@link SpoolQueue#queueId()}.
+     * @param queueId the identity of the primary queue, {@link SpoolQueue#queueId()}; null for a primary.
      * @return this builder.
      */
     public SpoolQueueBuilder replicaOf(final UUID queueId) {
-        this.replicaOf = java.util.Objects.requireNonNull(queueId, "queueId");
+        this.replicaOf = queueId;
         return this;
     }
 
@@ -284,8 +271,32 @@ public final class SpoolQueueBuilder {
         return SpoolQueue.open(this, true, true);
     }
 
+    /**
+     * Checks the settings that do not depend on the persisted ones (those the engine checks against the metadata
+     * file), naming the option and the value of the first that is wrong.
+     */
+    private void validate() {
+        require(directory != null, "directory", null, "must be given");
+        require(retainCycles >= 1, "retainCycles", retainCycles, "must be at least 1: the highest cycle always stays");
+        require(retainBytes >= 1, "retainBytes", retainBytes, "must be at least 1");
+        require(pretouchLength >= 0, "pretouchLength", pretouchLength, "must not be negative");
+        require(pretouchLeadTime != null && !pretouchLeadTime.isNegative(), "pretouchLeadTime", pretouchLeadTime,
+                "must not be negative");
+        require(timeProvider != null, "timeProvider", null, "must not be null");
+        require(pauseStrategy != null, "pauseStrategy", null, "must not be null");
+        require(syncPolicy != null, "syncPolicy", null, "must not be null");
+        require(cycleListener != null, "cycleListener", null, "must not be null");
+    }
+
+    private void require(final boolean valid, final String option, final Object value, final String rule) {
+        if (!valid) {
+            throw new SpoolException("queue " + directory + ": " + option + "=" + value + " " + rule);
+        }
+    }
+
     /** @return what the engine opens the queue with. */
     QueueEngine.Config config(final boolean mayOpen, final boolean mayCreate) {
+        validate();
         return new QueueEngine.Config(directory, mayOpen, mayCreate, rollCycle, epochMillis, indexSpacing, indexBlockEntries,
                 maxMessageLength, chunkLength, replicaOf, timeProvider, pauseStrategy, syncPolicy, SyncPolicy::newTrigger,
                 syncMarkers, retainCycles, retainBytes, retainForNamedTailers, cycleListener, pretouchLength,

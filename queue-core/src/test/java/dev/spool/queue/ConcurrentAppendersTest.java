@@ -72,7 +72,7 @@ class ConcurrentAppendersTest extends SpoolTestBase {
              ExcerptAppender first = queue.createAppender();
              ExcerptAppender second = queue.createAppender()) {
             first.claim(8);
-            final IllegalStateException e = assertThrows(IllegalStateException.class, () -> second.append(new byte[8]));
+            final SpoolException e = assertThrows(SpoolException.class, () -> second.append(new byte[8]));
             assertTrue(e.getMessage().contains("already holds the write lock"), e.getMessage());
             first.commit(8);
             second.append(new byte[8]);

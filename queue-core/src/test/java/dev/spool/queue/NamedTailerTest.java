@@ -37,10 +37,10 @@ class NamedTailerTest extends SpoolTestBase {
     @Test
     void shouldRejectNamesThatDoNotFit() {
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
-            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            final SpoolException e = assertThrows(SpoolException.class,
                     () -> queue.createTailer("x".repeat(49)));
             assertTrue(e.getMessage().contains("49"), e.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> queue.createTailer(""));
+            assertThrows(SpoolException.class, () -> queue.createTailer(""));
         }
     }
 
@@ -57,7 +57,7 @@ class NamedTailerTest extends SpoolTestBase {
                 for (int i = 0; i < 4; i++) {
                     assertEquals(indices[i], risk.read(into));
                 }
-                final IllegalStateException e = assertThrows(IllegalStateException.class, () -> queue.removeTailer("risk"));
+                final SpoolException e = assertThrows(SpoolException.class, () -> queue.removeTailer("risk"));
                 assertTrue(e.getMessage().contains("'risk'"), e.getMessage());
             }
             assertTrue(queue.removeTailer("risk"));

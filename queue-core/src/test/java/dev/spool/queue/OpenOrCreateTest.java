@@ -70,4 +70,16 @@ class OpenOrCreateTest extends SpoolTestBase {
             assertTrue(SpoolQueue.exists(queue.directory()));
         }
     }
+
+    @Test
+    void shouldRefuseBadOptionsWhenBuiltNamingOptionAndValueAndCreateNothing() {
+        final Path directory = tempDir.resolve("q");
+        final SpoolQueueBuilder builder = SpoolQueue.builder(directory).pretouchLength(-5).retainCycles(3);
+        final SpoolException e = assertThrows(SpoolException.class, builder::create);
+        assertTrue(e.getMessage().contains("pretouchLength=-5") && e.getMessage().contains(directory.toString()), e.getMessage());
+        final SpoolException chunk = assertThrows(SpoolException.class,
+                () -> SpoolQueue.builder(directory).chunkLength(3000).create());
+        assertTrue(chunk.getMessage().contains("chunkLength=3000"), chunk.getMessage());
+        assertFalse(Files.exists(directory), "nothing was created");
+    }
 }

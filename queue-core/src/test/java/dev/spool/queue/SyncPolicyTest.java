@@ -123,9 +123,9 @@ class SyncPolicyTest extends SpoolTestBase {
 
     @Test
     void shouldRejectNonsensePolicies() {
-        assertThrows(IllegalArgumentException.class, () -> SyncPolicy.everyMessages(0));
-        assertThrows(IllegalArgumentException.class, () -> SyncPolicy.every(0, TimeUnit.SECONDS));
-        assertThrows(IllegalArgumentException.class, () -> SyncPolicy.whenCumulative((b, o, l) -> 1, 0));
+        assertThrows(SpoolException.class, () -> SyncPolicy.everyMessages(0));
+        assertThrows(SpoolException.class, () -> SyncPolicy.every(0, TimeUnit.SECONDS));
+        assertThrows(SpoolException.class, () -> SyncPolicy.whenCumulative((b, o, l) -> 1, 0));
         assertFalse(SyncPolicy.none().needsMsync());
         assertTrue(SyncPolicy.async().needsMsync());
     }

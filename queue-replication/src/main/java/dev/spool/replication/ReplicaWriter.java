@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.IndexedAppender;
@@ -138,8 +139,9 @@ final class ReplicaWriter {
             try {
                 appender.appendAt(index, connection.receivedStore(), frame.entryPayload(entry), frame.entryLength(entry));
             } catch (RuntimeException e) {
-                LOG.error("replication sink of {}: cannot write index {} from {}", directory, index, connection.peer(), e);
-                throw new Refusal(ERROR_WRITE_FAILED, "the sink cannot write index " + index + ": " + e.getMessage());
+                final String printed = IndexFormat.format(index, queue.rollCycle());
+                LOG.error("replication sink of {}: cannot write index {} from {}", directory, printed, connection.peer(), e);
+                throw new Refusal(ERROR_WRITE_FAILED, "the sink cannot write index " + printed + ": " + e.getMessage());
             }
             written = index;
             entry = frame.nextEntry(entry);

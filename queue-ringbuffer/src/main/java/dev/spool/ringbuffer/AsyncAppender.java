@@ -63,7 +63,7 @@ public final class AsyncAppender implements AutoCloseable {
      */
     public long append(final byte[] src, final int offset, final int length) {
         if (offset < 0 || length < 0 || offset + length > src.length) {
-            throw new IndexOutOfBoundsException("offset=" + offset + " length=" + length + " outside an array of " + src.length);
+            throw new SpoolException("offset=" + offset + " length=" + length + " outside an array of " + src.length);
         }
         while (true) {
             final long position = claim(length);
@@ -79,6 +79,8 @@ public final class AsyncAppender implements AutoCloseable {
     }
 
     /**
+     * Copies the payload byte for byte; see {@link #buffer()} for the byte order.
+     *
      * @param src    holds the payload.
      * @param offset where it starts in {@code src}.
      * @param length its length.
@@ -114,10 +116,10 @@ public final class AsyncAppender implements AutoCloseable {
      */
     public long claim(final int length) {
         if (closed) {
-            throw new IllegalStateException("appender of " + ring.path() + " is closed");
+            throw new SpoolException("appender of " + ring.path() + " is closed");
         }
         if (length > maxLength) {
-            throw new IllegalArgumentException("length=" + length + " exceeds " + maxLength + ", the most both ring "
+            throw new SpoolException("length=" + length + " exceeds " + maxLength + ", the most both ring "
                     + ring.path() + " and its queue accept");
         }
         long position = ring.tryClaim(length);
@@ -147,7 +149,9 @@ public final class AsyncAppender implements AutoCloseable {
                 + (timeoutNs > 0 ? " after " + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms" : ""));
     }
 
-    /** @return the ring's mapped memory; write a claim's payload at {@link #payloadOffset(long)}. */
+    /**
+     * @return the ring's mapped memory; write a claim's payload at {@link #payloadOffset(long)}. Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
+     */
     public BytesStore<?, ?> buffer() {
         return ring.buffer();
     }

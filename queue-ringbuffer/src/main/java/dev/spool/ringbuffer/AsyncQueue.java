@@ -177,7 +177,7 @@ public final class AsyncQueue implements AutoCloseable {
         synchronized (users) {
             checkOpen();
             if (drainer != null && !drainer.isClosed()) {
-                throw new IllegalStateException("this async queue already has a drainer for " + ring.path());
+                throw new SpoolException("this async queue already has a drainer for " + ring.path());
             }
             drainer = Drainer.open(ring, queue, drainBatch, ringReserve, builder.drainHook());
             return drainer;
@@ -321,7 +321,7 @@ public final class AsyncQueue implements AutoCloseable {
 
     private void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("async queue " + queue.directory() + " with ring " + ring.path() + " is closed");
+            throw new SpoolException("async queue " + queue.directory() + " with ring " + ring.path() + " is closed");
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
@@ -75,7 +76,7 @@ public final class AsyncQueueBuilder {
      */
     public AsyncQueueBuilder ringReserve(final int ringReserve) {
         if (ringReserve < 0) {
-            throw new IllegalArgumentException("ringReserve=" + ringReserve + " must not be negative");
+            throw new SpoolException("ringReserve=" + ringReserve + " must not be negative");
         }
         this.ringReserve = ringReserve;
         return this;
@@ -119,7 +120,7 @@ public final class AsyncQueueBuilder {
      */
     public AsyncQueueBuilder drainBatch(final int drainBatch) {
         if (drainBatch < 1) {
-            throw new IllegalArgumentException("drainBatch=" + drainBatch + " must be positive");
+            throw new SpoolException("drainBatch=" + drainBatch + " must be positive");
         }
         this.drainBatch = drainBatch;
         return this;
@@ -135,7 +136,7 @@ public final class AsyncQueueBuilder {
      */
     public AsyncQueueBuilder hotThreads(final int hotThreads) {
         if (hotThreads < 0) {
-            throw new IllegalArgumentException("hotThreads=" + hotThreads + " must not be negative");
+            throw new SpoolException("hotThreads=" + hotThreads + " must not be negative");
         }
         this.hotThreads = hotThreads;
         return this;
@@ -188,7 +189,7 @@ public final class AsyncQueueBuilder {
      */
     public AsyncQueueBuilder diagnosticDrainStall(final Duration period, final Duration stall) {
         if (period.isNegative() || stall.isNegative()) {
-            throw new IllegalArgumentException("period=" + period + " and stall=" + stall + " must not be negative");
+            throw new SpoolException("period=" + period + " and stall=" + stall + " must not be negative");
         }
         this.drainHook = new PeriodicDrainStall(period.toNanos(), stall.toNanos());
         return this;
@@ -276,7 +277,7 @@ public final class AsyncQueueBuilder {
     int ringReserve() {
         final int reserve = ringReserve < 0 ? ringCapacity / 4 : ringReserve;
         if (reserve > ringCapacity / 2) {
-            throw new IllegalArgumentException("ringReserve=" + reserve + " is more than half the ring's capacity="
+            throw new SpoolException("ringReserve=" + reserve + " is more than half the ring's capacity="
                     + ringCapacity);
         }
         return reserve;

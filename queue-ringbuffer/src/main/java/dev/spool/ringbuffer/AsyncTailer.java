@@ -39,9 +39,8 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * A ring record is copied into the tailer's own buffer and checked after the copy: if the release limit passed the
  * record meanwhile (so it may have been reused) the copy is discarded and the record read from the queue instead.
  * The handler therefore gets the tailer's buffer for ring records and the queue's mapped memory for queue
- * excerpts; either is valid only during the call, and holds the payload's bytes as the appender wrote them (the
- * byte order of a multi-byte value is the writer's: {@code BytesStore}'s own accessors are little-endian, native
- * on x86 and ARM). Reads never block and allocate nothing. One tailer belongs to one thread at a time.
+ * excerpts; either is valid only during the call, and holds the payload's bytes as the appender wrote them. Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
+ * Reads never block and allocate nothing. One tailer belongs to one thread at a time.
  */
 public final class AsyncTailer implements AutoCloseable {
     /** The longest sleep of {@link #await}: how late it sees a record committed by another process, at most. */

@@ -1,5 +1,6 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.Messages;
 import dev.spool.queue.Pretoucher;
@@ -85,7 +86,7 @@ class DrainerAgentTest extends SpoolTestBase {
     void shouldDefaultToTheHotThreadsOfOneAppenderAndOneReader() {
         try (SpoolQueue queue = openQueue()) {
             assertEquals(LowDutyIdleStrategy.ALIAS, builder(queue).availableProcessors(2).drainerIdleStrategy().alias());
-            assertThrows(IllegalArgumentException.class, () -> builder(queue).hotThreads(-1));
+            assertThrows(SpoolException.class, () -> builder(queue).hotThreads(-1));
         }
     }
 
@@ -172,7 +173,7 @@ class DrainerAgentTest extends SpoolTestBase {
                 runner.close();
             }
             assertTrue(drainer.isClosed(), "the runner's close closed the drainer");
-            assertThrows(IllegalStateException.class, pretoucher::doWork, "and the pretoucher");
+            assertThrows(SpoolException.class, pretoucher::doWork, "and the pretoucher");
         }
     }
 

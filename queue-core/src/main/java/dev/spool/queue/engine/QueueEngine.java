@@ -1,5 +1,6 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.CommitMode;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.Direction;
@@ -7,6 +8,7 @@ import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.GroupCommit;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.RollCycle;
@@ -151,7 +153,7 @@ public final class QueueEngine {
             store.checkOpen();
             final int role = metadata.role();
             if (role == MetadataDescriptor.ROLE_REPLICA) {
-                throw new IllegalStateException("queue " + store.directory() + " is a replica of queue id " + queueId()
+                throw new SpoolException("queue " + store.directory() + " is a replica of queue id " + queueId()
                         + ": local appends are refused; its excerpts arrive by replication, or promote() it first");
             }
             if (role == MetadataDescriptor.ROLE_FENCED) {
@@ -170,7 +172,7 @@ public final class QueueEngine {
 
     /**
      * @return a new appender at given indices, with the queue's sync policy: on a replica, or on a primary.
-     * @throws IllegalStateException if the queue is fenced.
+     * @throws SpoolException if the queue is fenced.
      */
     public IndexedAppender createIndexedAppender() {
         synchronized (store.users()) {
@@ -184,8 +186,8 @@ public final class QueueEngine {
         }
     }
 
-    private IllegalStateException fenced() {
-        return new IllegalStateException("queue " + store.directory() + " was fenced by term " + metadata.fencedByTerm()
+    private SpoolException fenced() {
+        return new SpoolException("queue " + store.directory() + " was fenced by term " + metadata.fencedByTerm()
                 + " (its term is " + metadata.term() + "): another queue is the primary now, appends are refused");
     }
 
@@ -257,7 +259,7 @@ public final class QueueEngine {
             store.checkOpen();
             for (final AutoCloseable user : store.openUsers()) {
                 if (user instanceof NamedPosition position && name.equals(position.name())) {
-                    throw new IllegalStateException("named tailer '" + name + "' of " + store.directory()
+                    throw new SpoolException("named tailer '" + name + "' of " + store.directory()
                             + " is open in this queue instance: close it before removing it");
                 }
             }
@@ -287,7 +289,7 @@ public final class QueueEngine {
      */
     public Pretoucher startPretoucher(final Duration period) {
         if (period.isNegative() || period.isZero()) {
-            throw new IllegalArgumentException("period=" + period + " must be positive");
+            throw new SpoolException("period=" + period + " must be positive");
         }
         synchronized (store.users()) {
             final StorePretoucher pretoucher = (StorePretoucher) createPretoucher();
@@ -384,7 +386,7 @@ public final class QueueEngine {
         final PauseStrategy pause = PauseStrategy.backoff(0, 10, 1_000, 1_000_000);
         while (metadata.lastSyncedIndex() < index) {
             if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted while awaiting sync of index " + index + " in " + store.directory());
+                throw new InterruptedException("interrupted while awaiting sync of index " + IndexFormat.format(index, rollCycle()) + " in " + store.directory());
             }
             if (System.nanoTime() - deadline >= 0) {
                 return false;
@@ -449,7 +451,7 @@ public final class QueueEngine {
      * Makes this replica the primary of a new term, one more than its current one.
      *
      * @return the new term.
-     * @throws IllegalStateException unless the queue is a replica.
+     * @throws SpoolException unless the queue is a replica.
      */
     public long promote() {
         return roles.promote(this::lastIndex);
@@ -468,7 +470,7 @@ public final class QueueEngine {
      * A replica takes the term of the primary it copies when that term is later than its own.
      *
      * @param term the primary's term.
-     * @throws IllegalStateException unless the queue is a replica and {@code term} is at least its own.
+     * @throws SpoolException unless the queue is a replica and {@code term} is at least its own.
      */
     public void adoptTerm(final long term) {
         roles.adoptTerm(term);

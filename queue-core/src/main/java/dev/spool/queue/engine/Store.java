@@ -1,5 +1,6 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.TimeProvider;
@@ -142,13 +143,13 @@ final class Store {
 
     /**
      * @return a new retention agent, which the appenders' rolls now trigger instead of deleting files themselves.
-     * @throws IllegalStateException if this instance has one already.
+     * @throws SpoolException if this instance has one already.
      */
     RetentionAgent createRetentionAgent() {
         synchronized (users) {
             checkOpen();
             if (retentionAgent != null) {
-                throw new IllegalStateException("queue " + directory + " has a retention agent already: close it first");
+                throw new SpoolException("queue " + directory + " has a retention agent already: close it first");
             }
             retentionAgent = new RetentionAgent(this);
             return retentionAgent;
@@ -209,10 +210,10 @@ final class Store {
         return new ArrayList<>(users.keySet());
     }
 
-    /** @throws IllegalStateException once closed; the caller holds {@link #users()}. */
+    /** @throws SpoolException once closed; the caller holds {@link #users()}. */
     void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("queue " + directory + " is closed");
+            throw new SpoolException("queue " + directory + " is closed");
         }
     }
 

@@ -73,29 +73,29 @@ final class StoreOpener {
     private static MetadataFile.Settings newQueueSettings(final QueueEngine.Config config) {
         final long chunk = config.chunkLength() == null ? SpoolQueueBuilder.DEFAULT_CHUNK_LENGTH : config.chunkLength();
         if (!MetadataFile.isPowerOfTwo(chunk) || chunk < SpoolQueueBuilder.MIN_CHUNK_LENGTH) {
-            throw new IllegalArgumentException("chunkLength=" + chunk + " must be a power of two of at least "
+            throw new SpoolException("chunkLength=" + chunk + " must be a power of two of at least "
                     + SpoolQueueBuilder.MIN_CHUNK_LENGTH);
         }
         final int spacing = config.indexSpacing() == null ? SpoolQueueBuilder.DEFAULT_INDEX_SPACING : config.indexSpacing();
         if (!MetadataFile.isPowerOfTwo(spacing) || spacing > MetadataDescriptor.MAX_INDEX_SPACING) {
-            throw new IllegalArgumentException("indexSpacing=" + spacing + " must be a power of two from 1 to "
+            throw new SpoolException("indexSpacing=" + spacing + " must be a power of two from 1 to "
                     + MetadataDescriptor.MAX_INDEX_SPACING);
         }
         final int entries = config.indexBlockEntries() == null ? SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES
                 : config.indexBlockEntries();
         if (!MetadataFile.isPowerOfTwo(entries) || entries < MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES
                 || entries > MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES) {
-            throw new IllegalArgumentException("indexBlockEntries=" + entries + " must be a power of two from "
+            throw new SpoolException("indexBlockEntries=" + entries + " must be a power of two from "
                     + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to " + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
         }
         final long maxLimit = CycleDescriptor.maxPayloadLength(chunk);
         if (CycleDescriptor.blockPayloadLength(entries) > maxLimit) {
-            throw new IllegalArgumentException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
+            throw new SpoolException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
                     + chunk + " can hold");
         }
         final int maxLength = config.maxMessageLength() == null ? (int) maxLimit : config.maxMessageLength();
         if (maxLength < 1 || maxLength > maxLimit) {
-            throw new IllegalArgumentException("maxMessageLength=" + maxLength + " must be from 1 to " + maxLimit
+            throw new SpoolException("maxMessageLength=" + maxLength + " must be from 1 to " + maxLimit
                     + " with chunkLength=" + chunk);
         }
         return new MetadataFile.Settings(config.rollCycle() == null ? RollCycle.DAILY : config.rollCycle(),

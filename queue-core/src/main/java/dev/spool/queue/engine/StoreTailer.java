@@ -413,7 +413,7 @@ final class StoreTailer implements ExcerptTailer {
 
     private void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("tailer of " + store.directory() + " is closed");
+            throw new SpoolException("tailer of " + store.directory() + " is closed");
         }
     }
 

@@ -107,7 +107,7 @@ public final class QueueInternals {
      * {@link #fence(long)}). Stop the replication sink writing to it first.
      *
      * @return the new term.
-     * @throws IllegalStateException unless the queue is a {@link QueueRole#REPLICA}.
+     * @throws dev.spool.queue.SpoolException unless the queue is a {@link QueueRole#REPLICA}.
      */
     public long promote() {
         return engine.promote();
@@ -128,7 +128,7 @@ public final class QueueInternals {
      * A replica takes the term of the primary it copies when that term is later than its own.
      *
      * @param term the primary's term.
-     * @throws IllegalStateException unless the queue is a replica and {@code term} is at least its own.
+     * @throws dev.spool.queue.SpoolException unless the queue is a replica and {@code term} is at least its own.
      */
     public void adoptTerm(final long term) {
         engine.adoptTerm(term);
@@ -137,7 +137,7 @@ public final class QueueInternals {
     /**
      * @return a new appender at given indices, with the queue's sync policy, on a replica or a primary; see
      * {@link IndexedAppender}. Closing the queue closes it.
-     * @throws IllegalStateException if the queue is fenced or closed.
+     * @throws dev.spool.queue.SpoolException if the queue is fenced or closed.
      */
     public IndexedAppender createIndexedAppender() {
         return engine.createIndexedAppender();

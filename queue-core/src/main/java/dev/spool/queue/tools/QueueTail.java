@@ -1,5 +1,7 @@
 package dev.spool.queue.tools;
 
+import dev.spool.queue.IndexFormat;
+import dev.spool.queue.RollCycle;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.PauseStrategy;
@@ -37,6 +39,8 @@ final class QueueTail implements ExcerptHandler {
             .onMalformedInput(CodingErrorAction.REPORT)
             .onUnmappableCharacter(CodingErrorAction.REPORT);
     private byte[] payload = new byte[256];
+    /** The queue's roll cycle, for printing indices; set once the queue is open. */
+    private RollCycle rollCycle;
 
     QueueTail(final Path directory, final PrintStream out) {
         this.directory = directory;
@@ -56,12 +60,13 @@ final class QueueTail implements ExcerptHandler {
         try (SpoolQueue queue = SpoolQueue.builder(directory)
                 .pauseStrategy(() -> PauseStrategy.backoff(0, 0, MIN_PARK_NS, MAX_PARK_NS)).open();
              ExcerptTailer tailer = queue.createTailer()) {
+            rollCycle = queue.rollCycle();
             if ("end".equals(from)) {
                 tailer.toEnd();
             } else if (!"start".equals(from)) {
                 final long index = SpoolTool.parseIndex(from);
                 if (!tailer.moveToIndex(index)) {
-                    err.println("spool: no excerpt has index " + index + " in " + directory);
+                    err.println("spool: no excerpt has index " + IndexFormat.format(index, queue.rollCycle()) + " in " + directory);
                     return 1;
                 }
             }
@@ -100,7 +105,7 @@ final class QueueTail implements ExcerptHandler {
             payload = new byte[Math.max(length, payload.length * 2)];
         }
         bytes.read(offset, payload, 0, length);
-        out.append(Long.toString(index)).append('\t').append(Integer.toString(length)).append('\t');
+        out.append(IndexFormat.format(index, rollCycle)).append('\t').append(Integer.toString(length)).append('\t');
         final String text = printable(payload, length);
         if (text != null) {
             out.append(text);

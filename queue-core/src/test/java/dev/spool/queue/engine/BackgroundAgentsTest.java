@@ -1,5 +1,6 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.ManualClock;
@@ -74,7 +75,7 @@ class BackgroundAgentsTest extends SpoolTestBase {
         try (SpoolQueue queue = builder().retainCycles(2).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final Agent retention = queue.createRetention();
-            assertThrows(IllegalStateException.class, queue::createRetention, "one retention agent per instance");
+            assertThrows(SpoolException.class, queue::createRetention, "one retention agent per instance");
             assertEquals("spool-retention", retention.roleName());
             appendInCycles(appender, 4);
             assertArrayEquals(cycles(0, 1, 2, 3), queue.cycles(), "the rolls only flagged the agent");
@@ -130,7 +131,7 @@ class BackgroundAgentsTest extends SpoolTestBase {
                 runner.close();
             }
             assertFalse(thread.isAlive());
-            assertThrows(IllegalStateException.class, pretoucher::doWork, "the runner's close closed it");
+            assertThrows(SpoolException.class, pretoucher::doWork, "the runner's close closed it");
             assertNotNull(queue.createRetention(), "the runner's close handed retention back");
         }
     }
@@ -149,7 +150,7 @@ class BackgroundAgentsTest extends SpoolTestBase {
             assertEquals(0, invoker.invoke(), "nothing new to touch, nobody waiting for a sync");
             invoker.close();
             assertTrue(invoker.isClosed());
-            assertThrows(IllegalStateException.class, pretoucher::doWork, "the invoker's close closed it");
+            assertThrows(SpoolException.class, pretoucher::doWork, "the invoker's close closed it");
         }
     }
 

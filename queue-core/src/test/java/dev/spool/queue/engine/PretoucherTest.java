@@ -1,5 +1,6 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ChildJvm;
 import dev.spool.queue.ChildMains;
 import dev.spool.queue.Direction;
@@ -247,14 +248,14 @@ class PretoucherTest extends SpoolTestBase {
     void shouldStopItsThreadWhenClosedAndRefuseExecuteFromOtherThreads() {
         try (SpoolQueue queue = builder(new ManualClock(START), 64 << 10).openOrCreate()) {
             final Pretoucher pretoucher = queue.startPretoucher(Duration.ofMillis(1));
-            final IllegalStateException e = assertThrows(IllegalStateException.class, pretoucher::doWork);
+            final SpoolException e = assertThrows(SpoolException.class, pretoucher::doWork);
             assertTrue(e.getMessage().contains(Pretoucher.THREAD_NAME), e.getMessage());
             pretoucher.close();
             for (final Thread thread : Thread.getAllStackTraces().keySet()) {
                 assertFalse(thread.getName().equals(Pretoucher.THREAD_NAME) && thread.isAlive());
             }
-            assertThrows(IllegalStateException.class, pretoucher::doWork);
-            assertThrows(IllegalArgumentException.class, () -> queue.startPretoucher(Duration.ZERO));
+            assertThrows(SpoolException.class, pretoucher::doWork);
+            assertThrows(SpoolException.class, () -> queue.startPretoucher(Duration.ZERO));
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.Direction;
 import dev.spool.queue.ExcerptAppender;
@@ -335,8 +336,12 @@ class RetentionTest extends SpoolTestBase {
 
     @Test
     void shouldRejectRetentionLimitsBelowOne() {
-        assertThrows(IllegalArgumentException.class, () -> builder().retainCycles(0));
-        assertThrows(IllegalArgumentException.class, () -> builder().retainBytes(0));
+        final SpoolQueueBuilder cycles = builder().retainCycles(0);
+        final SpoolException e = assertThrows(SpoolException.class, cycles::openOrCreate, "refused at build");
+        assertTrue(e.getMessage().contains("retainCycles=0"), e.getMessage());
+        final SpoolQueueBuilder bytes = builder().retainBytes(0);
+        assertTrue(assertThrows(SpoolException.class, bytes::openOrCreate).getMessage().contains("retainBytes=0"));
+        assertFalse(SpoolQueue.exists(dir()), "nothing was created");
     }
 
     @Test

@@ -163,10 +163,10 @@ class IndexedAppenderTest extends SpoolTestBase {
             final long first = ROLL.toIndex(firstCycle, 0);
             appendAt(before, first, "a");
             QueueInternals.of(queue).fence(1);
-            final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            final SpoolException refused = assertThrows(SpoolException.class,
                     () -> QueueInternals.of(queue).createIndexedAppender());
             assertTrue(refused.getMessage().contains("was fenced by term 1"), refused.getMessage());
-            final IllegalStateException write = assertThrows(IllegalStateException.class,
+            final SpoolException write = assertThrows(SpoolException.class,
                     () -> appendAt(before, first + 1, "x"));
             assertTrue(write.getMessage().contains("was fenced by term 1"), write.getMessage());
             assertEquals(first, queue.lastIndex());

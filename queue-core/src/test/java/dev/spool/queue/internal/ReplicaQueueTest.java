@@ -39,13 +39,13 @@ class ReplicaQueueTest extends SpoolTestBase {
         try (SpoolQueue replica = replicaBuilder(id).openOrCreate()) {
             assertEquals(id, replica.queueId());
             assertEquals(QueueRole.REPLICA, QueueInternals.of(replica).role());
-            final IllegalStateException refused = assertThrows(IllegalStateException.class, replica::createAppender);
+            final SpoolException refused = assertThrows(SpoolException.class, replica::createAppender);
             assertTrue(refused.getMessage().contains("is a replica of queue id " + id), refused.getMessage());
             assertTrue(refused.getMessage().contains("local appends are refused"), refused.getMessage());
         }
         try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("replica")).openOrCreate()) {
             assertEquals(QueueRole.REPLICA, QueueInternals.of(reopened).role(), "the role is persisted");
-            assertThrows(IllegalStateException.class, reopened::createAppender);
+            assertThrows(SpoolException.class, reopened::createAppender);
         }
     }
 
@@ -148,7 +148,7 @@ class ReplicaQueueTest extends SpoolTestBase {
             assertEquals(3, QueueInternals.of(replica).term());
             assertEquals(4, QueueInternals.of(replica).promote());
             assertEquals(QueueRole.PRIMARY, QueueInternals.of(replica).role());
-            assertThrows(IllegalStateException.class, () -> QueueInternals.of(replica).promote(), "a primary cannot be promoted again");
+            assertThrows(SpoolException.class, () -> QueueInternals.of(replica).promote(), "a primary cannot be promoted again");
             try (ExcerptAppender appender = replica.createAppender()) {
                 assertEquals(RollCycle.HOURLY.toIndex(first, 2), appender.append(utf8("local")));
             }
@@ -167,15 +167,15 @@ class ReplicaQueueTest extends SpoolTestBase {
             try (ExcerptAppender appender = queue.createAppender()) {
                 appender.append(utf8("before"));
             }
-            assertThrows(IllegalArgumentException.class, () -> QueueInternals.of(queue).fence(0), "a term no later than the queue's own");
+            assertThrows(SpoolException.class, () -> QueueInternals.of(queue).fence(0), "a term no later than the queue's own");
             QueueInternals.of(queue).fence(1);
             assertEquals(QueueRole.FENCED, QueueInternals.of(queue).role());
-            final IllegalStateException refused = assertThrows(IllegalStateException.class, queue::createAppender);
+            final SpoolException refused = assertThrows(SpoolException.class, queue::createAppender);
             assertTrue(refused.getMessage().contains("fenced by term 1"), refused.getMessage());
         }
         try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("q")).openOrCreate()) {
             assertEquals(QueueRole.FENCED, QueueInternals.of(reopened).role(), "fencing is persisted");
-            assertThrows(IllegalStateException.class, reopened::createAppender);
+            assertThrows(SpoolException.class, reopened::createAppender);
         }
     }
 
@@ -188,10 +188,10 @@ class ReplicaQueueTest extends SpoolTestBase {
             try (SpoolQueue fencingSide = SpoolQueue.open(directory)) {
                 QueueInternals.of(fencingSide).fence(3);
             }
-            final IllegalStateException append = assertThrows(IllegalStateException.class,
+            final SpoolException append = assertThrows(SpoolException.class,
                     () -> appender.append(utf8("after the fence")));
             assertTrue(append.getMessage().contains("fenced by term 3"), append.getMessage());
-            assertThrows(IllegalStateException.class, () -> appender.claim(16), "a claim is a write too");
+            assertThrows(SpoolException.class, () -> appender.claim(16), "a claim is a write too");
             assertEquals(last, writerSide.lastIndex(), "nothing written after the fence");
         }
     }
