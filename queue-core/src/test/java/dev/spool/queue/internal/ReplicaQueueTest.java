@@ -1,5 +1,6 @@
 package dev.spool.queue.internal;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.ManualClock;
@@ -90,8 +91,8 @@ class ReplicaQueueTest extends SpoolTestBase {
             appender.appendAt(first, payload, 0, 1);
             appender.appendAt(first + 1, payload, 0, 1);
             final SpoolException gap = assertThrows(SpoolException.class, () -> appender.appendAt(first + 5, payload, 0, 1));
-            assertTrue(gap.getMessage().contains("expected index " + (first + 2)), gap.getMessage());
-            assertTrue(gap.getMessage().contains("given index " + (first + 5)), gap.getMessage());
+            assertTrue(gap.getMessage().contains("expected index " + IndexFormat.format((first + 2), RollCycle.HOURLY)), gap.getMessage());
+            assertTrue(gap.getMessage().contains("given index " + IndexFormat.format((first + 5), RollCycle.HOURLY)), gap.getMessage());
             assertTrue(gap.getMessage().contains("a gap of 3"), gap.getMessage());
             final SpoolException earlier = assertThrows(SpoolException.class, () -> appender.appendAt(first + 1, payload, 0, 1));
             assertTrue(earlier.getMessage().contains("written already"), earlier.getMessage());
