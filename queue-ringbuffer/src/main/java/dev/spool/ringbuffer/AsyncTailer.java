@@ -151,7 +151,7 @@ public final class AsyncTailer implements AutoCloseable {
     /**
      * Waits until {@link #read(ExcerptHandler)} has an excerpt to return, without spinning: it parks, and an
      * appender of this process that commits a record to the ring unparks it; a record committed by another
-     * process is seen at the end of a park that grows from a microsecond to {@value #MAX_PARK_NANOS} ns. While no
+     * process is seen at the end of a park that grows from a microsecond to a millisecond. While no
      * tailer waits, an appender's commit pays one read of a field that does not change.
      *
      * @param timeout how long to wait at most.
