@@ -1,7 +1,7 @@
 package dev.spool.replication;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.ChildJvm;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 

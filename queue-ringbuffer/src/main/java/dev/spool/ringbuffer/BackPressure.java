@@ -1,7 +1,7 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueueBuilder;
 
 import java.time.Duration;

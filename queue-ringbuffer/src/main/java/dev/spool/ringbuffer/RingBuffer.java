@@ -1,7 +1,7 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.CorruptQueueException;
+import dev.spool.queue.SpoolException;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 

@@ -1,9 +1,9 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.Messages;
 import dev.spool.queue.Pretoucher;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.agrona.concurrent.AgentInvoker;

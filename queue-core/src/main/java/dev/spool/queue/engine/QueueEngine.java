@@ -1,6 +1,5 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.CommitMode;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.Direction;
@@ -12,6 +11,7 @@ import dev.spool.queue.IndexFormat;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SyncPolicy;
 import dev.spool.queue.TimeProvider;

@@ -1,8 +1,8 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.Doorbell;

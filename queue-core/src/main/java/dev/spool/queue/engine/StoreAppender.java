@@ -1,8 +1,8 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.engine.QueueEngine.SyncTrigger;
 import dev.spool.queue.internal.IndexedAppender;
 

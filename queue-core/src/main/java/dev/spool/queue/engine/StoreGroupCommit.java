@@ -1,8 +1,8 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.GroupCommit;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.internal.AgentThreads;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingIdleStrategy;

@@ -1,7 +1,7 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.ProcessSlots;
 

@@ -1,10 +1,10 @@
 package dev.spool.queue.tools;
 
-import dev.spool.queue.IndexFormat;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 
 import net.openhft.chronicle.bytes.BytesStore;

@@ -1,11 +1,11 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.ManualClock;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SpoolTestBase;

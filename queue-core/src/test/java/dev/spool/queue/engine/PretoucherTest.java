@@ -1,6 +1,5 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.ChildJvm;
 import dev.spool.queue.ChildMains;
 import dev.spool.queue.Direction;
@@ -10,6 +9,7 @@ import dev.spool.queue.ManualClock;
 import dev.spool.queue.Messages;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SpoolTestBase;

@@ -1,8 +1,8 @@
 package dev.spool.queue.internal;
 
-import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ManualClock;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;

@@ -1,8 +1,8 @@
 package dev.spool.queue.tools;
 
 import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
