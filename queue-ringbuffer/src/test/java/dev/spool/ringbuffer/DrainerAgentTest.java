@@ -86,7 +86,9 @@ class DrainerAgentTest extends SpoolTestBase {
     void shouldDefaultToTheHotThreadsOfOneAppenderAndOneReader() {
         try (SpoolQueue queue = openQueue()) {
             assertEquals(LowDutyIdleStrategy.ALIAS, builder(queue).availableProcessors(2).drainerIdleStrategy().alias());
-            assertThrows(SpoolException.class, () -> builder(queue).hotThreads(-1));
+            final AsyncQueueBuilder negative = builder(queue).hotThreads(-1);
+            final SpoolException e = assertThrows(SpoolException.class, negative::build, "refused when built");
+            assertTrue(e.getMessage().contains("hotThreads=-1"), e.getMessage());
         }
     }
 
