@@ -148,16 +148,24 @@ public final class AsyncQueue implements AutoCloseable {
                         + queue.directory() + " itself: build it with AsyncQueue.builder(Path) or builder(SpoolQueueBuilder)");
             }
             final NamedPosition named = name == null ? null : QueueInternals.of(queue).namedPosition(name);
+            final AsyncTailer tailer;
             try {
-                final AsyncTailer tailer = new AsyncTailer(this, ring, queue, maxLength, named, mode, commits);
-                users.put(tailer, Boolean.TRUE);
-                return tailer;
+                tailer = new AsyncTailer(this, ring, queue, maxLength, named, mode, commits);
             } catch (RuntimeException e) {
                 if (named != null) {
                     named.close();
                 }
                 throw e;
             }
+            users.put(tailer, Boolean.TRUE);
+            try {
+                tailer.resume();
+            } catch (RuntimeException e) {
+                // a damaged queue or ring: nothing of the tailer stays open, and its name is free again
+                tailer.close();
+                throw e;
+            }
+            return tailer;
         }
     }
 

@@ -92,11 +92,10 @@ public final class AsyncTailer implements AutoCloseable {
         this.commitMode = commitMode;
         this.commitOnRead = named != null && commitMode == CommitMode.ON_READ;
         this.doorbell = commits.add(this::wake);
-        resume();
     }
 
-    /** A named tailer resumes after the index committed under its name, or starts at the start. */
-    private void resume() {
+    /** Moves a named tailer after the index committed under its name; any tailer starts at the start otherwise. */
+    void resume() {
         final long committed = named == null ? -1 : named.committedIndex();
         if (committed >= 0 && moveToIndex(committed)) {
             advance(SKIP);
@@ -489,7 +488,7 @@ public final class AsyncTailer implements AutoCloseable {
         return commitMode;
     }
 
-    /** @return the index of the last excerpt read, or -1 if none. */
+    /** @return the index of the last excerpt read, or -1 if none or if a move was the last thing done. */
     public long lastIndex() {
         return lastIndex;
     }

@@ -213,14 +213,20 @@ public final class QueueEngine {
             final StoreNamedPosition position = openPosition(name);
             final StoreTailer tailer = new StoreTailer(store, position, mode, pauseStrategy.create());
             store.opened(tailer);
-            // resumes after the last index committed under the name, or at the start
-            final long committed = position.committedIndex();
-            if (committed < 0 || !tailer.moveToIndex(committed)) {
-                tailer.toStart();
-            } else {
-                tailer.read(NO_OP);
+            try {
+                // resumes after the last index committed under the name, or at the start
+                final long committed = position.committedIndex();
+                if (committed < 0 || !tailer.moveToIndex(committed)) {
+                    tailer.toStart();
+                } else {
+                    tailer.read(NO_OP);
+                }
+                return tailer;
+            } catch (RuntimeException e) {
+                // a damaged file: the name is free again for a tailer that comes after the repair
+                tailer.close();
+                throw e;
             }
-            return tailer;
         }
     }
 
