@@ -252,4 +252,37 @@ class AsyncTailerTest extends SpoolTestBase {
             assertTrue(sum[0] > 0);
         }
     }
+
+    @Test
+    void shouldResumeANamedTailerAfterItsLastCommitFromTheRingWhenTheReaderIsKilled() throws Exception {
+        final Path ringPath = tempDir.resolve("q.ring");
+        final int capacity = 1 << 16;
+        try (AsyncQueue async = RingChildMains.openAsync(queueDir().toString(), ringPath.toString(),
+                String.valueOf(capacity), 16);
+             AsyncAppender appender = async.createAppender()) {
+            for (int i = 0; i < 30; i++) {
+                appender.append(message(i));
+            }
+            final List<Seen> all = new ArrayList<>();
+            try (AsyncTailer reader = async.createTailer()) {
+                while (read(reader, all)) {
+                    // every record, from the ring: nothing is drained
+                }
+            }
+            assertEquals(30, all.size());
+            try (ChildJvm child = ChildJvm.start(RingChildMains.CommittingRingReader.class, tempDir.resolve("child.stderr"),
+                    queueDir().toString(), ringPath.toString(), String.valueOf(capacity), "settle", "20", "12")) {
+                final String[] line = child.awaitLine("COMMITTED", 60, TimeUnit.SECONDS).split(" ");
+                assertEquals(all.get(11).index(), Long.parseLong(line[1]));
+                assertEquals(20, Long.parseLong(line[3]), "the child read from the ring");
+                child.kill();
+            }
+            try (AsyncTailer resumed = async.createTailer("settle", dev.spool.queue.CommitMode.EXPLICIT)) {
+                final List<Seen> seen = new ArrayList<>();
+                assertTrue(read(resumed, seen));
+                assertEquals(all.get(12), seen.get(0), "after the commit, from the undrained ring: reads 13 to 20 again");
+                assertTrue(resumed.isReadingRing());
+            }
+        }
+    }
 }
