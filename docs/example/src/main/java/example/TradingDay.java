@@ -26,7 +26,7 @@ public final class TradingDay {
                 .rollTime(LocalTime.of(17, 0), ZoneId.of("America/New_York"))
                 .indexTimes(true)
                 .indexSpacing(1)
-                .build();
+                .create();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             appender.append("buy 100 ACME".getBytes(StandardCharsets.UTF_8));

@@ -37,7 +37,9 @@ public interface ExcerptAppender extends AutoCloseable {
     long append(byte[] src, int offset, int length);
 
     /**
-     * Appends the bytes between the buffer's position and limit, leaving the buffer unchanged.
+     * Appends the bytes between the buffer's position and limit, leaving the buffer unchanged. The bytes are copied
+     * as they are, whatever the buffer's {@link ByteBuffer#order()}: a reader of the excerpt's {@code BytesStore}
+     * reads multi-byte values in native order, little-endian on x86-64 and AArch64, so write them little-endian.
      *
      * @param src holds the payload.
      * @return the index of the new excerpt.
@@ -45,6 +47,9 @@ public interface ExcerptAppender extends AutoCloseable {
     long append(ByteBuffer src);
 
     /**
+     * Copies the payload byte for byte: a value {@code src} wrote with its native-order accessors reads back the
+     * same through the tailer's {@code BytesStore}, little-endian on x86-64 and AArch64.
+     *
      * @param src    holds the payload.
      * @param offset where it starts in {@code src}.
      * @param length its length.
@@ -53,7 +58,8 @@ public interface ExcerptAppender extends AutoCloseable {
     long append(BytesStore<?, ?> src, long offset, int length);
 
     /**
-     * Appends the bytes between the read position and the read limit, leaving {@code src} unchanged.
+     * Appends the bytes between the read position and the read limit, leaving {@code src} unchanged, byte for byte
+     * (see {@link #append(BytesStore, long, int)} for the byte order).
      *
      * @param src holds the payload.
      * @return the index of the new excerpt.
@@ -70,7 +76,9 @@ public interface ExcerptAppender extends AutoCloseable {
      */
     long claim(int maxLength);
 
-    /** @return the mapped memory of the open claim; offsets are positions in the cycle file. */
+    /**
+     * @return the mapped memory of the open claim; offsets are positions in the cycle file. Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
+     */
     BytesStore<?, ?> claimedBytes();
 
     /**

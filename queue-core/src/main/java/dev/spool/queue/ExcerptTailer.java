@@ -11,13 +11,21 @@ import java.util.concurrent.TimeUnit;
  * Reads a queue's excerpts in index order, live or replayed, from any thread or process. Never blocks unless
  * asked to with {@link #await(long, TimeUnit)}. One tailer belongs to one thread at a time.
  * <p>
+ * A named tailer ({@link SpoolQueue#createTailer(String, CommitMode)}) persists a position under its name in the
+ * queue's metadata, and a tailer of that name resumes after it. Delivery is at-least-once for what the consumer
+ * counts as done when the position moves: in {@link CommitMode#ON_READ}, the default, a read moves it after the
+ * handler returns, so a process that dies inside the handler reads that excerpt again; in
+ * {@link CommitMode#EXPLICIT} only {@link #commit(long)} moves it, for a consumer that finishes excerpts on other
+ * threads. Two live tailers of one name share the position: give each consumer its own name.
+ * <p>
  * A tailer sits between two excerpts: a forward read returns the one after and moves past it, a backward read
  * returns the one before and moves before it. Changing direction does not move the tailer, so the next read
  * returns the excerpt just read.
  */
 public interface ExcerptTailer extends AutoCloseable {
     /**
-     * Reads the next excerpt, zero-copy, and moves past it in the tailer's direction.
+     * Reads the next excerpt, zero-copy, and moves past it in the tailer's direction; see {@link ExcerptHandler} for
+     * the byte order.
      *
      * @param handler receives the excerpt.
      * @return false if there was nothing to read.
@@ -25,7 +33,8 @@ public interface ExcerptTailer extends AutoCloseable {
     boolean read(ExcerptHandler handler);
 
     /**
-     * Copies the next excerpt's payload into {@code into} (appended at its write position) and moves past it.
+     * Copies the next excerpt's payload into {@code into} (appended at its write position) and moves past it, byte
+     * for byte: {@code into}'s multi-byte accessors read it in native order, little-endian on x86-64 and AArch64.
      *
      * @param into receives the payload.
      * @return the excerpt's index, or -1 if there was nothing to read.
@@ -126,6 +135,26 @@ public interface ExcerptTailer extends AutoCloseable {
     default <T> MethodReader methodReader(final Class<T> events, final T target) {
         return TypedMessages.reader(this::read, events, target);
     }
+
+    /**
+     * Persists {@code index} as the last excerpt processed under this tailer's name: a tailer of that name created
+     * later, in this process or another, after a crash too, resumes after it. Needed in {@link CommitMode#EXPLICIT};
+     * in {@link CommitMode#ON_READ} the next read overwrites it. The index may be lower than one committed before.
+     *
+     * @param index an index this tailer has read, or an earlier one: at most the highest index it has read.
+     * @throws SpoolException if the tailer has no name, or {@code index} is negative or past what it has read.
+     */
+    void commit(long index);
+
+    /**
+     * Commits the highest index this tailer has read; see {@link #commit(long)}.
+     *
+     * @throws SpoolException if the tailer has no name or has read nothing.
+     */
+    void commit();
+
+    /** @return when this tailer persists its position; {@link CommitMode#ON_READ} for an unnamed tailer, which never does. */
+    CommitMode commitMode();
 
     /** Releases the tailer's mapped memory. */
     @Override

@@ -8,6 +8,8 @@ public interface ExcerptValue {
     /**
      * Reads the value of an excerpt just written.
      *
+     * Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
+     *
      * @param bytes  the mapped memory holding the payload.
      * @param offset where the payload starts in {@code bytes}.
      * @param length payload length in bytes.

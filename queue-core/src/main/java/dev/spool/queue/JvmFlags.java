@@ -17,14 +17,14 @@ final class JvmFlags {
     private JvmFlags() {
     }
 
-    /** @throws IllegalStateException naming every missing flag. */
+    /** @throws SpoolException naming every missing flag. */
     static void check() {
         if (checked) {
             return;
         }
         final List<String> missing = missing();
         if (!missing.isEmpty()) {
-            throw new IllegalStateException("Spool needs these JVM flags, missing here: " + String.join(" ", missing)
+            throw new SpoolException("Spool needs these JVM flags, missing here: " + String.join(" ", missing)
                     + System.lineSeparator() + "Add all of them to the java command line: " + String.join(" ", required()));
         }
         checked = true;

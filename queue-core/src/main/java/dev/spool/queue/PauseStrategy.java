@@ -53,7 +53,7 @@ public interface PauseStrategy {
 
         BackoffPause(final long spins, final long yields, final long minParkNs, final long maxParkNs) {
             if (spins < 0 || yields < 0 || minParkNs < 0 || maxParkNs < minParkNs) {
-                throw new IllegalArgumentException("bad backoff: spins=" + spins + " yields=" + yields
+                throw new SpoolException("bad backoff: spins=" + spins + " yields=" + yields
                         + " minParkNs=" + minParkNs + " maxParkNs=" + maxParkNs);
             }
             this.spins = spins;

@@ -44,7 +44,7 @@ public interface Pretoucher extends Agent, AutoCloseable {
      * file; allocates nothing once it follows the highest cycle.
      *
      * @return the work done: pages touched plus files created; 0 if there was nothing to do.
-     * @throws IllegalStateException if closed, or if it runs on the thread of
+     * @throws SpoolException if closed, or if it runs on the thread of
      *                               {@link SpoolQueue#startPretoucher(Duration)} and this is another thread.
      */
     @Override

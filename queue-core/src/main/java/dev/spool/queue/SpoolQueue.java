@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  * A persisted queue: a directory holding a metadata file and one memory-mapped cycle file per roll period.
  * Appenders and tailers of any thread or process share it; see {@link ExcerptAppender} and {@link ExcerptTailer}.
  * <pre>{@code
- * try (SpoolQueue queue = SpoolQueue.open(Path.of("/data/orders"));
+ * try (SpoolQueue queue = SpoolQueue.openOrCreate(Path.of("/data/orders"));
  *      ExcerptAppender appender = queue.createAppender();
  *      ExcerptTailer tailer = queue.createTailer()) {
  *     long index = appender.append("hello".getBytes(StandardCharsets.UTF_8));
@@ -62,18 +62,41 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * Opens the queue in {@code directory}, creating it with default settings if it does not exist.
+     * Opens the existing queue in {@code directory}, with the settings persisted at its creation.
+     *
+     * @param directory the queue's directory.
+     * @return the opened queue.
+     * @throws SpoolException naming the path if the directory does not exist or holds no queue: a mistyped path
+     *                        fails here rather than giving a consumer an empty queue to wait on.
+     */
+    public static SpoolQueue open(final Path directory) {
+        return builder(directory).open();
+    }
+
+    /**
+     * Creates a new queue in {@code directory} with default settings; {@link #builder(Path)} gives others.
+     *
+     * @param directory an absent or empty directory.
+     * @return the new queue, open.
+     * @throws SpoolException if a queue exists there already, or the directory holds other files.
+     */
+    public static SpoolQueue create(final Path directory) {
+        return builder(directory).create();
+    }
+
+    /**
+     * Opens the queue in {@code directory}, or creates it with default settings if there is none.
      *
      * @param directory the queue's directory.
      * @return the opened queue.
      */
-    public static SpoolQueue open(final Path directory) {
-        return builder(directory).build();
+    public static SpoolQueue openOrCreate(final Path directory) {
+        return builder(directory).openOrCreate();
     }
 
-    static SpoolQueue open(final SpoolQueueBuilder builder) {
+    static SpoolQueue open(final SpoolQueueBuilder builder, final boolean mayOpen, final boolean mayCreate) {
         JvmFlags.check();
-        final QueueEngine engine = QueueEngine.open(builder.config());
+        final QueueEngine engine = QueueEngine.open(builder.config(mayOpen, mayCreate));
         if (!builder.registersMBean()) {
             return new SpoolQueue(engine, null);
         }
@@ -118,14 +141,31 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * A named tailer persists the last index it read in the queue's metadata, and a tailer created later with the
-     * same name, in this process or another, resumes after it.
+     * A named tailer in {@link CommitMode#ON_READ}: each read persists its index in the queue's metadata, and a
+     * tailer created later with the same name, in this process or another, resumes after it. At-least-once: a
+     * process that dies inside {@link ExcerptTailer#read(ExcerptHandler)}'s handler reads that excerpt again; see
+     * {@link CommitMode#ON_READ} for the copying read.
      *
      * @param name 1 to 48 UTF-8 bytes.
      * @return a tailer positioned after the last excerpt read under that name, or at the start.
+     * @throws SpoolException if the name is empty or too long, or the metadata has no room for another name.
      */
     public ExcerptTailer createTailer(final String name) {
-        return engine.createTailer(name);
+        return engine.createTailer(name, CommitMode.ON_READ);
+    }
+
+    /**
+     * A named tailer that persists its position as {@code mode} says: with {@link CommitMode#EXPLICIT} only
+     * {@link ExcerptTailer#commit(long)} moves it, for a consumer that hands excerpts off and commits each once it
+     * is done with it; a tailer of that name created later, after a crash too, resumes after the last commit.
+     *
+     * @param name 1 to 48 UTF-8 bytes.
+     * @param mode when the position persists.
+     * @return a tailer positioned after the last excerpt committed under that name, or at the start.
+     * @throws SpoolException if the name is empty or too long, or the metadata has no room for another name.
+     */
+    public ExcerptTailer createTailer(final String name, final CommitMode mode) {
+        return engine.createTailer(name, mode);
     }
 
     /**
@@ -136,7 +176,7 @@ public final class SpoolQueue implements AutoCloseable {
      *
      * @param name the tailer's name.
      * @return true if a named tailer of that name was removed, false if there was none.
-     * @throws IllegalStateException if a tailer of that name is open in this queue instance.
+     * @throws SpoolException if a tailer of that name is open in this queue instance.
      */
     public boolean removeTailer(final String name) {
         return engine.removeTailer(name);
@@ -189,7 +229,7 @@ public final class SpoolQueue implements AutoCloseable {
      * retention back to the rolls. Without one, the appender that rolls deletes the files itself.
      *
      * @return the agent, whose {@link Agent#doWork()} returns the number of files deleted.
-     * @throws IllegalStateException if this instance has an open retention agent already.
+     * @throws SpoolException if this instance has an open retention agent already.
      */
     public Agent createRetention() {
         return engine.createRetention();

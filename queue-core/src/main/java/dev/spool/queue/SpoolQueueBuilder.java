@@ -17,6 +17,10 @@ import java.util.UUID;
 /**
  * Settings of a queue. A new queue persists them in its metadata file; reopening adopts the persisted ones, and
  * a setting given here that differs from the persisted one is an error, never a silent change of format.
+ * <p>
+ * The call that ends the builder says whether the queue must exist: {@link #open()} opens an existing queue only,
+ * {@link #create()} creates a new one only, and {@link #openOrCreate()} does either. Every setting is checked
+ * there, and a bad one is refused with a message naming the option and its value.
  */
 public final class SpoolQueueBuilder {
     /** Default mapping unit: 64 MiB. */
@@ -52,7 +56,6 @@ public final class SpoolQueueBuilder {
     private LocalTime rollTime;
     private ZoneId rollZone;
     private TimeProvider timeProvider = TimeProvider.SYSTEM;
-    private boolean createIfAbsent = true;
     private SyncPolicy syncPolicy = SyncPolicy.NONE;
     private boolean syncMarkers;
     private PauseStrategyFactory pauseStrategy = PauseStrategy::backoff;
@@ -195,7 +198,7 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder syncPolicy(final SyncPolicy syncPolicy) {
-        this.syncPolicy = java.util.Objects.requireNonNull(syncPolicy, "syncPolicy");
+        this.syncPolicy = syncPolicy;
         return this;
     }
 
@@ -219,10 +222,6 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder retainCycles(final int retainCycles) {
-        if (retainCycles < 1) {
-            throw new IllegalArgumentException("retainCycles=" + retainCycles
-                    + " must be at least 1: the highest cycle always stays");
-        }
         this.retainCycles = retainCycles;
         return this;
     }
@@ -236,9 +235,6 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder retainBytes(final long retainBytes) {
-        if (retainBytes < 1) {
-            throw new IllegalArgumentException("retainBytes=" + retainBytes + " must be at least 1");
-        }
         this.retainBytes = retainBytes;
         return this;
     }
@@ -262,7 +258,7 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder cycleListener(final CycleListener cycleListener) {
-        this.cycleListener = java.util.Objects.requireNonNull(cycleListener, "cycleListener");
+        this.cycleListener = cycleListener;
         return this;
     }
 
@@ -272,9 +268,6 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder pretouchLength(final long pretouchLength) {
-        if (pretouchLength < 0) {
-            throw new IllegalArgumentException("pretouchLength=" + pretouchLength + " must not be negative");
-        }
         this.pretouchLength = pretouchLength;
         return this;
     }
@@ -287,9 +280,6 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder pretouchLeadTime(final Duration pretouchLeadTime) {
-        if (pretouchLeadTime.isNegative()) {
-            throw new IllegalArgumentException("pretouchLeadTime=" + pretouchLeadTime + " must not be negative");
-        }
         this.pretouchLeadTime = pretouchLeadTime;
         return this;
     }
@@ -301,11 +291,11 @@ public final class SpoolQueueBuilder {
      * replica with that identity. Persisted: reopening the queue later without this setting keeps it a replica
      * until it is promoted.
      *
-     * @param queueId the identity of the primary queue, {@link SpoolQueue#queueId()}.
+     * @param queueId the identity of the primary queue, {@link SpoolQueue#queueId()}; null for a primary.
      * @return this builder.
      */
     public SpoolQueueBuilder replicaOf(final UUID queueId) {
-        this.replicaOf = java.util.Objects.requireNonNull(queueId, "queueId");
+        this.replicaOf = queueId;
         return this;
     }
 
@@ -336,19 +326,21 @@ public final class SpoolQueueBuilder {
     }
 
     /**
-     * @param createIfAbsent false to fail unless the queue exists already; default true.
-     * @return this builder.
+     * Opens an existing queue with these settings.
+     *
+     * @return the opened queue.
+     * @throws SpoolException if the directory does not exist, or holds no queue (the message names the path), or
+     *                        a setting differs from the persisted one.
      */
-    public SpoolQueueBuilder createIfAbsent(final boolean createIfAbsent) {
-        this.createIfAbsent = createIfAbsent;
-        return this;
+    public SpoolQueue open() {
+        return SpoolQueue.open(this, true, false);
     }
 
     /**
      * Opens an existing queue read-only, for audit, surveillance and backup readers and for read-only mounts: the
      * files are mapped read-only and nothing is ever written, so no write permission is needed. Tailers read as
      * usual; appenders, named tailers (which persist their position), pretouchers, group commits and retention are
-     * refused with an {@link IllegalStateException}. A missing queue is an error, never created. Not persisted.
+     * refused with a {@link SpoolException}. A missing queue is an error, never created. Not persisted.
      *
      * @return this builder.
      */
@@ -399,15 +391,50 @@ public final class SpoolQueueBuilder {
     }
 
     /**
-     * @return the opened queue.
-     * @throws IllegalArgumentException if an option is invalid, or a read-only queue is given an option that writes.
+     * Creates a new queue with these settings.
+     *
+     * @return the new queue, open.
+     * @throws SpoolException if a queue exists in the directory already, or the directory holds other files.
      */
-    public SpoolQueue build() {
-        return SpoolQueue.open(this);
+    public SpoolQueue create() {
+        return SpoolQueue.open(this, false, true);
+    }
+
+    /**
+     * Opens the queue if it exists, or else creates it with these settings.
+     *
+     * @return the opened queue.
+     */
+    public SpoolQueue openOrCreate() {
+        return SpoolQueue.open(this, true, true);
+    }
+
+    /**
+     * Checks the settings that do not depend on the persisted ones (those the engine checks against the metadata
+     * file), naming the option and the value of the first that is wrong.
+     */
+    private void validate() {
+        require(directory != null, "directory", null, "must be given");
+        require(retainCycles >= 1, "retainCycles", retainCycles, "must be at least 1: the highest cycle always stays");
+        require(retainBytes >= 1, "retainBytes", retainBytes, "must be at least 1");
+        require(pretouchLength >= 0, "pretouchLength", pretouchLength, "must not be negative");
+        require(pretouchLeadTime != null && !pretouchLeadTime.isNegative(), "pretouchLeadTime", pretouchLeadTime,
+                "must not be negative");
+        require(timeProvider != null, "timeProvider", null, "must not be null");
+        require(pauseStrategy != null, "pauseStrategy", null, "must not be null");
+        require(syncPolicy != null, "syncPolicy", null, "must not be null");
+        require(cycleListener != null, "cycleListener", null, "must not be null");
+    }
+
+    private void require(final boolean valid, final String option, final Object value, final String rule) {
+        if (!valid) {
+            throw new SpoolException("queue " + directory + ": " + option + "=" + value + " " + rule);
+        }
     }
 
     /** @return what the engine opens the queue with, once the options are checked. */
-    QueueEngine.Config config() {
+    QueueEngine.Config config(final boolean mayOpen, final boolean mayCreate) {
+        validate();
         final Set<PosixFilePermission> files = FileModes.checkFileMode("fileMode", fileMode);
         final Set<PosixFilePermission> directories = FileModes.checkDirectoryMode("directoryMode", directoryMode);
         if (readOnly) {
@@ -417,15 +444,14 @@ public final class SpoolQueueBuilder {
             refuseReadOnly("retainCycles", retainCycles != Integer.MAX_VALUE, retainCycles);
             refuseReadOnly("retainBytes", retainBytes != Long.MAX_VALUE, retainBytes);
         }
-        return new QueueEngine.Config(directory, createIfAbsent && !readOnly, rollCycle, epochMillis, indexSpacing,
-                indexBlockEntries, maxMessageLength, chunkLength, indexTimes, rollTime, rollZone, replicaOf, timeProvider, pauseStrategy, syncPolicy,
-                SyncPolicy::newTrigger, syncMarkers, retainCycles, retainBytes, retainForNamedTailers, cycleListener,
-                pretouchLength, pretouchLeadTime, checksums, verifyChecksums, readOnly, files, directories);
+        return new QueueEngine.Config(directory, mayOpen, mayCreate && !readOnly, rollCycle, epochMillis, indexSpacing,
+                indexBlockEntries, maxMessageLength, chunkLength, indexTimes, rollTime, rollZone, replicaOf, timeProvider,
+                pauseStrategy, syncPolicy, SyncPolicy::newTrigger, syncMarkers, retainCycles, retainBytes,
+                retainForNamedTailers, cycleListener, pretouchLength, pretouchLeadTime, checksums, verifyChecksums,
+                readOnly, files, directories);
     }
 
-    private static void refuseReadOnly(final String option, final boolean set, final Object value) {
-        if (set) {
-            throw new IllegalArgumentException(option + "=" + value + " writes to the queue, which readOnly() forbids");
-        }
+    private void refuseReadOnly(final String option, final boolean set, final Object value) {
+        require(!set, option, value, "writes to the queue, which readOnly() forbids");
     }
 }

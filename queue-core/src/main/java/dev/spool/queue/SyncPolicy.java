@@ -51,7 +51,7 @@ public final class SyncPolicy {
      */
     public static SyncPolicy everyMessages(final int messages) {
         if (messages < 1) {
-            throw new IllegalArgumentException("messages=" + messages + " must be at least 1");
+            throw new SpoolException("messages=" + messages + " must be at least 1");
         }
         return new SyncPolicy(List.of(new Rule(Rule.EVERY_N, messages, 0, null, null, SyncTrigger.DO_SYNC)));
     }
@@ -66,7 +66,7 @@ public final class SyncPolicy {
     public static SyncPolicy every(final long interval, final TimeUnit unit) {
         final long nanos = unit.toNanos(interval);
         if (nanos <= 0) {
-            throw new IllegalArgumentException("interval=" + interval + " " + unit + " must be positive");
+            throw new SpoolException("interval=" + interval + " " + unit + " must be positive");
         }
         return new SyncPolicy(List.of(new Rule(Rule.EVERY_NANOS, 0, nanos, null, null, SyncTrigger.DO_SYNC)));
     }
@@ -86,7 +86,7 @@ public final class SyncPolicy {
      */
     public static SyncPolicy whenCumulative(final ExcerptValue value, final long threshold) {
         if (threshold <= 0) {
-            throw new IllegalArgumentException("threshold=" + threshold + " must be positive");
+            throw new SpoolException("threshold=" + threshold + " must be positive");
         }
         return new SyncPolicy(List.of(new Rule(Rule.CUMULATIVE, 0, threshold, null, value, SyncTrigger.DO_SYNC)));
     }

@@ -33,7 +33,7 @@ class ChecksumTest extends SpoolTestBase {
     private static final long CHUNK = 1 << 20;
 
     private SpoolQueue open(final Path directory, final boolean checksums) {
-        return SpoolQueue.builder(directory).chunkLength(CHUNK).indexSpacing(4).checksums(checksums).build();
+        return SpoolQueue.builder(directory).chunkLength(CHUNK).indexSpacing(4).checksums(checksums).openOrCreate();
     }
 
     private static byte[] message(final int i) {
@@ -272,7 +272,7 @@ class ChecksumTest extends SpoolTestBase {
             appender.append(message(0));
         }
         flipPayloadBit(cycleFile(directory), 0, 0);
-        try (SpoolQueue queue = SpoolQueue.builder(directory).verifyChecksums(false).build();
+        try (SpoolQueue queue = SpoolQueue.builder(directory).verifyChecksums(false).openOrCreate();
              ExcerptTailer tailer = queue.createTailer()) {
             final Bytes<?> into = Bytes.allocateElasticOnHeap();
             assertEquals(0, tailer.read(into) & 0xFFFF);
@@ -284,7 +284,7 @@ class ChecksumTest extends SpoolTestBase {
     void shouldAdoptThePersistedChoiceAndRefuseADifferentOne() {
         final Path directory = tempDir.resolve("q");
         open(directory, true).close();
-        try (SpoolQueue queue = SpoolQueue.builder(directory).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(directory).openOrCreate()) {
             assertTrue(queue.checksums());
         }
         final SpoolException e = assertThrows(SpoolException.class, () -> open(directory, false));
@@ -327,7 +327,7 @@ class ChecksumTest extends SpoolTestBase {
     void shouldAllocateNothingWhenAppendingAndReadingWithChecksums() {
         final com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         // one 64 MiB chunk holds every excerpt: mapping the next chunk is not the append path's cost
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).checksums(true).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).checksums(true).openOrCreate();
              ExcerptAppender appender = queue.createAppender(); ExcerptTailer tailer = queue.createTailer()) {
             final byte[] message = new byte[256];
             final long[] sum = {0};

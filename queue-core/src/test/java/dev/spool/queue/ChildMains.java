@@ -14,7 +14,7 @@ public final class ChildMains {
     }
 
     public static SpoolQueue open(final String dir) {
-        return SpoolQueue.builder(Path.of(dir)).chunkLength(1 << 20).build();
+        return SpoolQueue.builder(Path.of(dir)).chunkLength(1 << 20).openOrCreate();
     }
 
     public static void awaitGo() throws Exception {
@@ -131,7 +131,7 @@ public final class ChildMains {
             final SyncPolicy policy = SyncPolicy.everyMessages(500)
                     .or(SyncPolicy.when((bytes, offset, length) -> bytes.readByte(offset + 8) == 7));
             try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).rollCycle(RollCycle.SECONDLY)
-                    .syncPolicy(policy).syncMarkers(true).build();
+                    .syncPolicy(policy).syncMarkers(true).openOrCreate();
                  ExcerptAppender appender = queue.createAppender()) {
                 final byte[] message = new byte[300];
                 long reported = -1;
@@ -158,7 +158,7 @@ public final class ChildMains {
         public static void main(final String[] args) {
             net.openhft.posix.PosixAPI.useNoOpPosixApi();
             try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20)
-                    .syncPolicy(SyncPolicy.everyMessage()).build()) {
+                    .syncPolicy(SyncPolicy.everyMessage()).openOrCreate()) {
                 System.out.println("OPENED " + queue.directory());
             } catch (RuntimeException e) {
                 System.out.println("FAILED " + e.getClass().getSimpleName() + ": " + e.getMessage());
@@ -177,7 +177,7 @@ public final class ChildMains {
             final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).timeProvider(clock)
                     .pretouchLeadTime(java.time.Duration.ofMillis(Long.parseLong(args[1])))
-                    .pretouchLength(Long.parseLong(args[2])).build();
+                    .pretouchLength(Long.parseLong(args[2])).openOrCreate();
                  Pretoucher pretoucher = queue.createPretoucher()) {
                 System.out.println("READY");
                 for (String line = in.readLine(); line != null && !line.equals("EXIT"); line = in.readLine()) {
@@ -201,6 +201,57 @@ public final class ChildMains {
                     last = tailer.read(into);
                 }
                 System.out.println("LAST " + last);
+            }
+        }
+    }
+
+    /**
+     * {@code dir name read committed}: reads {@code read} excerpts with an {@link CommitMode#EXPLICIT} named tailer,
+     * commits the index of the {@code committed}-th, prints {@code COMMITTED <index> READ <last index read>} and
+     * waits to be killed.
+     */
+    public static final class CommittingReader {
+        public static void main(final String[] args) {
+            final int read = Integer.parseInt(args[2]);
+            final int committed = Integer.parseInt(args[3]);
+            try (SpoolQueue queue = SpoolQueue.open(Path.of(args[0]));
+                 ExcerptTailer tailer = queue.createTailer(args[1], CommitMode.EXPLICIT)) {
+                final Bytes<?> into = Bytes.allocateElasticOnHeap();
+                long commit = -1;
+                long last = -1;
+                for (int i = 1; i <= read; i++) {
+                    into.clear();
+                    last = tailer.read(into);
+                    if (i == committed) {
+                        commit = last;
+                    }
+                }
+                tailer.commit(commit);
+                System.out.println("COMMITTED " + commit + " READ " + last);
+                while (true) {
+                    LockSupport.park();
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code dir name read}: an {@link CommitMode#ON_READ} named tailer reads {@code read} excerpts, then in the
+     * handler of the next prints {@code IN_HANDLER <index>} and waits there to be killed.
+     */
+    public static final class DyingHandler {
+        public static void main(final String[] args) {
+            final int read = Integer.parseInt(args[2]);
+            try (SpoolQueue queue = SpoolQueue.open(Path.of(args[0])); ExcerptTailer tailer = queue.createTailer(args[1])) {
+                for (int i = 0; i < read; i++) {
+                    tailer.read((bytes, offset, length, index) -> { });
+                }
+                tailer.read((bytes, offset, length, index) -> {
+                    System.out.println("IN_HANDLER " + index);
+                    while (true) {
+                        LockSupport.park();
+                    }
+                });
             }
         }
     }

@@ -19,7 +19,7 @@ class ConcurrentAppendersTest extends SpoolTestBase {
     @Test
     void shouldSerialiseAppendersOfManyThreadsWithoutLossOrTearing() throws Exception {
         final ExecutorService pool = Executors.newFixedThreadPool(THREADS + 1);
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              ExcerptTailer tailer = queue.createTailer()) {
             final CyclicBarrier start = new CyclicBarrier(THREADS);
             final List<Future<?>> writers = new ArrayList<>();
@@ -68,11 +68,11 @@ class ConcurrentAppendersTest extends SpoolTestBase {
 
     @Test
     void shouldRefuseToAppendWhileTheSameThreadHoldsAClaimInAnotherAppender() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender first = queue.createAppender();
              ExcerptAppender second = queue.createAppender()) {
             first.claim(8);
-            final IllegalStateException e = assertThrows(IllegalStateException.class, () -> second.append(new byte[8]));
+            final SpoolException e = assertThrows(SpoolException.class, () -> second.append(new byte[8]));
             assertTrue(e.getMessage().contains("already holds the write lock"), e.getMessage());
             first.commit(8);
             second.append(new byte[8]);

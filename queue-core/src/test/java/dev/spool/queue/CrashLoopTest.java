@@ -57,7 +57,7 @@ class CrashLoopTest extends SpoolTestBase {
                         new PrintStream(out, true, StandardCharsets.UTF_8));
                 assertEquals(0, status, "verify after kill " + kill + ": " + out.toString(StandardCharsets.UTF_8));
             }
-            try (SpoolQueue queue = SpoolQueue.builder(dir).chunkLength(1 << 20).build();
+            try (SpoolQueue queue = SpoolQueue.builder(dir).chunkLength(1 << 20).openOrCreate();
                  ExcerptTailer tailer = queue.createTailer();
                  ExcerptAppender appender = queue.createAppender()) {
                 // every excerpt reported synced since the last kill, and a sample of the older ones

@@ -118,7 +118,7 @@ final class DamageFuzz {
     /** Reads the undamaged queue once: every excerpt's file, header position and payload. */
     private void learnTemplate() throws IOException {
         final java.util.Map<Path, byte[]> files = new java.util.HashMap<>();
-        try (SpoolQueue queue = SpoolQueue.builder(template).createIfAbsent(false).build();
+        try (SpoolQueue queue = SpoolQueue.builder(template).open();
              ExcerptTailer tailer = queue.createTailer()) {
             final RollCycle rollCycle = queue.rollCycle();
             final long epoch = queue.epochMillis();
@@ -188,7 +188,7 @@ final class DamageFuzz {
     private String checkPayload(final Damage damage) {
         final Excerpt hit = hitBy(damage);
         final List<String> failures = new ArrayList<>();
-        try (SpoolQueue queue = SpoolQueue.builder(work).createIfAbsent(false).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(work).open()) {
             failures.add(readAround(queue, hit, Direction.FORWARD));
             failures.add(readAround(queue, hit, Direction.BACKWARD));
             failures.add(moveToEachIndexAround(queue, hit));
@@ -381,7 +381,7 @@ final class DamageFuzz {
     private String check(final Damage damage, final SplittableRandom random) {
         final List<String> failures = new ArrayList<>();
         final TimeProvider clock = () -> clockMillis;
-        try (SpoolQueue queue = SpoolQueue.builder(work).createIfAbsent(false).timeProvider(clock).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(work).timeProvider(clock).open()) {
             failures.add(readForward(queue, damage, -1, null));
             failures.add(readBackward(queue, damage));
             failures.add(moveToEveryIndex(queue, damage));
@@ -544,13 +544,13 @@ final class DamageFuzz {
         final byte[] payload = new byte[Messages.MIN_LENGTH + random.nextInt(100)];
         Messages.encode(payload, payload.length, 99, random.nextInt(1_000_000));
         final long index;
-        try (SpoolQueue queue = SpoolQueue.builder(work).createIfAbsent(false).timeProvider(clock).build();
+        try (SpoolQueue queue = SpoolQueue.builder(work).timeProvider(clock).open();
              ExcerptAppender appender = queue.createAppender()) {
             index = appender.append(payload);
         } catch (RuntimeException e) {
             return unclear("an append", e);
         }
-        try (SpoolQueue queue = SpoolQueue.builder(work).createIfAbsent(false).timeProvider(clock).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(work).timeProvider(clock).open()) {
             try (ExcerptTailer tailer = queue.createTailer()) {
                 if (!tailer.moveToIndex(index)) {
                     return "the append returned index " + Long.toHexString(index) + " but moveToIndex finds nothing there";

@@ -97,7 +97,7 @@ class DamageFuzzTest extends SpoolTestBase {
         final long[] now = {START_MILLIS};
         try (SpoolQueue queue = SpoolQueue.builder(directory).rollCycle(RollCycle.HOURLY).timeProvider(() -> now[0])
                 .chunkLength(1 << 20).indexSpacing(INDEX_SPACING).indexBlockEntries(INDEX_BLOCK_ENTRIES).syncMarkers(true)
-                .checksums(checksums).build();
+                .checksums(checksums).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final byte[] message = new byte[200];
             for (int cycle = 0; cycle < CYCLES; cycle++) {

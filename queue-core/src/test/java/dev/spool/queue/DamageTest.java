@@ -25,7 +25,7 @@ class DamageTest extends SpoolTestBase {
 
     private long[] fill(final int count) {
         final long[] indices = new long[count];
-        try (SpoolQueue queue = SpoolQueue.builder(queueDir()).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(queueDir()).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             for (int i = 0; i < count; i++) {
                 indices[i] = appender.append(new byte[16]);
@@ -119,7 +119,7 @@ class DamageTest extends SpoolTestBase {
         final Path dir = tempDir.resolve("photos");
         Files.createDirectories(dir);
         Files.writeString(dir.resolve("holiday.jpg"), "not a queue");
-        final SpoolException e = assertThrows(SpoolException.class, () -> SpoolQueue.open(dir));
+        final SpoolException e = assertThrows(SpoolException.class, () -> SpoolQueue.openOrCreate(dir));
         assertTrue(e.getMessage().contains("not a Spool queue") && e.getMessage().contains("holiday.jpg"), e.getMessage());
         assertFalse(Files.exists(dir.resolve(MetadataDescriptor.FILE_NAME)), "nothing was created there");
     }
@@ -127,8 +127,8 @@ class DamageTest extends SpoolTestBase {
     @Test
     void shouldRefuseToCreateWhenAskedToOpenOnly() {
         final SpoolException e = assertThrows(SpoolException.class,
-                () -> SpoolQueue.builder(tempDir.resolve("absent")).createIfAbsent(false).build());
-        assertTrue(e.getMessage().contains("no queue at"), e.getMessage());
+                () -> SpoolQueue.builder(tempDir.resolve("absent")).open());
+        assertTrue(e.getMessage().contains("no Spool queue at " + tempDir.resolve("absent").toAbsolutePath()), e.getMessage());
     }
 
     @Test

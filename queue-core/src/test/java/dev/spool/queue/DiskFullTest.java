@@ -30,7 +30,7 @@ class DiskFullTest extends SpoolTestBase {
         try {
             final Path dir = mount.resolve("q");
             int appended = 0;
-            try (SpoolQueue queue = SpoolQueue.builder(dir).chunkLength(1 << 20).build();
+            try (SpoolQueue queue = SpoolQueue.builder(dir).chunkLength(1 << 20).openOrCreate();
                  ExcerptAppender appender = queue.createAppender()) {
                 final byte[] message = new byte[200];
                 SpoolException full = null;

@@ -32,7 +32,7 @@ class FileModesTest extends SpoolTestBase {
     @Test
     void shouldCreateFilesAndDirectoriesWithTheDefaultModes() throws IOException {
         final Path directory = tempDir.resolve("parent").resolve("q");
-        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).openOrCreate()) {
             appendOne(queue);
             assertEquals("rwxr-x---", mode(directory));
             assertEquals("rwxr-x---", mode(directory.getParent()), "a missing parent gets the directory mode too");
@@ -49,7 +49,7 @@ class FileModesTest extends SpoolTestBase {
         final Path directory = tempDir.resolve("q");
         try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20)
                 .fileMode(PosixFilePermissions.fromString("rw-rw-r--"))
-                .directoryMode(PosixFilePermissions.fromString("rwxrwxr-x")).build()) {
+                .directoryMode(PosixFilePermissions.fromString("rwxrwxr-x")).openOrCreate()) {
             appendOne(queue);
             assertEquals("rwxrwxr-x", mode(directory));
             assertEquals("rw-rw-r--", mode(directory.resolve("metadata.spool")));
@@ -71,7 +71,7 @@ class FileModesTest extends SpoolTestBase {
     }
 
     private static void assertRejected(final String message, final SpoolQueueBuilder builder) {
-        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
+        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::openOrCreate);
         assertTrue(e.getMessage().startsWith(message), e.getMessage());
     }
 
@@ -80,7 +80,7 @@ class FileModesTest extends SpoolTestBase {
         final String why = OtherUser.whyNot();
         Assumptions.assumeTrue(why == null, () -> "skipped: " + why);
         final Path directory = tempDir.resolve("q");
-        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).openOrCreate()) {
             appendOne(queue);
         }
         Files.setPosixFilePermissions(tempDir, PosixFilePermissions.fromString("rwxr-xr-x"));

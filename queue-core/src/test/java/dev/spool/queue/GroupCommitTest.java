@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class GroupCommitTest extends SpoolTestBase {
 
     private SpoolQueue open(final boolean markers) {
-        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).syncMarkers(markers).build();
+        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).syncMarkers(markers).openOrCreate();
     }
 
     @Test

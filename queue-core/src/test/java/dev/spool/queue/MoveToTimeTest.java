@@ -18,7 +18,7 @@ class MoveToTimeTest extends SpoolTestBase {
 
     private SpoolQueue open(final Path dir, final ManualClock clock) {
         return SpoolQueue.builder(dir).rollCycle(RollCycle.HOURLY).indexSpacing(SPACING).indexTimes(true)
-                .chunkLength(1 << 20).timeProvider(clock).build();
+                .chunkLength(1 << 20).timeProvider(clock).openOrCreate();
     }
 
     /** Appends {@code count} excerpts, each holding its number, one every 10 ms. */
@@ -126,7 +126,7 @@ class MoveToTimeTest extends SpoolTestBase {
         final com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
         // one 64 MiB chunk and one index block hold every append: no new mapping or block in the measured loop
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).indexTimes(true).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).indexTimes(true).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final byte[] message = new byte[32];
             for (int i = 0; i < 100_000; i++) {
@@ -145,7 +145,7 @@ class MoveToTimeTest extends SpoolTestBase {
 
     @Test
     void shouldRefuseAQueueCreatedWithoutIndexTimesNamingTheOption() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              ExcerptTailer tailer = queue.createTailer()) {
             final SpoolException e = assertThrows(SpoolException.class, () -> tailer.moveToTime(Instant.EPOCH));
             assertTrue(e.getMessage().contains("indexTimes") && e.getMessage().contains(tempDir.resolve("q").toString()),
@@ -161,9 +161,9 @@ class MoveToTimeTest extends SpoolTestBase {
             appendEvery10Ms(appender, clock, 0, 10);
         }
         final SpoolException e = assertThrows(SpoolException.class,
-                () -> SpoolQueue.builder(dir).indexTimes(false).build().close());
+                () -> SpoolQueue.builder(dir).indexTimes(false).openOrCreate().close());
         assertTrue(e.getMessage().contains("indexTimes=true"), e.getMessage());
-        try (SpoolQueue queue = SpoolQueue.builder(dir).timeProvider(clock).build();
+        try (SpoolQueue queue = SpoolQueue.builder(dir).timeProvider(clock).openOrCreate();
              ExcerptTailer tailer = queue.createTailer()) {
             tailer.moveToTime(Instant.ofEpochMilli(START + 45));
             assertEquals("5", readNext(tailer), "reopened without the setting, the queue keeps its times");
@@ -177,7 +177,7 @@ class MoveToTimeTest extends SpoolTestBase {
         final Path dir = tempDir.resolve("q");
         final int writers = 3;
         final int perWriter = 20_000;
-        try (SpoolQueue queue = SpoolQueue.builder(dir).indexTimes(true).chunkLength(1 << 20).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(dir).indexTimes(true).chunkLength(1 << 20).openOrCreate()) {
             final List<ChildJvm> children = new ArrayList<>();
             try {
                 for (int writer = 0; writer < writers; writer++) {

@@ -144,7 +144,7 @@ class MultiProcessTest extends SpoolTestBase {
     void shouldNameEveryMissingJvmFlagInOneMessage() throws Exception {
         try (ChildJvm child = ChildJvm.startWithoutFlags(ChildMains.Opener.class, stderr(), queueDir().toString())) {
             final String line = child.awaitLine("", 60, TimeUnit.SECONDS);
-            assertTrue(line.startsWith("FAILED IllegalStateException: Spool needs these JVM flags"), line);
+            assertTrue(line.startsWith("FAILED SpoolException: Spool needs these JVM flags"), line);
             for (final String flag : JvmFlags.required()) {
                 if (!flag.startsWith("--add-exports=jdk.unsupported") && !flag.startsWith("--enable-native-access")
                         && !flag.startsWith("--sun-misc")) {

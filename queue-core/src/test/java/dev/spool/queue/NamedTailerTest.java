@@ -12,7 +12,7 @@ class NamedTailerTest extends SpoolTestBase {
     @Test
     void shouldResumeWhereTheNameLastReadAfterReopen() {
         final long[] indices = new long[20];
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer("risk")) {
             for (int i = 0; i < indices.length; i++) {
@@ -36,18 +36,18 @@ class NamedTailerTest extends SpoolTestBase {
 
     @Test
     void shouldRejectNamesThatDoNotFit() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build()) {
-            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
+            final SpoolException e = assertThrows(SpoolException.class,
                     () -> queue.createTailer("x".repeat(49)));
             assertTrue(e.getMessage().contains("49"), e.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> queue.createTailer(""));
+            assertThrows(SpoolException.class, () -> queue.createTailer(""));
         }
     }
 
     @Test
     void shouldStartARemovedNameAtTheBeginningAndForgetIt() {
         final long[] indices = new long[10];
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             for (int i = 0; i < indices.length; i++) {
                 indices[i] = appender.append(new byte[]{(byte) i});
@@ -57,7 +57,7 @@ class NamedTailerTest extends SpoolTestBase {
                 for (int i = 0; i < 4; i++) {
                     assertEquals(indices[i], risk.read(into));
                 }
-                final IllegalStateException e = assertThrows(IllegalStateException.class, () -> queue.removeTailer("risk"));
+                final SpoolException e = assertThrows(SpoolException.class, () -> queue.removeTailer("risk"));
                 assertTrue(e.getMessage().contains("'risk'"), e.getMessage());
             }
             assertTrue(queue.removeTailer("risk"));

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class QueueBasicsTest extends SpoolTestBase {
 
     private SpoolQueue open() {
-        return SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.DAILY).chunkLength(1 << 20).build();
+        return SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.DAILY).chunkLength(1 << 20).openOrCreate();
     }
 
     @Test
@@ -104,9 +104,9 @@ class QueueBasicsTest extends SpoolTestBase {
 
     @Test
     void shouldRejectMessageOverTheLimitWithoutWritingIt() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(100).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(100).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
-            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> appender.append(new byte[101]));
+            final SpoolException e = assertThrows(SpoolException.class, () -> appender.append(new byte[101]));
             assertTrue(e.getMessage().contains("length=101") && e.getMessage().contains("maxMessageLength=100"), e.getMessage());
             assertEquals(-1, queue.lastIndex());
             appender.append(new byte[100]);
@@ -120,7 +120,7 @@ class QueueBasicsTest extends SpoolTestBase {
             final ExcerptAppender appender = queue.createAppender();
             appender.append(new byte[1]);
             appender.close();
-            final IllegalStateException e = assertThrows(IllegalStateException.class, () -> appender.append(new byte[1]));
+            final SpoolException e = assertThrows(SpoolException.class, () -> appender.append(new byte[1]));
             assertTrue(e.getMessage().contains("closed") && e.getMessage().contains(queue.directory().toString()), e.getMessage());
         }
     }
@@ -130,8 +130,8 @@ class QueueBasicsTest extends SpoolTestBase {
         final SpoolQueue queue = open();
         final ExcerptAppender appender = queue.createAppender();
         queue.close();
-        assertThrows(IllegalStateException.class, () -> appender.append(new byte[1]));
-        assertThrows(IllegalStateException.class, queue::createTailer);
+        assertThrows(SpoolException.class, () -> appender.append(new byte[1]));
+        assertThrows(SpoolException.class, queue::createTailer);
     }
 
     @Test
@@ -141,11 +141,11 @@ class QueueBasicsTest extends SpoolTestBase {
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             final long first = appender.append(new byte[]{1});
-            assertThrows(IllegalArgumentException.class, () -> appender.append(new byte[0]));
-            assertThrows(IllegalArgumentException.class, () -> appender.append(ByteBuffer.allocate(0)));
-            assertThrows(IllegalArgumentException.class, () -> appender.claim(0));
+            assertThrows(SpoolException.class, () -> appender.append(new byte[0]));
+            assertThrows(SpoolException.class, () -> appender.append(ByteBuffer.allocate(0)));
+            assertThrows(SpoolException.class, () -> appender.claim(0));
             appender.claim(8);
-            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> appender.commit(0));
+            final SpoolException e = assertThrows(SpoolException.class, () -> appender.commit(0));
             assertTrue(e.getMessage().contains("roll back"), e.getMessage());
             appender.rollback();
             final long second = appender.append(new byte[]{2});
@@ -159,8 +159,8 @@ class QueueBasicsTest extends SpoolTestBase {
 
     @Test
     void shouldRefuseToCreateQueueWhoseMaxMessageLengthItCannotReopen() {
-        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(0).build());
+        final SpoolException e = assertThrows(SpoolException.class,
+                () -> SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(0).openOrCreate());
         assertTrue(e.getMessage().contains("maxMessageLength=0"), e.getMessage());
         assertFalse(java.nio.file.Files.exists(tempDir.resolve("q").resolve(MetadataDescriptor.FILE_NAME)),
                 "no metadata file that cannot be opened is left behind");

@@ -20,7 +20,7 @@ class QueueMetricsTest extends SpoolTestBase {
 
     @Test
     void shouldCountAppendsBytesAndSyncsOfOpenAndClosedAppenders() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
             final QueueMXBean metrics = queue.metrics();
             try (ExcerptAppender plain = queue.createAppender()) {
                 for (int i = 0; i < 10; i++) {
@@ -50,7 +50,7 @@ class QueueMetricsTest extends SpoolTestBase {
     @Test
     void shouldReportEachNamedTailersLagWithinAndAcrossCycles() {
         final ManualClock clock = new ManualClock(100 * DAY);
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).timeProvider(clock).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).timeProvider(clock).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer audit = queue.createTailer("audit");
              ExcerptTailer idle = queue.createTailer("idle")) {
@@ -77,10 +77,10 @@ class QueueMetricsTest extends SpoolTestBase {
         final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         final Path directory = tempDir.resolve("q");
         final ObjectName name = new ObjectName("dev.spool:type=Queue,name=" + ObjectName.quote(directory.toString()));
-        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).openOrCreate()) {
             assertFalse(server.isRegistered(name), "not without registerMBean()");
         }
-        try (SpoolQueue queue = SpoolQueue.builder(directory).registerMBean().build();
+        try (SpoolQueue queue = SpoolQueue.builder(directory).registerMBean().openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer named = queue.createTailer("reader")) {
             appender.append(new byte[8]);
@@ -91,7 +91,7 @@ class QueueMetricsTest extends SpoolTestBase {
             final CompositeData row = lag.get(new Object[]{"reader"});
             assertEquals(2L, row.get("value"));
             final SpoolException twice = assertThrows(SpoolException.class,
-                    () -> SpoolQueue.builder(directory).registerMBean().build());
+                    () -> SpoolQueue.builder(directory).registerMBean().openOrCreate());
             assertTrue(twice.getMessage().contains(name.toString()) && twice.getMessage().contains("registered already"),
                     twice.getMessage());
         }
@@ -100,7 +100,7 @@ class QueueMetricsTest extends SpoolTestBase {
 
     @Test
     void shouldCountAppendsWithoutAllocating() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final byte[] payload = new byte[32];
             for (int i = 0; i < 20_000; i++) {

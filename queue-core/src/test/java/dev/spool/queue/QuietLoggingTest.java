@@ -22,7 +22,7 @@ class QuietLoggingTest extends SpoolTestBase {
     /** {@code dir}: opens a new queue, appends, closes; prints DONE. */
     public static final class OpenAppendClose {
         public static void main(final String[] args) {
-            try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).build();
+            try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).openOrCreate();
                  ExcerptAppender appender = queue.createAppender()) {
                 appender.append(new byte[8]);
             }

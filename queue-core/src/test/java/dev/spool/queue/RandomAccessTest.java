@@ -17,7 +17,7 @@ class RandomAccessTest extends SpoolTestBase {
         final ManualClock clock = new ManualClock(START);
         final long[] indices = new long[CYCLES * PER_CYCLE];
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20)
-                .timeProvider(clock).build();
+                .timeProvider(clock).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             final byte[] payload = new byte[12];
@@ -78,7 +78,7 @@ class RandomAccessTest extends SpoolTestBase {
 
     @Test
     void shouldSwitchDirectionAroundTheSameGap() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             final long[] indices = new long[10];

@@ -29,7 +29,7 @@ public final class ReadOnlyMains {
             }
             long count = 0;
             long last = -1;
-            try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().build();
+            try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().openOrCreate();
                  ExcerptTailer tailer = queue.createTailer()) {
                 final long[] lastRead = {-1};
                 while (tailer.read((bytes, offset, length, index) -> lastRead[0] = index)) {

@@ -19,7 +19,7 @@ class ReadOnlyQueueTest extends SpoolTestBase {
 
     private Path writeQueue() {
         final Path directory = tempDir.resolve("q");
-        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             for (int i = 0; i < COUNT; i++) {
                 appender.append(("message-" + i).getBytes());
@@ -32,7 +32,7 @@ class ReadOnlyQueueTest extends SpoolTestBase {
     void shouldReadWhatAWriterAppendsWithoutChangingAByte() throws IOException {
         final Path directory = writeQueue();
         final byte[] metadataBefore = Files.readAllBytes(directory.resolve("metadata.spool"));
-        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().build();
+        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().openOrCreate();
              ExcerptTailer tailer = queue.createTailer()) {
             int read = 0;
             while (tailer.read((bytes, offset, length, index) -> { })) {
@@ -45,12 +45,12 @@ class ReadOnlyQueueTest extends SpoolTestBase {
                         "a read-only tailer sees a live writer's excerpt");
             }
         }
-        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().openOrCreate()) {
             assertEquals(COUNT, queue.lastIndex() - queue.firstIndex());
         }
         final byte[] metadataAfter = Files.readAllBytes(directory.resolve("metadata.spool"));
         assertEquals(metadataBefore.length, metadataAfter.length);
-        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().build();
+        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().openOrCreate();
              ExcerptTailer tailer = queue.createTailer()) {
             tailer.toEnd();
             final byte[] before = Files.readAllBytes(directory.resolve("metadata.spool"));
@@ -64,7 +64,7 @@ class ReadOnlyQueueTest extends SpoolTestBase {
     void shouldRefuseEverythingThatWritesWithAMessageSayingReadOnly() throws IOException {
         final Path directory = writeQueue();
         Files.delete(directory.resolve("metadata.lock"));
-        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().openOrCreate()) {
             final List<Runnable> writes = List.of(queue::createAppender, () -> queue.createAppender(SyncPolicy.NONE),
                     () -> queue.createTailer("audit"), () -> queue.removeTailer("audit"), queue::createPretoucher,
                     queue::applyRetention, queue::createRetention, queue::createGroupCommit,
@@ -84,15 +84,15 @@ class ReadOnlyQueueTest extends SpoolTestBase {
     @Test
     void shouldRefuseAMissingQueueAndOptionsThatWriteWithoutCreatingAnything() {
         final Path missing = tempDir.resolve("missing");
-        final SpoolException e = assertThrows(SpoolException.class, () -> SpoolQueue.builder(missing).readOnly().build());
+        final SpoolException e = assertThrows(SpoolException.class, () -> SpoolQueue.builder(missing).readOnly().openOrCreate());
         assertTrue(e.getMessage().contains(missing.toString()) && e.getMessage().contains("read-only"), e.getMessage());
         assertFalse(Files.exists(missing));
         final Path directory = writeQueue();
         final IllegalArgumentException sync = assertThrows(IllegalArgumentException.class,
-                () -> SpoolQueue.builder(directory).readOnly().syncPolicy(SyncPolicy.everyMessage()).build());
+                () -> SpoolQueue.builder(directory).readOnly().syncPolicy(SyncPolicy.everyMessage()).openOrCreate());
         assertTrue(sync.getMessage().startsWith("syncPolicy=") && sync.getMessage().contains("readOnly()"), sync.getMessage());
         final IllegalArgumentException retain = assertThrows(IllegalArgumentException.class,
-                () -> SpoolQueue.builder(directory).readOnly().retainCycles(2).build());
+                () -> SpoolQueue.builder(directory).readOnly().retainCycles(2).openOrCreate());
         assertTrue(retain.getMessage().startsWith("retainCycles=2"), retain.getMessage());
     }
 

@@ -35,7 +35,7 @@ class ResourceLeakTest extends SpoolTestBase {
     private void openAndClose(final int queues, final int appendersAndTailers) throws IOException {
         final Path directory = tempDir.resolve("q");
         final byte[] payload = new byte[16];
-        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(directory).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             appender.append(payload);
         }
@@ -45,14 +45,14 @@ class ResourceLeakTest extends SpoolTestBase {
         assertEquals(0, mapsBefore, "nothing of a closed queue stays mapped");
 
         for (int i = 0; i < queues; i++) {
-            try (SpoolQueue queue = SpoolQueue.builder(directory).build();
+            try (SpoolQueue queue = SpoolQueue.builder(directory).openOrCreate();
                  ExcerptAppender appender = queue.createAppender();
                  ExcerptTailer tailer = queue.createTailer()) {
                 appender.append(payload);
                 assertTrue(tailer.read((bytes, offset, length, index) -> { }));
             }
         }
-        try (SpoolQueue queue = SpoolQueue.builder(directory).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(directory).openOrCreate()) {
             final long mapsOpen = mappingsOf(directory);
             for (int i = 0; i < appendersAndTailers; i++) {
                 try (ExcerptAppender appender = queue.createAppender();

@@ -10,7 +10,7 @@ class SyncPolicyTest extends SpoolTestBase {
     private static final long LARGE = 1_000_000;
 
     private SpoolQueue open(final SyncPolicy policy) {
-        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).syncPolicy(policy).build();
+        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).syncPolicy(policy).openOrCreate();
     }
 
     private static byte[] order(final long notional) {
@@ -110,7 +110,7 @@ class SyncPolicyTest extends SpoolTestBase {
     void shouldSyncWhatIsLeftOfACycleBeforeMovingOn() {
         final ManualClock clock = new ManualClock(1_700_000_000_000L);
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).rollCycle(RollCycle.SECONDLY)
-                .timeProvider(clock).syncPolicy(SyncPolicy.everyMessages(1_000)).build();
+                .timeProvider(clock).syncPolicy(SyncPolicy.everyMessages(1_000)).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             appender.append(order(1));
             clock.advance(1_000);
@@ -123,9 +123,9 @@ class SyncPolicyTest extends SpoolTestBase {
 
     @Test
     void shouldRejectNonsensePolicies() {
-        assertThrows(IllegalArgumentException.class, () -> SyncPolicy.everyMessages(0));
-        assertThrows(IllegalArgumentException.class, () -> SyncPolicy.every(0, TimeUnit.SECONDS));
-        assertThrows(IllegalArgumentException.class, () -> SyncPolicy.whenCumulative((b, o, l) -> 1, 0));
+        assertThrows(SpoolException.class, () -> SyncPolicy.everyMessages(0));
+        assertThrows(SpoolException.class, () -> SyncPolicy.every(0, TimeUnit.SECONDS));
+        assertThrows(SpoolException.class, () -> SyncPolicy.whenCumulative((b, o, l) -> 1, 0));
         assertFalse(SyncPolicy.none().needsMsync());
         assertTrue(SyncPolicy.async().needsMsync());
     }

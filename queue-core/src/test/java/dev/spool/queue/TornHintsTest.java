@@ -63,7 +63,7 @@ class TornHintsTest extends SpoolTestBase {
         expectWarning("torn write hints");
         final Path dir = tempDir.resolve("q");
         final long last;
-        try (SpoolQueue queue = SpoolQueue.builder(dir).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(dir).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             for (int i = 0; i < 100; i++) {
                 appender.append(new byte[]{(byte) i});
@@ -71,7 +71,7 @@ class TornHintsTest extends SpoolTestBase {
             last = appender.lastIndexAppended();
         }
         tearWriteSequence(dir);
-        try (SpoolQueue queue = SpoolQueue.builder(dir).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(dir).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             assertEquals(last + 1, appender.append(new byte[]{100}), "the next index, not the last one again");

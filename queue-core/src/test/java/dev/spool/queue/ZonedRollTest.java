@@ -62,7 +62,7 @@ class ZonedRollTest extends SpoolTestBase {
         final Path dir = tempDir.resolve("q");
         final SetClock clock = new SetClock();
         try (SpoolQueue queue = SpoolQueue.builder(dir).rollTime(LocalTime.of(17, 0), NEW_YORK).timeProvider(clock)
-                .chunkLength(1 << 20).build();
+                .chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final RollCycle daily = queue.rollCycle();
             clock.set("2026-03-06T21:59:59.999Z"); // Friday 16:59:59.999 EST
@@ -84,7 +84,7 @@ class ZonedRollTest extends SpoolTestBase {
     void shouldMakeTheCycleBeforeFallBackTwentyFiveHoursLongAt2200London() {
         final SetClock clock = new SetClock();
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollTime(LocalTime.of(22, 0), LONDON)
-                .timeProvider(clock).chunkLength(1 << 20).build();
+                .timeProvider(clock).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final RollCycle daily = queue.rollCycle();
             clock.set("2026-10-24T21:00:00Z"); // Saturday 22:00 BST
@@ -102,19 +102,19 @@ class ZonedRollTest extends SpoolTestBase {
         final SetClock clock = new SetClock();
         clock.set("2026-06-01T20:59:00Z"); // 16:59 EDT
         try (SpoolQueue queue = SpoolQueue.builder(dir).rollTime(LocalTime.of(17, 0), NEW_YORK).timeProvider(clock)
-                .chunkLength(1 << 20).build();
+                .chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             appender.append("a".getBytes());
         }
         clock.set("2026-06-01T21:00:00Z"); // 17:00 EDT
-        try (SpoolQueue queue = SpoolQueue.builder(dir).timeProvider(clock).build();
+        try (SpoolQueue queue = SpoolQueue.builder(dir).timeProvider(clock).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             assertEquals(dayOf(2026, 6, 1), queue.rollCycle().toCycle(appender.append("b".getBytes())),
                     "reopened without the setting, the queue keeps rolling at 17:00 New York");
         }
         assertEquals(List.of("20260531-1700.cycle", "20260601-1700.cycle"), cycleFileNames(dir));
         final SpoolException other = assertThrows(SpoolException.class, () -> SpoolQueue.builder(dir)
-                .rollTime(LocalTime.of(22, 0), LONDON).build().close());
+                .rollTime(LocalTime.of(22, 0), LONDON).openOrCreate().close());
         assertTrue(other.getMessage().contains("DAILY at 17:00 America/New_York")
                 && other.getMessage().contains("rollTime=22:00 Europe/London"), other.getMessage());
     }
@@ -123,14 +123,14 @@ class ZonedRollTest extends SpoolTestBase {
     void shouldRefuseAtBuildARollTimeWithAnotherRollCycleAnEpochOrSecondsNamingOptionAndValue() {
         final Path dir = tempDir.resolve("q");
         final IllegalArgumentException hourly = assertThrows(IllegalArgumentException.class, () -> SpoolQueue.builder(dir)
-                .rollCycle(RollCycle.HOURLY).rollTime(LocalTime.of(17, 0), NEW_YORK).build().close());
+                .rollCycle(RollCycle.HOURLY).rollTime(LocalTime.of(17, 0), NEW_YORK).openOrCreate().close());
         assertEquals("rollTime=17:00 America/New_York rolls daily: it cannot be combined with rollCycle=HOURLY",
                 hourly.getMessage());
         final IllegalArgumentException epoch = assertThrows(IllegalArgumentException.class, () -> SpoolQueue.builder(dir)
-                .epochMillis(1000).rollTime(LocalTime.of(17, 0), NEW_YORK).build().close());
+                .epochMillis(1000).rollTime(LocalTime.of(17, 0), NEW_YORK).openOrCreate().close());
         assertTrue(epoch.getMessage().contains("epochMillis=1000"), epoch.getMessage());
         final IllegalArgumentException seconds = assertThrows(IllegalArgumentException.class, () -> SpoolQueue.builder(dir)
-                .rollTime(LocalTime.of(17, 0, 30), NEW_YORK).build().close());
+                .rollTime(LocalTime.of(17, 0, 30), NEW_YORK).openOrCreate().close());
         assertEquals("rollTime=17:00:30 America/New_York must be a whole minute", seconds.getMessage());
         assertFalse(Files.exists(dir.resolve("metadata.spool")), "nothing was created");
     }

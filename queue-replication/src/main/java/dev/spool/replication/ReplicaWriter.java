@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.Crc32cOfMemory;
@@ -54,7 +55,7 @@ final class ReplicaWriter {
         this.queueBuilder = queueBuilder;
         this.ackSynced = ackSynced;
         if (SpoolQueue.exists(directory)) {
-            queue = queueBuilder.build();
+            queue = queueBuilder.openOrCreate();
             internals = QueueInternals.of(queue);
             if (internals.role() != QueueRole.REPLICA) {
                 final String role = internals.role() + " queue of term " + internals.term();
@@ -109,7 +110,7 @@ final class ReplicaWriter {
     void open(final long sourceTerm) throws Refusal {
         try {
             if (queue == null) {
-                queue = queueBuilder.build();
+                queue = queueBuilder.openOrCreate();
                 internals = QueueInternals.of(queue);
             }
             if (sourceTerm < internals.term()) {
@@ -147,8 +148,9 @@ final class ReplicaWriter {
             try {
                 appender.appendBodyAt(index, connection.receivedStore(), frame.entryPayload(entry), frame.entryLength(entry));
             } catch (RuntimeException e) {
-                LOG.error("replication sink of {}: cannot write index {} from {}", directory, index, connection.peer(), e);
-                throw new Refusal(ERROR_WRITE_FAILED, "the sink cannot write index " + index + ": " + e.getMessage());
+                final String printed = IndexFormat.format(index, queue.rollCycle());
+                LOG.error("replication sink of {}: cannot write index {} from {}", directory, printed, connection.peer(), e);
+                throw new Refusal(ERROR_WRITE_FAILED, "the sink cannot write index " + printed + ": " + e.getMessage());
             }
             written = index;
             entry = frame.nextEntry(entry);

@@ -96,7 +96,7 @@ class GatewaySecurityTest extends SpoolTestBase {
                 + FrameMac.TAG_LENGTH + PublishGateway.COMMIT_CAPACITY;
         final byte[] big = new byte[60 * 1024];
         try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20)
-                .maxMessageLength(maxMessageLength).build();
+                .maxMessageLength(maxMessageLength).openOrCreate();
              PublishGateway gateway = PublishGateway.builder(primary, null).sharedSecret(SECRET)
                      .maxBytesInFlight(oneClient + 10_000).start()) {
             try (PublishClient first = PublishClient.connect(gateway.address(), maxMessageLength, SECRET);
@@ -209,7 +209,7 @@ class GatewaySecurityTest extends SpoolTestBase {
     static final class FloodedGateway {
         public static void main(final String[] args) throws Exception {
             try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(64L << 20)
-                    .maxMessageLength(1 << 20).build();
+                    .maxMessageLength(1 << 20).openOrCreate();
                  PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(SECRET)
                          .maxConnections(2 * FLOOD).maxBytesInFlight(8L << 20).handshakeTimeout(Duration.ofSeconds(10))
                          .start()) {

@@ -1,6 +1,7 @@
 package dev.spool.replication;
 
 import dev.spool.queue.ChildJvm;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
@@ -74,7 +75,7 @@ class ProcessFailoverTest extends SpoolTestBase {
         }
         try (SpoolQueue old = open(a); SpoolQueue promoted = open(b); SpoolQueue replica = open(c)) {
             assertEquals(ReplicationRole.FENCED, Failover.role(old));
-            assertThrows(IllegalStateException.class, old::createAppender);
+            assertThrows(SpoolException.class, old::createAppender);
             assertEquals(promoted.lastIndex(), replica.lastIndex());
             assertIdentical(promoted, replica);
             assertEquals(1, Failover.term(replica));

@@ -25,7 +25,7 @@ final class Replicas {
     }
 
     static SpoolQueue open(final Path directory) {
-        return SpoolQueue.builder(directory).chunkLength(1 << 20).build();
+        return SpoolQueue.builder(directory).chunkLength(1 << 20).openOrCreate();
     }
 
     /** @return message {@code sequence}: its length varies from 8 bytes to past a 4 KiB frame; its bytes encode it. */

@@ -55,7 +55,7 @@ class ReplicationAllocationTest extends SpoolTestBase {
             for (int i = 1; i < replicas; i++) {
                 more[i - 1] = sinks[i].address();
             }
-            try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(64L << 20).build();
+            try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(64L << 20).openOrCreate();
                  ExcerptAppender appender = primary.createAppender();
                  ReplicationSource source = ReplicationSource.builder(primary, sinks[0].address(), more)
                          .sharedSecret(Replicas.SECRET).invoked(invoked).start();

@@ -32,7 +32,7 @@ class ReplicationChecksumTest extends SpoolTestBase {
     private static final Duration HEARTBEAT = Duration.ofMillis(200);
 
     private static SpoolQueue openChecksummed(final Path directory) {
-        return SpoolQueue.builder(directory).chunkLength(1 << 20).checksums(true).build();
+        return SpoolQueue.builder(directory).chunkLength(1 << 20).checksums(true).openOrCreate();
     }
 
     private ReplicationSink sink(final boolean checksums) {
@@ -79,7 +79,7 @@ class ReplicationChecksumTest extends SpoolTestBase {
             assertArrayEquals(Files.readAllBytes(primaryFiles.get(i)), Files.readAllBytes(replicaFiles.get(i)),
                     "cycle file " + primaryFiles.get(i).getFileName());
         }
-        try (SpoolQueue replica = SpoolQueue.builder(tempDir.resolve("replica")).build()) {
+        try (SpoolQueue replica = SpoolQueue.builder(tempDir.resolve("replica")).openOrCreate()) {
             assertTrue(replica.checksums());
         }
         assertTrue(verify(tempDir.resolve("replica")).contains("OK"));

@@ -1,6 +1,7 @@
 package dev.spool.replication;
 
 import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
@@ -54,7 +55,7 @@ class ReplicationTest extends SpoolTestBase {
             assertEquals(3_000, assertIdentical(primary, replica));
             assertEquals(ReplicationRole.REPLICA, Failover.role(replica));
             assertEquals(primary.queueId(), replica.queueId());
-            final IllegalStateException refused = assertThrows(IllegalStateException.class, replica::createAppender);
+            final SpoolException refused = assertThrows(SpoolException.class, replica::createAppender);
             assertTrue(refused.getMessage().contains("local appends are refused"), refused.getMessage());
         }
     }
@@ -69,7 +70,7 @@ class ReplicationTest extends SpoolTestBase {
             }
             assertEquals(ReplicationRole.PRIMARY, Failover.role(primary));
             assertEquals(0, Failover.term(primary));
-            assertThrows(IllegalStateException.class, () -> Failover.promote(primary), "only a replica is promoted");
+            assertThrows(SpoolException.class, () -> Failover.promote(primary), "only a replica is promoted");
             try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
                 assertEquals(ReplicationRole.REPLICA, Failover.role(replica));
                 assertEquals(1, Failover.promote(replica));
@@ -300,7 +301,7 @@ class ReplicationTest extends SpoolTestBase {
                 }
             }
             assertEquals(ReplicationRole.FENCED, Failover.role(old));
-            final IllegalStateException refused = assertThrows(IllegalStateException.class, old::createAppender);
+            final SpoolException refused = assertThrows(SpoolException.class, old::createAppender);
             assertTrue(refused.getMessage().contains("fenced by term 1"), refused.getMessage());
             assertThrows(IllegalStateException.class, () -> ReplicationSource.builder(old, new java.net.InetSocketAddress(
                     java.net.InetAddress.getLoopbackAddress(), 1)).sharedSecret(Replicas.SECRET).start(), "a fenced queue is not replicated");

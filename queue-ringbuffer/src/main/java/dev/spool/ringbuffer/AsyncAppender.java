@@ -4,6 +4,7 @@ import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.typed.TypedMessages;
+import dev.spool.queue.internal.Doorbell;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.util.concurrent.TimeUnit;
@@ -39,6 +40,8 @@ public final class AsyncAppender implements AutoCloseable {
     private final int checksumLength;
     /** Computes each payload's CRC32C at commit; null without checksums. */
     private final Crc32cOfMemory crc;
+    /** Rung after each commit: one volatile read of an empty array while no tailer of this process awaits. */
+    private final Doorbell.Group commits;
     private boolean closed;
 
     AsyncAppender(final AsyncQueue owner, final RingBuffer ring, final BackPressure backPressure, final int maxLength,
@@ -51,6 +54,7 @@ public final class AsyncAppender implements AutoCloseable {
         this.maxLength = maxLength;
         this.checksumLength = checksums ? CHECKSUM_LENGTH : 0;
         this.crc = checksums ? new Crc32cOfMemory() : null;
+        this.commits = owner.commits();
     }
 
     /**
@@ -71,7 +75,7 @@ public final class AsyncAppender implements AutoCloseable {
      */
     public long append(final byte[] src, final int offset, final int length) {
         if (offset < 0 || length < 0 || offset + length > src.length) {
-            throw new IndexOutOfBoundsException("offset=" + offset + " length=" + length + " outside an array of " + src.length);
+            throw new SpoolException("offset=" + offset + " length=" + length + " outside an array of " + src.length);
         }
         while (true) {
             final long position = claim(length);
@@ -86,6 +90,8 @@ public final class AsyncAppender implements AutoCloseable {
     }
 
     /**
+     * Copies the payload byte for byte; see {@link #buffer()} for the byte order.
+     *
      * @param src    holds the payload.
      * @param offset where it starts in {@code src}.
      * @param length its length.
@@ -120,10 +126,10 @@ public final class AsyncAppender implements AutoCloseable {
      */
     public long claim(final int length) {
         if (closed) {
-            throw new IllegalStateException("appender of " + ring.path() + " is closed");
+            throw new SpoolException("appender of " + ring.path() + " is closed");
         }
         if (length > maxLength) {
-            throw new IllegalArgumentException("length=" + length + " exceeds " + maxLength + ", the most both ring "
+            throw new SpoolException("length=" + length + " exceeds " + maxLength + ", the most both ring "
                     + ring.path() + " and its queue accept");
         }
         final int bodyLength = length + checksumLength;
@@ -168,7 +174,9 @@ public final class AsyncAppender implements AutoCloseable {
         return TypedMessages.writer(events, new RingSink(this), owner.queue().directory());
     }
 
-    /** @return the ring's mapped memory; write a claim's payload at {@link #payloadOffset(long)}. */
+    /**
+     * @return the ring's mapped memory; write a claim's payload at {@link #payloadOffset(long)}. Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
+     */
     public BytesStore<?, ?> buffer() {
         return ring.buffer();
     }
@@ -194,7 +202,11 @@ public final class AsyncAppender implements AutoCloseable {
             // before the commit's release: the drainer and ring readers see the checksum with the payload
             MEMORY.writeInt(body, crc.of(body + CHECKSUM_LENGTH, payloadLength));
         }
-        return ring.commit(position);
+        if (ring.commit(position)) {
+            commits.ring();
+            return true;
+        }
+        return false;
     }
 
     /**

@@ -1,9 +1,14 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.CommitMode;
 import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.MBeans;
+import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.NamedPosition;
+import dev.spool.queue.internal.QueueInternals;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Objects;
 
 import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static dev.spool.ringbuffer.RecordDescriptor.*;
@@ -52,6 +58,7 @@ public final class AsyncQueue implements AutoCloseable {
     private final AsyncQueueBuilder builder;
     private final int maxLength;
     private final Map<Object, Boolean> users = new IdentityHashMap<>();
+    private final Doorbell.Group commits = new Doorbell.Group();
     private Drainer drainer;
     private boolean closed;
     /** The name of the ring's MBean, or null. */
@@ -121,21 +128,67 @@ public final class AsyncQueue implements AutoCloseable {
      * committed records still in the ring, each with the queue index it will have.
      *
      * @return a new tailer, for one thread at a time.
-     * @throws IllegalStateException if this async queue was built on an open {@link SpoolQueue}: its caller may
-     *                               append to that queue too, and the indices a ring reader gives records hold only
-     *                               while the drainer is the queue's only writer.
+     * @throws SpoolException if this async queue was built on an open {@link SpoolQueue}: its caller may append to
+     *                        that queue too, and the indices a ring reader gives records hold only while the drainer
+     *                        is the queue's only writer.
      */
     public AsyncTailer createTailer() {
+        return createTailer(null, CommitMode.ON_READ);
+    }
+
+    /**
+     * Creates a named tailer in {@link CommitMode#ON_READ}; see {@link #createTailer(String, CommitMode)}.
+     *
+     * @param name 1 to 48 UTF-8 bytes.
+     * @return a new tailer positioned after the last excerpt read under that name, or at the start.
+     */
+    public AsyncTailer createTailer(final String name) {
+        return createTailer(name, CommitMode.ON_READ);
+    }
+
+    /**
+     * Creates a named tailer: it persists its position in the queue's metadata under {@code name}, the entry a
+     * {@link SpoolQueue#createTailer(String, CommitMode) queue tailer} of that name uses too, and resumes after the
+     * last index committed there, in the queue or still in the ring.
+     *
+     * @param name 1 to 48 UTF-8 bytes, or null for a tailer that persists nothing.
+     * @param mode when the position persists: on every read, or on {@link AsyncTailer#commit(long)} only.
+     * @return a new tailer, for one thread at a time.
+     * @throws SpoolException if the name does not fit, or as {@link #createTailer()} says.
+     */
+    public AsyncTailer createTailer(final String name, final CommitMode mode) {
+        Objects.requireNonNull(mode, "mode");
         synchronized (users) {
             checkOpen();
             if (!ownsQueue) {
-                throw new IllegalStateException("async reads of ring " + ring.path() + " need the async queue to open queue "
+                throw new SpoolException("async reads of ring " + ring.path() + " need the async queue to open queue "
                         + queue.directory() + " itself: build it with AsyncQueue.builder(Path) or builder(SpoolQueueBuilder)");
             }
-            final AsyncTailer tailer = new AsyncTailer(this, ring, queue, maxLength);
+            final NamedPosition named = name == null ? null : QueueInternals.of(queue).namedPosition(name);
+            final AsyncTailer tailer;
+            try {
+                tailer = new AsyncTailer(this, ring, queue, maxLength, named, mode, commits);
+            } catch (RuntimeException e) {
+                if (named != null) {
+                    named.close();
+                }
+                throw e;
+            }
             users.put(tailer, Boolean.TRUE);
+            try {
+                tailer.resume();
+            } catch (RuntimeException e) {
+                // a damaged queue or ring: nothing of the tailer stays open, and its name is free again
+                tailer.close();
+                throw e;
+            }
             return tailer;
         }
+    }
+
+    /** @return the doorbells an appender of this instance rings after each commit, for tailers that await. */
+    Doorbell.Group commits() {
+        return commits;
     }
 
     /**
@@ -149,7 +202,7 @@ public final class AsyncQueue implements AutoCloseable {
         synchronized (users) {
             checkOpen();
             if (drainer != null && !drainer.isClosed()) {
-                throw new IllegalStateException("this async queue already has a drainer for " + ring.path());
+                throw new SpoolException("this async queue already has a drainer for " + ring.path());
             }
             drainer = Drainer.open(ring, queue, drainBatch, ringReserve, builder.drainHook());
             return drainer;
@@ -296,7 +349,7 @@ public final class AsyncQueue implements AutoCloseable {
 
     private void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("async queue " + queue.directory() + " with ring " + ring.path() + " is closed");
+            throw new SpoolException("async queue " + queue.directory() + " with ring " + ring.path() + " is closed");
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.spool.ringbuffer;
 
 import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 
@@ -15,7 +16,10 @@ import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 import java.util.function.Supplier;
 
-/** The settings of an {@link AsyncQueue}; {@link #build()} opens it. */
+/**
+ * The settings of an {@link AsyncQueue}; {@link #build()} checks them, naming the option and the value of one that
+ * is wrong, and opens it.
+ */
 public final class AsyncQueueBuilder {
     /** The ring capacity unless set: 8 MiB of records, a few milliseconds of a fast producer. */
     public static final int DEFAULT_RING_CAPACITY = 8 << 20;
@@ -39,8 +43,11 @@ public final class AsyncQueueBuilder {
     private int availableProcessors = Runtime.getRuntime().availableProcessors();
     private boolean pinDrainer;
     private DrainHook drainHook = DrainHook.NONE;
-    /** Negative: a quarter of the capacity. */
-    private int ringReserve = -1;
+    /** Null: a quarter of the capacity. */
+    private Integer ringReserve;
+    /** The diagnostic drain stall's period and length, or null. */
+    private Duration stallPeriod;
+    private Duration stall;
     private Set<PosixFilePermission> ringFileMode = SpoolQueueBuilder.DEFAULT_FILE_MODE;
     private boolean registerMBean;
 
@@ -106,9 +113,6 @@ public final class AsyncQueueBuilder {
      * @return this builder.
      */
     public AsyncQueueBuilder ringReserve(final int ringReserve) {
-        if (ringReserve < 0) {
-            throw new IllegalArgumentException("ringReserve=" + ringReserve + " must not be negative");
-        }
         this.ringReserve = ringReserve;
         return this;
     }
@@ -150,9 +154,6 @@ public final class AsyncQueueBuilder {
      * @return this builder.
      */
     public AsyncQueueBuilder drainBatch(final int drainBatch) {
-        if (drainBatch < 1) {
-            throw new IllegalArgumentException("drainBatch=" + drainBatch + " must be positive");
-        }
         this.drainBatch = drainBatch;
         return this;
     }
@@ -166,9 +167,6 @@ public final class AsyncQueueBuilder {
      * @return this builder.
      */
     public AsyncQueueBuilder hotThreads(final int hotThreads) {
-        if (hotThreads < 0) {
-            throw new IllegalArgumentException("hotThreads=" + hotThreads + " must not be negative");
-        }
         this.hotThreads = hotThreads;
         return this;
     }
@@ -219,10 +217,8 @@ public final class AsyncQueueBuilder {
      * @return this builder.
      */
     public AsyncQueueBuilder diagnosticDrainStall(final Duration period, final Duration stall) {
-        if (period.isNegative() || stall.isNegative()) {
-            throw new IllegalArgumentException("period=" + period + " and stall=" + stall + " must not be negative");
-        }
-        this.drainHook = new PeriodicDrainStall(period.toNanos(), stall.toNanos());
+        this.stallPeriod = period;
+        this.stall = stall;
         return this;
     }
 
@@ -245,15 +241,42 @@ public final class AsyncQueueBuilder {
      * @return the async queue.
      */
     public AsyncQueue build() {
+        validate();
+        if (stallPeriod != null) {
+            drainHook = new PeriodicDrainStall(stallPeriod.toNanos(), stall.toNanos());
+        }
         if (queue != null) {
             return new AsyncQueue(queue, false, this);
         }
-        final SpoolQueue target = queueBuilder.build();
+        final SpoolQueue target = queueBuilder.openOrCreate();
         try {
             return new AsyncQueue(target, true, this);
         } catch (RuntimeException e) {
             target.close();
             throw e;
+        }
+    }
+
+    /**
+     * Checks the options that the ring's own opening does not (the capacity and the claim timeouts are checked there,
+     * naming the ring), naming the option and the value of the first that is wrong, before anything is opened.
+     */
+    private void validate() {
+        require(ringReserve == null || ringReserve >= 0, "ringReserve", ringReserve, "must not be negative");
+        require(ringReserve == null || ringReserve <= ringCapacity / 2, "ringReserve", ringReserve,
+                "is more than half the ring's capacity=" + ringCapacity);
+        require(drainBatch >= 1, "drainBatch", drainBatch, "must be positive");
+        require(hotThreads >= 0, "hotThreads", hotThreads, "must not be negative");
+        require(backPressure != null, "backPressure", null, "must not be null");
+        require(claimTimeout != null, "claimTimeout", null, "must not be null");
+        require(blockedClaimTimeout != null, "blockedClaimTimeout", null, "must not be null");
+        require(stallPeriod == null || !stallPeriod.isNegative() && !stall.isNegative(), "diagnosticDrainStall",
+                stallPeriod + ", " + stall, "must not be negative");
+    }
+
+    private static void require(final boolean valid, final String option, final Object value, final String rule) {
+        if (!valid) {
+            throw new SpoolException("async queue: " + option + "=" + value + " " + rule);
         }
     }
 
@@ -308,13 +331,8 @@ public final class AsyncQueueBuilder {
         return drainHook;
     }
 
-    /** @return the drainer's reserve in bytes; checked against the capacity. */
+    /** @return the drainer's reserve in bytes. */
     int ringReserve() {
-        final int reserve = ringReserve < 0 ? ringCapacity / 4 : ringReserve;
-        if (reserve > ringCapacity / 2) {
-            throw new IllegalArgumentException("ringReserve=" + reserve + " is more than half the ring's capacity="
-                    + ringCapacity);
-        }
-        return reserve;
+        return ringReserve == null ? ringCapacity / 4 : ringReserve;
     }
 }

@@ -1,6 +1,7 @@
 package dev.spool.ringbuffer;
 
 import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueueBuilder;
 
 import java.time.Duration;
@@ -47,7 +48,7 @@ public final class BackPressure {
      */
     public static BackPressure await(final Duration timeout, final SpoolQueueBuilder.PauseStrategyFactory pause) {
         if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout=" + timeout + " must not be negative");
+            throw new SpoolException("timeout=" + timeout + " must not be negative");
         }
         return new BackPressure(Kind.AWAIT, timeout.toNanos(), pause);
     }
@@ -62,7 +63,7 @@ public final class BackPressure {
      */
     public static BackPressure awaitThenThrow(final Duration timeout, final SpoolQueueBuilder.PauseStrategyFactory pause) {
         if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout=" + timeout + " must not be negative");
+            throw new SpoolException("timeout=" + timeout + " must not be negative");
         }
         return new BackPressure(Kind.AWAIT_THEN_THROW, timeout.toNanos(), pause);
     }

@@ -2,6 +2,7 @@ package dev.spool.ringbuffer;
 
 import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.IndexedAppender;
@@ -127,13 +128,13 @@ public final class Drainer implements Agent, AutoCloseable {
      * and allocates nothing in steady state; it takes the queue's page faults and write-back stalls.
      *
      * @return the number of records copied into the queue; 0 if there were none.
-     * @throws IllegalStateException     if closed.
+     * @throws SpoolException     if closed.
      * @throws AgentTerminationException on its own thread, after a failure: the thread stops.
      */
     @Override
     public int doWork() {
         if (closed.get()) {
-            throw new IllegalStateException("drainer of " + ring.path() + " is closed");
+            throw new SpoolException("drainer of " + ring.path() + " is closed");
         }
         if (failure != null) {
             throw new AgentTerminationException("drainer of " + ring.path() + " stopped on " + failure);
@@ -205,7 +206,7 @@ public final class Drainer implements Agent, AutoCloseable {
             throw e;
         } catch (SpoolException | IllegalArgumentException e) {
             throw new SpoolException("cannot drain the record at position " + position + " of ring " + ring.path()
-                    + " to index " + Long.toHexString(index) + ", the one its claim time gives: " + e.getMessage(), e);
+                    + " to index " + IndexFormat.format(index, queue.rollCycle()) + ", the one its claim time gives: " + e.getMessage(), e);
         }
     }
 
@@ -267,7 +268,7 @@ public final class Drainer implements Agent, AutoCloseable {
         try (ExcerptTailer tailer = queue.createTailer()) {
             if (lastBefore >= 0) {
                 if (!tailer.moveToIndex(lastBefore) || !tailer.read((bytes, offset, length, index) -> { })) {
-                    throw new SpoolException("queue " + queue.directory() + " lacks index " + Long.toHexString(lastBefore)
+                    throw new SpoolException("queue " + queue.directory() + " lacks index " + IndexFormat.format(lastBefore, queue.rollCycle())
                             + " that ring " + ring.path() + "'s drain intent names as its last before the batch");
                 }
             }
@@ -276,7 +277,7 @@ public final class Drainer implements Agent, AutoCloseable {
             while (tailer.read((bytes, offset, length, index) -> read[0] = index)) {
                 if (found == count) {
                     throw new SpoolException("queue " + queue.directory() + " has more excerpts after index "
-                            + Long.toHexString(lastBefore) + " than ring " + ring.path() + "'s interrupted batch of " + count
+                            + IndexFormat.format(lastBefore, queue.rollCycle()) + " than ring " + ring.path() + "'s interrupted batch of " + count
                             + ": something other than the ring's drainer wrote to the queue");
                 }
                 indices[found++] = read[0];

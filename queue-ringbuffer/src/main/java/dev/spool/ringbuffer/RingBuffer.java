@@ -4,6 +4,7 @@ import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.ChronicleDefaults;
 import dev.spool.queue.internal.FileModes;
+import dev.spool.queue.SpoolException;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 
@@ -159,10 +160,10 @@ public final class RingBuffer implements AutoCloseable {
         final Set<PosixFilePermission> mode = FileModes.checkFileMode("ringFileMode", fileMode);
         RingFile.checkCapacity(path, capacity);
         if (claimTimeout.isNegative() || claimTimeout.isZero()) {
-            throw new IllegalArgumentException("claimTimeout=" + claimTimeout + " must be positive");
+            throw new SpoolException("claimTimeout=" + claimTimeout + " must be positive");
         }
         if (blockedClaimTimeout.isNegative() || blockedClaimTimeout.isZero()) {
-            throw new IllegalArgumentException("blockedClaimTimeout=" + blockedClaimTimeout + " must be positive");
+            throw new SpoolException("blockedClaimTimeout=" + blockedClaimTimeout + " must be positive");
         }
         final RingFile file = RingFile.open(path, capacity, mode);
         try {
@@ -189,7 +190,7 @@ public final class RingBuffer implements AutoCloseable {
      */
     public long tryClaim(final int length) {
         if (length < 0 || length > maxPayloadLength) {
-            throw new IllegalArgumentException("length=" + length + " outside [0, " + maxPayloadLength + "] for ring " + path);
+            throw new SpoolException("length=" + length + " outside [0, " + maxPayloadLength + "] for ring " + path);
         }
         final int recordLength = length + RecordDescriptor.HEADER_LENGTH;
         long position;
@@ -282,7 +283,7 @@ public final class RingBuffer implements AutoCloseable {
 
     /**
      * @return the mapped memory of the whole ring file; write a claim's payload at {@link #payloadOffset(long)},
-     * up to the claimed length.
+     * up to the claimed length. Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
      */
     public BytesStore<?, ?> buffer() {
         return store;
@@ -336,7 +337,7 @@ public final class RingBuffer implements AutoCloseable {
             // revoked, and maybe drained and released, or reused by another producer since
             return false;
         }
-        throw new IllegalStateException(String.format("no open claim at position=%d in %s: header=0x%016x", position, path,
+        throw new SpoolException(String.format("no open claim at position=%d in %s: header=0x%016x", position, path,
                 headerWord));
     }
 

@@ -42,7 +42,7 @@ final class RingFile implements ReferenceOwner {
     /**
      * Opens the ring at {@code path}, creating it with {@code capacity} bytes of data if it does not exist.
      *
-     * @throws IllegalArgumentException if the capacity is not a power of two from 4 KiB to 1 GiB.
+     * @throws SpoolException if the capacity is not a power of two from 4 KiB to 1 GiB.
      * @throws CorruptQueueException    if the file is not a ring of this layout version.
      * @throws SpoolException           if the file cannot be created or mapped, or has another capacity.
      */
@@ -99,10 +99,10 @@ final class RingFile implements ReferenceOwner {
         }
     }
 
-    /** @throws IllegalArgumentException if {@code capacity} is not a power of two from 4 KiB to 1 GiB. */
+    /** @throws SpoolException if {@code capacity} is not a power of two from 4 KiB to 1 GiB. */
     static void checkCapacity(final Path path, final int capacity) {
         if (capacity < MIN_CAPACITY || capacity > MAX_CAPACITY || Integer.bitCount(capacity) != 1) {
-            throw new IllegalArgumentException("capacity=" + capacity + " of ring " + path + " must be a power of two from "
+            throw new SpoolException("capacity=" + capacity + " of ring " + path + " must be a power of two from "
                     + MIN_CAPACITY + " to " + MAX_CAPACITY);
         }
     }

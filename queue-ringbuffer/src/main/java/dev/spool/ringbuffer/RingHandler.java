@@ -5,6 +5,8 @@ import net.openhft.chronicle.bytes.BytesStore;
 /**
  * Receives one committed record of a ring, zero-copy: the payload is {@code length} bytes of {@code buffer} from
  * {@code offset}. The bytes are the ring's mapped memory, valid only during the call; copy what must outlive it.
+ * <p>
+ * Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
  */
 @FunctionalInterface
 public interface RingHandler {

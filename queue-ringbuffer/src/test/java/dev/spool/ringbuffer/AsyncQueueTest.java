@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.*;
 class AsyncQueueTest extends SpoolTestBase {
 
     private SpoolQueue openQueue() {
-        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
     }
 
     private AsyncQueueBuilder builder(final SpoolQueue queue) {

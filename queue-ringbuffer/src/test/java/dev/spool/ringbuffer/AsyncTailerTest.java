@@ -193,4 +193,96 @@ class AsyncTailerTest extends SpoolTestBase {
         }
         System.out.println("AsyncTailerTest: " + total + " read, " + ringReads + " of them from the ring");
     }
+
+    @Test
+    void shouldMoveToIndicesOnEitherSideOfTheDrainAndReadOnWithoutAGapOrARepeat() {
+        try (AsyncQueue async = AsyncQueue.builder(SpoolQueue.builder(queueDir()).chunkLength(1 << 20))
+                .ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).drainBatch(16).build();
+             AsyncAppender appender = async.createAppender(); AsyncTailer tailer = async.createTailer()) {
+            for (int i = 0; i < 40; i++) {
+                appender.append(message(i));
+            }
+            final List<Seen> all = new ArrayList<>();
+            while (read(tailer, all)) {
+                // indices from the ring
+            }
+            assertEquals(16, async.createDrainer().doWork(), "one batch of 16 drained, 24 still only in the ring");
+            assertTrue(tailer.moveToIndex(all.get(30).index()), "an undrained index, found in the ring");
+            final List<Seen> seen = new ArrayList<>();
+            assertTrue(read(tailer, seen));
+            assertEquals(all.get(30), seen.get(0));
+            assertTrue(tailer.isReadingRing());
+            assertTrue(tailer.moveToIndex(all.get(5).index()), "a drained index, found in the queue");
+            assertFalse(tailer.isReadingRing());
+            seen.clear();
+            while (read(tailer, seen)) {
+                // from the queue into the ring
+            }
+            assertEquals(all.subList(5, 40), seen, "queue then ring, the same indices, no gap, no repeat");
+            assertFalse(tailer.moveToIndex(all.get(39).index() + 1), "not appended yet");
+        }
+    }
+
+    @Test
+    void shouldAllocateNothingToReadOrPollForRecords() throws InterruptedException {
+        final com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (AsyncQueue async = open(RollCycle.DAILY); AsyncAppender appender = async.createAppender();
+             AsyncTailer tailer = async.createTailer()) {
+            final byte[] payload = new byte[32];
+            final long[] sum = {0};
+            final dev.spool.queue.ExcerptHandler handler = (bytes, offset, length, index) -> sum[0] += index;
+            final Drainer drainer = async.createDrainer();
+            for (int round = 0; round < 2; round++) {
+                final long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 20_000; i++) {
+                    appender.append(payload);
+                    assertTrue(tailer.await(0, TimeUnit.SECONDS));
+                    assertTrue(tailer.read(handler));
+                    assertFalse(tailer.await(0, TimeUnit.SECONDS));
+                    if ((i & 255) == 255) {
+                        drainAll(drainer);
+                    }
+                }
+                final long bytes = threads.getCurrentThreadAllocatedBytes() - before;
+                if (round == 1) {
+                    assertTrue(bytes < 16 * 1024, "20,000 appends, awaits and reads allocated " + bytes + " bytes");
+                }
+            }
+            assertTrue(sum[0] > 0);
+        }
+    }
+
+    @Test
+    void shouldResumeANamedTailerAfterItsLastCommitFromTheRingWhenTheReaderIsKilled() throws Exception {
+        final Path ringPath = tempDir.resolve("q.ring");
+        final int capacity = 1 << 16;
+        try (AsyncQueue async = RingChildMains.openAsync(queueDir().toString(), ringPath.toString(),
+                String.valueOf(capacity), 16);
+             AsyncAppender appender = async.createAppender()) {
+            for (int i = 0; i < 30; i++) {
+                appender.append(message(i));
+            }
+            final List<Seen> all = new ArrayList<>();
+            try (AsyncTailer reader = async.createTailer()) {
+                while (read(reader, all)) {
+                    // every record, from the ring: nothing is drained
+                }
+            }
+            assertEquals(30, all.size());
+            try (ChildJvm child = ChildJvm.start(RingChildMains.CommittingRingReader.class, tempDir.resolve("child.stderr"),
+                    queueDir().toString(), ringPath.toString(), String.valueOf(capacity), "settle", "20", "12")) {
+                final String[] line = child.awaitLine("COMMITTED", 60, TimeUnit.SECONDS).split(" ");
+                assertEquals(all.get(11).index(), Long.parseLong(line[1]));
+                assertEquals(20, Long.parseLong(line[3]), "the child read from the ring");
+                child.kill();
+            }
+            try (AsyncTailer resumed = async.createTailer("settle", dev.spool.queue.CommitMode.EXPLICIT)) {
+                final List<Seen> seen = new ArrayList<>();
+                assertTrue(read(resumed, seen));
+                assertEquals(all.get(12), seen.get(0), "after the commit, from the undrained ring: reads 13 to 20 again");
+                assertTrue(resumed.isReadingRing());
+            }
+        }
+    }
 }

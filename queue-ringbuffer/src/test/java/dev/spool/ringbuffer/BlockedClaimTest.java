@@ -132,7 +132,7 @@ class BlockedClaimTest extends SpoolTestBase {
         expectWarning("unblocked a claim");
         final Path ringPath = tempDir.resolve("q.ring");
         final int capacity = 1 << 16;
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              AsyncQueue async = AsyncQueue.builder(queue).ringPath(ringPath).ringCapacity(capacity)
                      .blockedClaimTimeout(Duration.ofMillis(200)).build();
              AsyncAppender appender = async.createAppender()) {

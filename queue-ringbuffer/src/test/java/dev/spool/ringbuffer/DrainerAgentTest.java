@@ -3,6 +3,7 @@ package dev.spool.ringbuffer;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.Messages;
 import dev.spool.queue.Pretoucher;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.agrona.concurrent.AgentInvoker;
@@ -32,7 +33,7 @@ class DrainerAgentTest extends SpoolTestBase {
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     private SpoolQueue openQueue() {
-        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(64L << 20).build();
+        return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(64L << 20).openOrCreate();
     }
 
     private AsyncQueueBuilder builder(final SpoolQueue queue) {
@@ -85,7 +86,9 @@ class DrainerAgentTest extends SpoolTestBase {
     void shouldDefaultToTheHotThreadsOfOneAppenderAndOneReader() {
         try (SpoolQueue queue = openQueue()) {
             assertEquals(LowDutyIdleStrategy.ALIAS, builder(queue).availableProcessors(2).drainerIdleStrategy().alias());
-            assertThrows(IllegalArgumentException.class, () -> builder(queue).hotThreads(-1));
+            final AsyncQueueBuilder negative = builder(queue).hotThreads(-1);
+            final SpoolException e = assertThrows(SpoolException.class, negative::build, "refused when built");
+            assertTrue(e.getMessage().contains("hotThreads=-1"), e.getMessage());
         }
     }
 
@@ -174,7 +177,7 @@ class DrainerAgentTest extends SpoolTestBase {
                 runner.close();
             }
             assertTrue(drainer.isClosed(), "the runner's close closed the drainer");
-            assertThrows(IllegalStateException.class, pretoucher::doWork, "and the pretoucher");
+            assertThrows(SpoolException.class, pretoucher::doWork, "and the pretoucher");
         }
     }
 

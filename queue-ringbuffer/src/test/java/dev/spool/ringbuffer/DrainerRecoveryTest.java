@@ -20,7 +20,7 @@ class DrainerRecoveryTest extends SpoolTestBase {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldFinishTheReleaseAndAppendNothingWhenThePredecessorDiedWhileReleasing() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              AsyncQueue async = AsyncQueue.builder(queue).ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).build()) {
             final RingBuffer ring = async.ring();
             final List<byte[]> messages = new ArrayList<>();

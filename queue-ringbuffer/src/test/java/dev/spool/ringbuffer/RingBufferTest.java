@@ -242,7 +242,7 @@ class RingBufferTest extends SpoolTestBase {
         RingBuffer.open(ringPath(), CAPACITY).close();
         final SpoolException e = assertThrows(SpoolException.class, () -> RingBuffer.open(ringPath(), 2 * CAPACITY));
         assertTrue(e.getMessage().contains("capacity=4096") && e.getMessage().contains("8192"), e.getMessage());
-        final IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+        final SpoolException bad = assertThrows(SpoolException.class,
                 () -> RingBuffer.open(tempDir.resolve("other.ring"), 5000));
         assertTrue(bad.getMessage().contains("capacity=5000"), bad.getMessage());
     }
@@ -251,7 +251,7 @@ class RingBufferTest extends SpoolTestBase {
     void shouldRejectAPayloadLongerThanAnEighthOfTheCapacity() {
         try (RingBuffer ring = RingBuffer.open(ringPath(), CAPACITY)) {
             assertEquals(CAPACITY / 8 - RecordDescriptor.HEADER_LENGTH, ring.maxPayloadLength());
-            assertThrows(IllegalArgumentException.class, () -> ring.tryClaim(ring.maxPayloadLength() + 1));
+            assertThrows(SpoolException.class, () -> ring.tryClaim(ring.maxPayloadLength() + 1));
         }
     }
 }

@@ -14,7 +14,7 @@ final class RingChildMains {
     }
 
     static SpoolQueue openQueue(final String directory) {
-        return SpoolQueue.builder(Path.of(directory)).chunkLength(1 << 20).build();
+        return SpoolQueue.builder(Path.of(directory)).chunkLength(1 << 20).openOrCreate();
     }
 
     /** An async queue that opens and owns its queue, so it reads the ring with queue indices. */
@@ -97,6 +97,34 @@ final class RingChildMains {
                 while (true) {
                     LockSupport.park();
                 }
+            }
+        }
+    }
+
+    /**
+     * {@code queueDir ringPath capacity name read committed}: an {@link dev.spool.queue.CommitMode#EXPLICIT} named
+     * async tailer reads {@code read} records, commits the {@code committed}-th, prints {@code COMMITTED <index>} and
+     * waits to be killed.
+     */
+    static final class CommittingRingReader {
+        public static void main(final String[] args) {
+            final AsyncQueue async = openAsync(args[0], args[1], args[2], 16);
+            final AsyncTailer tailer = async.createTailer(args[3], dev.spool.queue.CommitMode.EXPLICIT);
+            final int read = Integer.parseInt(args[4]);
+            final int committed = Integer.parseInt(args[5]);
+            long commit = -1;
+            for (int i = 1; i <= read; i++) {
+                if (!tailer.read((bytes, offset, length, index) -> { })) {
+                    throw new IllegalStateException("record " + i + " of " + read + " is not there");
+                }
+                if (i == committed) {
+                    commit = tailer.lastIndex();
+                }
+            }
+            tailer.commit(commit);
+            System.out.println("COMMITTED " + commit + " RING " + tailer.ringReads());
+            while (true) {
+                LockSupport.park();
             }
         }
     }

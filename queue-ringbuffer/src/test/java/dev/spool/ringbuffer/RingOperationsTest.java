@@ -24,13 +24,13 @@ class RingOperationsTest extends SpoolTestBase {
     @Test
     void shouldCreateTheRingAndItsLockFileWithTheirModes() throws IOException {
         final Path ring = tempDir.resolve("default.ring");
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              AsyncQueue async = AsyncQueue.builder(queue).ringPath(ring).ringCapacity(1 << 16).build()) {
             assertEquals("rw-r-----", mode(ring));
             assertEquals("rw-------", mode(tempDir.resolve("default.ring.lock")), "only writers may open the lock file");
         }
         final Path shared = tempDir.resolve("shared.ring");
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).openOrCreate();
              AsyncQueue async = AsyncQueue.builder(queue).ringPath(shared).ringCapacity(1 << 16)
                      .ringFileMode(PosixFilePermissions.fromString("rw-rw----")).build()) {
             assertEquals("rw-rw----", mode(shared));
@@ -40,7 +40,7 @@ class RingOperationsTest extends SpoolTestBase {
 
     @Test
     void shouldRejectABadRingFileModeAtBuildNamingTheOption() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
             final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     () -> AsyncQueue.builder(queue).ringPath(tempDir.resolve("x.ring"))
                             .ringFileMode(PosixFilePermissions.fromString("rwxrwxrwx")).build());
@@ -54,7 +54,7 @@ class RingOperationsTest extends SpoolTestBase {
         final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         final Path ring = tempDir.resolve("q.ring");
         final ObjectName name = new ObjectName("dev.spool:type=Ring,name=" + ObjectName.quote(ring.toString()));
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
             try (AsyncQueue async = AsyncQueue.builder(queue).ringPath(ring).ringCapacity(1 << 16).registerMBean().build();
                  AsyncAppender appender = async.createAppender()) {
                 appender.append(new byte[100]);

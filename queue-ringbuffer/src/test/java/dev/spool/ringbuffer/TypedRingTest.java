@@ -92,7 +92,7 @@ class TypedRingTest extends SpoolTestBase {
 
     @Test
     void shouldThrowRingFullRatherThanDropWhenThePolicyReturnsCodes() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              AsyncQueue async = AsyncQueue.builder(queue).ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 12)
                      .backPressure(BackPressure.returnCode()).build();
              AsyncAppender appender = async.createAppender()) {

@@ -77,7 +77,7 @@ public final class Demo {
             out.println("Spool demo: queue in " + directory + ", " + MESSAGE_LENGTH + "-byte messages");
             final boolean typedInOrder = typed(directory.resolve("typed"), out);
             final boolean inOrder;
-            try (SpoolQueue queue = SpoolQueue.builder(directory.resolve("plain")).registerMBean().build()) {
+            try (SpoolQueue queue = SpoolQueue.builder(directory.resolve("plain")).registerMBean().create()) {
                 // the live phase first: a burst leaves hundreds of MB of dirty pages whose write-back stalls later page faults
                 inOrder = paced(queue, out);
                 burst(queue, out);
@@ -258,7 +258,7 @@ public final class Demo {
         final long start = System.nanoTime();
         long lastIndex = -1;
         try (ReplicationSink sink = ReplicationSink.builder(replicaDirectory).sharedSecret(Replicas.SECRET).port(0).start();
-             SpoolQueue primary = SpoolQueue.open(primaryDirectory);
+             SpoolQueue primary = SpoolQueue.create(primaryDirectory);
              ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).start();
              ExcerptAppender appender = primary.createAppender();
              CommitWaiter commits = source.commitWaiter(appender)) {

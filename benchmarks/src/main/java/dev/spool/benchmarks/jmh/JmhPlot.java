@@ -41,10 +41,11 @@ final class JmhPlot {
             Map.entry("ChronicleBenchmark.moveToIndex", new String[]{"moveToIndex", VariantNames.CHRONICLE}),
             Map.entry("RingBenchmark.claimCommit", new String[]{"ring claim/commit", VariantNames.SPOOL}),
             Map.entry("RingBenchmark.drain", new String[]{"ring drain, a record", VariantNames.SPOOL}),
+            Map.entry("RingBenchmark.asyncAppend", new String[]{"async append", VariantNames.SPOOL}),
             Map.entry("ReplicationBenchmark.appendAndAwaitAck", new String[]{"append, replica's ack", VariantNames.SPOOL}));
     /** The order of the groups of bars, then by payload length. */
     private static final List<String> ORDER = List.of("append", "claim/commit", "read", "read into Bytes", "moveToIndex",
-            "ring claim/commit", "ring drain, a record", "append, replica's ack");
+            "ring claim/commit", "ring drain, a record", "async append", "append, replica's ack");
     private static final List<String> SERIES = List.of(VariantNames.FLOOR, VariantNames.SPOOL, VariantNames.CHRONICLE);
     private static final int WIDTH = 1200;
     private static final int HEIGHT = 600;

@@ -81,7 +81,7 @@ public class ReplicationBenchmark {
         public void start() {
             payload = Payloads.create(payloadLength);
             directory = BenchmarkDirectory.create("spool-replication-");
-            primary = Payloads.spoolQueue(directory.path().resolve("primary")).build();
+            primary = Payloads.spoolQueue(directory.path().resolve("primary")).openOrCreate();
             appender = primary.createAppender();
             sink = ReplicationSink.builder(directory.path().resolve("replica")).sharedSecret(Replicas.SECRET)
                     .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();

@@ -3,8 +3,11 @@ package dev.spool.benchmarks.jmh;
 import dev.spool.benchmarks.support.BenchmarkDirectory;
 import dev.spool.benchmarks.support.Payloads;
 import dev.spool.benchmarks.support.RingPaths;
+import dev.spool.queue.ExcerptHandler;
 import dev.spool.ringbuffer.AsyncAppender;
 import dev.spool.ringbuffer.AsyncQueue;
+import dev.spool.ringbuffer.AsyncTailer;
+import dev.spool.ringbuffer.BackPressure;
 import dev.spool.ringbuffer.Drainer;
 import dev.spool.ringbuffer.RingBuffer;
 import dev.spool.ringbuffer.RingHandler;
@@ -69,6 +72,20 @@ public class RingBenchmark {
     @OperationsPerInvocation(DRAIN_BATCH)
     public int drain(final DrainState state) {
         return state.drainer.doWork();
+    }
+
+    /**
+     * {@link AsyncAppender#append(byte[], int, int)} into the ring of an async queue, with {@code tailers} tailers
+     * of this process in {@link AsyncTailer#await}: {@code 0}, the appender's whole cost of the await doorbell is a
+     * read of an empty array; with {@code 1}, each commit unparks the tailer (its own thread). When the ring is
+     * full the same thread drains it into the queue, so the figure includes the drainer's share per record.
+     *
+     * @param state the async queue.
+     * @return the record's ring position.
+     */
+    @Benchmark
+    public long asyncAppend(final AsyncAppendState state) {
+        return state.append();
     }
 
     /** A ring of 1 MiB on tmpfs, created for the trial. */
@@ -164,6 +181,93 @@ public class RingBenchmark {
         /** Closes and deletes the queue and the ring. */
         @TearDown(Level.Iteration)
         public void deleteQueue() {
+            async.close();
+            RingPaths.delete(ringPath);
+            directory.delete();
+        }
+    }
+
+    /** An async queue whose ring the appending thread drains when full, and {@code tailers} tailers awaiting records. */
+    @State(Scope.Thread)
+    public static class AsyncAppendState {
+        /** Payload length in bytes. */
+        @Param({"32"})
+        public int payloadLength;
+
+        /** Tailers of this process parked in {@link AsyncTailer#await}, each on a thread of its own: 0 or 1. */
+        @Param({"0", "1"})
+        public int tailers;
+
+        private byte[] payload;
+        private BenchmarkDirectory directory;
+        private Path ringPath;
+        private AsyncQueue async;
+        private AsyncAppender appender;
+        private Drainer drainer;
+        private Thread awaiting;
+        private volatile boolean running;
+
+        /** JMH instantiates the state. */
+        public AsyncAppendState() {
+        }
+
+        /** Creates the queue, its ring, the drainer this thread runs, and the awaiting tailers. */
+        @Setup(Level.Trial)
+        public void createQueue() {
+            payload = Payloads.create(payloadLength);
+            directory = BenchmarkDirectory.create("spool-ring-await-");
+            ringPath = RingPaths.create(directory.path());
+            async = AsyncQueue.builder(Payloads.spoolQueue(directory.path().resolve("queue")))
+                    .ringPath(ringPath)
+                    .ringCapacity(1 << 20)
+                    .backPressure(BackPressure.returnCode())
+                    .build();
+            appender = async.createAppender();
+            drainer = async.createDrainer();
+            running = true;
+            if (tailers > 0) {
+                final AsyncTailer tailer = async.createTailer();
+                awaiting = new Thread(() -> await(tailer), "spool-bench-awaiting-tailer");
+                awaiting.setDaemon(true);
+                awaiting.start();
+            }
+        }
+
+        private void await(final AsyncTailer tailer) {
+            final ExcerptHandler skip = (bytes, offset, length, index) -> { };
+            try {
+                while (running) {
+                    if (tailer.await(10, TimeUnit.MILLISECONDS)) {
+                        while (tailer.read(skip)) {
+                            // to the end: then it parks again
+                        }
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        long append() {
+            long position = appender.append(payload, 0, payloadLength);
+            while (position < 0) {
+                drainer.doWork();
+                position = appender.append(payload, 0, payloadLength);
+            }
+            return position;
+        }
+
+        /**
+         * Stops the tailers' thread, closes and deletes the queue and the ring.
+         *
+         * @throws InterruptedException if interrupted while joining the tailers' thread.
+         */
+        @TearDown(Level.Trial)
+        public void deleteQueue() throws InterruptedException {
+            running = false;
+            if (awaiting != null) {
+                awaiting.join();
+            }
             async.close();
             RingPaths.delete(ringPath);
             directory.delete();

@@ -286,6 +286,6 @@ public class SpoolBenchmark {
     }
 
     private static SpoolQueue open(final BenchmarkDirectory directory, final boolean checksums) {
-        return Payloads.spoolQueue(directory.path()).checksums(checksums).build();
+        return Payloads.spoolQueue(directory.path()).checksums(checksums).openOrCreate();
     }
 }

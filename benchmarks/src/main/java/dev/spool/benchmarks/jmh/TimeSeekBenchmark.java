@@ -105,7 +105,7 @@ public class TimeSeekBenchmark {
             directory = BenchmarkDirectory.create("spool-seek-");
             final FillClock clock = new FillClock();
             queue = Payloads.spoolQueue(directory.path()).rollCycle(RollCycle.HOURLY).indexTimes(true)
-                    .timeProvider(clock).build();
+                    .timeProvider(clock).openOrCreate();
             final byte[] payload = Payloads.create(32);
             try (ExcerptAppender appender = queue.createAppender()) {
                 for (int cycle = 0; cycle < cycles; cycle++) {
@@ -158,7 +158,7 @@ public class TimeSeekBenchmark {
         @Setup(Level.Iteration)
         public void createQueue() {
             directory = BenchmarkDirectory.create("spool-append-times-");
-            queue = Payloads.spoolQueue(directory.path()).indexTimes(indexTimes).build();
+            queue = Payloads.spoolQueue(directory.path()).indexTimes(indexTimes).openOrCreate();
             appender = queue.createAppender();
         }
 

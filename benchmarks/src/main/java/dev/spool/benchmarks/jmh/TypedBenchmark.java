@@ -104,7 +104,7 @@ public class TypedBenchmark {
         @Setup(Level.Iteration)
         public void createQueue() {
             directory = BenchmarkDirectory.create("spool-typed-");
-            queue = Payloads.spoolQueue(directory.path()).build();
+            queue = Payloads.spoolQueue(directory.path()).openOrCreate();
             appender = queue.createAppender();
             tailer = queue.createTailer();
             created();

@@ -37,7 +37,7 @@ public final class StartupProbe {
     }
 
     private static void spool(final Path directory) {
-        try (SpoolQueue queue = Payloads.spoolQueue(directory).build();
+        try (SpoolQueue queue = Payloads.spoolQueue(directory).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             appender.append(new byte[32]);
         }

@@ -442,7 +442,7 @@ final class MetadataFile implements ReferenceOwner {
     int namedTailerEntry(final String name) {
         final byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
         if (utf8.length == 0 || utf8.length > NAMED_TAILER_MAX_NAME_LENGTH) {
-            throw new IllegalArgumentException("tailer name '" + name + "' must be 1 to " + NAMED_TAILER_MAX_NAME_LENGTH
+            throw new SpoolException("tailer name '" + name + "' must be 1 to " + NAMED_TAILER_MAX_NAME_LENGTH
                     + " UTF-8 bytes, is " + utf8.length);
         }
         int free = -1;

@@ -1,15 +1,18 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.CommitMode;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.Direction;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.GroupCommit;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.QueueMXBean;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SyncPolicy;
 import dev.spool.queue.TimeProvider;
@@ -18,6 +21,7 @@ import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.internal.NamedPosition;
 import dev.spool.queue.internal.QueueRole;
 
 import net.openhft.chronicle.bytes.BytesStore;
@@ -29,6 +33,7 @@ import java.time.Duration;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -68,7 +73,8 @@ public final class QueueEngine {
      * default for a new queue and no check for an existing one.
      *
      * @param directory             the queue's directory.
-     * @param createIfAbsent        whether a missing queue is created.
+     * @param mayOpen               whether an existing queue is opened.
+     * @param mayCreate             whether a missing queue is created.
      * @param rollCycle             the roll cycle, or null.
      * @param epochMillis           the epoch, or null.
      * @param indexSpacing          the index spacing, or null.
@@ -96,7 +102,7 @@ public final class QueueEngine {
      * @param fileMode              the permissions of the files a writer creates; the lock file's derive from it.
      * @param directoryMode         the permissions of the directories a writer creates.
      */
-    public record Config(Path directory, boolean createIfAbsent, RollCycle rollCycle, Long epochMillis,
+    public record Config(Path directory, boolean mayOpen, boolean mayCreate, RollCycle rollCycle, Long epochMillis,
                          Integer indexSpacing, Integer indexBlockEntries, Integer maxMessageLength, Long chunkLength,
                          Boolean indexTimes, LocalTime rollTime, ZoneId rollZone,
                          UUID replicaOf, TimeProvider timeProvider, SpoolQueueBuilder.PauseStrategyFactory pauseStrategy,
@@ -166,7 +172,7 @@ public final class QueueEngine {
             store.checkWritable("an appender");
             final int role = metadata.role();
             if (role == MetadataDescriptor.ROLE_REPLICA) {
-                throw new IllegalStateException("queue " + store.directory() + " is a replica of queue id " + queueId()
+                throw new SpoolException("queue " + store.directory() + " is a replica of queue id " + queueId()
                         + ": local appends are refused; its excerpts arrive by replication, or promote() it first");
             }
             if (role == MetadataDescriptor.ROLE_FENCED) {
@@ -185,7 +191,7 @@ public final class QueueEngine {
 
     /**
      * @return a new appender at given indices, with the queue's sync policy: on a replica, or on a primary.
-     * @throws IllegalStateException if the queue is fenced.
+     * @throws SpoolException if the queue is fenced.
      */
     public IndexedAppender createIndexedAppender() {
         synchronized (store.users()) {
@@ -200,8 +206,8 @@ public final class QueueEngine {
         }
     }
 
-    private IllegalStateException fenced() {
-        return new IllegalStateException("queue " + store.directory() + " was fenced by term " + metadata.fencedByTerm()
+    private SpoolException fenced() {
+        return new SpoolException("queue " + store.directory() + " was fenced by term " + metadata.fencedByTerm()
                 + " (its term is " + metadata.term() + "): another queue is the primary now, appends are refused");
     }
 
@@ -209,7 +215,7 @@ public final class QueueEngine {
     public ExcerptTailer createTailer() {
         synchronized (store.users()) {
             store.checkOpen();
-            final StoreTailer tailer = new StoreTailer(store, null, -1, pauseStrategy.create());
+            final StoreTailer tailer = new StoreTailer(store, null, CommitMode.ON_READ, pauseStrategy.create());
             store.opened(tailer);
             tailer.toStart();
             return tailer;
@@ -223,7 +229,7 @@ public final class QueueEngine {
     public ExcerptTailer createBodyTailer() {
         synchronized (store.users()) {
             store.checkOpen();
-            final StoreTailer tailer = new StoreTailer(store, null, -1, pauseStrategy.create(), true);
+            final StoreTailer tailer = new StoreTailer(store, null, CommitMode.ON_READ, pauseStrategy.create(), true);
             store.opened(tailer);
             tailer.toStart();
             return tailer;
@@ -242,9 +248,41 @@ public final class QueueEngine {
 
     /**
      * @param name 1 to 48 UTF-8 bytes.
-     * @return a tailer positioned after the last excerpt read under that name, or at the start.
+     * @param mode when the tailer persists its position.
+     * @return a tailer positioned after the last excerpt committed under that name, or at the start.
      */
-    public ExcerptTailer createTailer(final String name) {
+    public ExcerptTailer createTailer(final String name, final CommitMode mode) {
+        Objects.requireNonNull(mode, "mode");
+        synchronized (store.users()) {
+            final StoreNamedPosition position = openPosition(name);
+            final StoreTailer tailer = new StoreTailer(store, position, mode, pauseStrategy.create());
+            store.opened(tailer);
+            try {
+                // resumes after the last index committed under the name, or at the start
+                final long committed = position.committedIndex();
+                if (committed < 0 || !tailer.moveToIndex(committed)) {
+                    tailer.toStart();
+                } else {
+                    tailer.read(NO_OP);
+                }
+                return tailer;
+            } catch (RuntimeException e) {
+                // a damaged file: the name is free again for a tailer that comes after the repair
+                tailer.close();
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * @param name 1 to 48 UTF-8 bytes.
+     * @return the position persisted under the name, its entry created if absent; close it with its tailer.
+     */
+    public NamedPosition namedPosition(final String name) {
+        return openPosition(name);
+    }
+
+    private StoreNamedPosition openPosition(final String name) {
         synchronized (store.users()) {
             store.checkOpen();
             store.checkWritable("named tailer '" + name + "', which persists its position,");
@@ -256,17 +294,10 @@ public final class QueueEngine {
             } finally {
                 lock.unlock();
             }
-            final long indexOffset = MetadataDescriptor.namedTailerPosition(entry) + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET;
-            final StoreTailer tailer = new StoreTailer(store, name, indexOffset, pauseStrategy.create());
-            store.opened(tailer);
-            // resumes after the last index read under the name, or at the start
-            final long lastRead = metadata.readVolatileLong(indexOffset);
-            if (lastRead < 0 || !tailer.moveToIndex(lastRead)) {
-                tailer.toStart();
-            } else {
-                tailer.read(NO_OP);
-            }
-            return tailer;
+            final StoreNamedPosition position = new StoreNamedPosition(store, name,
+                    MetadataDescriptor.namedTailerPosition(entry) + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET);
+            store.opened(position);
+            return position;
         }
     }
 
@@ -279,8 +310,8 @@ public final class QueueEngine {
             store.checkOpen();
             store.checkWritable("removing named tailer '" + name + "'");
             for (final AutoCloseable user : store.openUsers()) {
-                if (user instanceof ExcerptTailer tailer && name.equals(tailer.name())) {
-                    throw new IllegalStateException("named tailer '" + name + "' of " + store.directory()
+                if (user instanceof NamedPosition position && name.equals(position.name())) {
+                    throw new SpoolException("named tailer '" + name + "' of " + store.directory()
                             + " is open in this queue instance: close it before removing it");
                 }
             }
@@ -311,7 +342,7 @@ public final class QueueEngine {
      */
     public Pretoucher startPretoucher(final Duration period) {
         if (period.isNegative() || period.isZero()) {
-            throw new IllegalArgumentException("period=" + period + " must be positive");
+            throw new SpoolException("period=" + period + " must be positive");
         }
         synchronized (store.users()) {
             final StorePretoucher pretoucher = (StorePretoucher) createPretoucher();
@@ -419,7 +450,7 @@ public final class QueueEngine {
         final PauseStrategy pause = PauseStrategy.backoff(0, 10, 1_000, 1_000_000);
         while (metadata.lastSyncedIndex() < index) {
             if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted while awaiting sync of index " + index + " in " + store.directory());
+                throw new InterruptedException("interrupted while awaiting sync of index " + IndexFormat.format(index, rollCycle()) + " in " + store.directory());
             }
             if (System.nanoTime() - deadline >= 0) {
                 return false;
@@ -499,7 +530,7 @@ public final class QueueEngine {
      * Makes this replica the primary of a new term, one more than its current one.
      *
      * @return the new term.
-     * @throws IllegalStateException unless the queue is a replica.
+     * @throws SpoolException unless the queue is a replica.
      */
     public long promote() {
         return roles.promote(this::lastIndex);
@@ -518,7 +549,7 @@ public final class QueueEngine {
      * A replica takes the term of the primary it copies when that term is later than its own.
      *
      * @param term the primary's term.
-     * @throws IllegalStateException unless the queue is a replica and {@code term} is at least its own.
+     * @throws SpoolException unless the queue is a replica and {@code term} is at least its own.
      */
     public void adoptTerm(final long term) {
         roles.adoptTerm(term);

@@ -1,5 +1,7 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.IndexFormat;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.QueueRole;
 
@@ -32,19 +34,20 @@ final class Roles {
      *
      * @param lastIndex reads the last index, for the log.
      * @return the new term.
-     * @throws IllegalStateException unless the queue is a replica.
+     * @throws SpoolException unless the queue is a replica.
      */
     long promote(final LongSupplier lastIndex) {
         final WriteLock lock = store.writeLock();
         lock.lock();
         try {
             if (metadata.role() != MetadataDescriptor.ROLE_REPLICA) {
-                throw new IllegalStateException("queue " + store.directory() + " is a " + role() + " queue of term "
+                throw new SpoolException("queue " + store.directory() + " is a " + role() + " queue of term "
                         + metadata.term() + ": only a replica can be promoted");
             }
             final long term = metadata.term() + 1;
             metadata.promote(term);
-            LOG.info("queue {} promoted to primary of term {} at last index {}", store.directory(), term, lastIndex.getAsLong());
+            LOG.info("queue {} promoted to primary of term {} at last index {}", store.directory(), term,
+                    IndexFormat.format(lastIndex.getAsLong(), store.rollCycle()));
             return term;
         } finally {
             lock.unlock();
@@ -61,7 +64,7 @@ final class Roles {
         lock.lock();
         try {
             if (byTerm <= metadata.term()) {
-                throw new IllegalArgumentException("queue " + store.directory() + " has term " + metadata.term()
+                throw new SpoolException("queue " + store.directory() + " has term " + metadata.term()
                         + ": term " + byTerm + " cannot fence it");
             }
             metadata.fence(byTerm);
@@ -74,14 +77,14 @@ final class Roles {
      * A replica takes the term of the primary it copies when that term is later than its own.
      *
      * @param term the primary's term.
-     * @throws IllegalStateException unless the queue is a replica and {@code term} is at least its own.
+     * @throws SpoolException unless the queue is a replica and {@code term} is at least its own.
      */
     void adoptTerm(final long term) {
         final WriteLock lock = store.writeLock();
         lock.lock();
         try {
             if (metadata.role() != MetadataDescriptor.ROLE_REPLICA || term < metadata.term()) {
-                throw new IllegalStateException("queue " + store.directory() + " is a " + role() + " queue of term "
+                throw new SpoolException("queue " + store.directory() + " is a " + role() + " queue of term "
                         + metadata.term() + ": it cannot take term " + term);
             }
             metadata.term(term);

@@ -2,6 +2,7 @@ package dev.spool.queue.engine;
 
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
@@ -178,14 +179,14 @@ final class Store {
 
     /**
      * @return a new retention agent, which the appenders' rolls now trigger instead of deleting files themselves.
-     * @throws IllegalStateException if this instance has one already.
+     * @throws SpoolException if this instance has one already.
      */
     RetentionAgent createRetentionAgent() {
         synchronized (users) {
             checkOpen();
             checkWritable("a retention agent");
             if (retentionAgent != null) {
-                throw new IllegalStateException("queue " + directory + " has a retention agent already: close it first");
+                throw new SpoolException("queue " + directory + " has a retention agent already: close it first");
             }
             retentionAgent = new RetentionAgent(this);
             return retentionAgent;
@@ -273,19 +274,19 @@ final class Store {
 
     /**
      * @param what what needs to write, for the message.
-     * @throws IllegalStateException if the queue was opened read-only.
+     * @throws SpoolException if the queue was opened read-only.
      */
     void checkWritable(final String what) {
         if (readOnly) {
-            throw new IllegalStateException("queue " + directory + " is open read-only: " + what
+            throw new SpoolException("queue " + directory + " is open read-only: " + what
                     + " would write to it; open it without readOnly() to write");
         }
     }
 
-    /** @throws IllegalStateException once closed; the caller holds {@link #users()}. */
+    /** @throws SpoolException once closed; the caller holds {@link #users()}. */
     void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("queue " + directory + " is closed");
+            throw new SpoolException("queue " + directory + " is closed");
         }
     }
 

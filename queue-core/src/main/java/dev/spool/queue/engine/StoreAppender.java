@@ -1,6 +1,8 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.IndexFormat;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.engine.QueueEngine.SyncTrigger;
 import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.internal.IndexedAppender;
@@ -95,7 +97,7 @@ final class StoreAppender implements ExcerptAppender {
     private long write(final long at, final BytesStore<?, ?> src, final long offset, final int length) {
         checkAppend(length);
         if (offset < src.start() || offset + length > src.capacity()) {
-            throw new IllegalArgumentException("offset=" + offset + " length=" + length + " outside the source's ["
+            throw new SpoolException("offset=" + offset + " length=" + length + " outside the source's ["
                     + src.start() + ", " + src.capacity() + ")");
         }
         final long address = tail.begin(at);
@@ -142,7 +144,7 @@ final class StoreAppender implements ExcerptAppender {
 
     private long checkIndex(final long index) {
         if (index < 0) {
-            throw new IllegalArgumentException("index=" + index + " is negative: no excerpt of " + store.directory()
+            throw new SpoolException("index=" + IndexFormat.format(index, store.rollCycle()) + " is negative: no excerpt of " + store.directory()
                     + " has it");
         }
         return index;
@@ -151,7 +153,7 @@ final class StoreAppender implements ExcerptAppender {
     @Override
     public long claim(final int maxLength) {
         if (claimLength != NO_CLAIM) {
-            throw new IllegalStateException("a claim of " + claimLength + " bytes is already open on this appender of "
+            throw new SpoolException("a claim of " + claimLength + " bytes is already open on this appender of "
                     + store.directory() + ": commit or roll it back first");
         }
         checkAppend(maxLength);
@@ -169,7 +171,7 @@ final class StoreAppender implements ExcerptAppender {
     @Override
     public BytesStore<?, ?> claimedBytes() {
         if (claimLength == NO_CLAIM) {
-            throw new IllegalStateException("no open claim on this appender of " + store.directory());
+            throw new SpoolException("no open claim on this appender of " + store.directory());
         }
         return tail.bytes();
     }
@@ -177,10 +179,10 @@ final class StoreAppender implements ExcerptAppender {
     @Override
     public long commit(final int length) {
         if (claimLength == NO_CLAIM) {
-            throw new IllegalStateException("no open claim to commit on this appender of " + store.directory());
+            throw new SpoolException("no open claim to commit on this appender of " + store.directory());
         }
         if (length < 1 || length > claimLength) {
-            throw new IllegalArgumentException("commit length=" + length + " outside the claimed [1, " + claimLength
+            throw new SpoolException("commit length=" + length + " outside the claimed [1, " + claimLength
                     + "] in " + store.directory() + (length == 0 ? ": roll back an empty claim instead" : ""));
         }
         claimLength = NO_CLAIM;
@@ -190,7 +192,7 @@ final class StoreAppender implements ExcerptAppender {
     @Override
     public void rollback() {
         if (claimLength == NO_CLAIM) {
-            throw new IllegalStateException("no open claim to roll back on this appender of " + store.directory());
+            throw new SpoolException("no open claim to roll back on this appender of " + store.directory());
         }
         claimLength = NO_CLAIM;
         tail.abandon();
@@ -225,19 +227,19 @@ final class StoreAppender implements ExcerptAppender {
 
     private void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("appender of " + store.directory() + " is closed");
+            throw new SpoolException("appender of " + store.directory() + " is closed");
         }
     }
 
     private void checkAppend(final int length) {
         checkOpen();
         if (length < 1 || length > maxMessageLength) {
-            throw new IllegalArgumentException("message length=" + length + (length < 1
+            throw new SpoolException("message length=" + length + (length < 1
                     ? " is empty: an excerpt needs at least 1 byte (a header of 0 means nothing written)"
                     : " exceeds maxMessageLength=" + maxMessageLength) + " of " + store.directory());
         }
         if (claimLength != NO_CLAIM) {
-            throw new IllegalStateException("a claim is open on this appender of " + store.directory()
+            throw new SpoolException("a claim is open on this appender of " + store.directory()
                     + ": commit or roll it back before appending");
         }
     }
@@ -277,7 +279,7 @@ final class StoreAppender implements ExcerptAppender {
     public long sync() {
         checkOpen();
         if (claimLength != NO_CLAIM) {
-            throw new IllegalStateException("a claim is open on this appender of " + store.directory()
+            throw new SpoolException("a claim is open on this appender of " + store.directory()
                     + ": commit or roll it back before syncing");
         }
         final long tailIndex = tail.syncTail();

@@ -2,6 +2,7 @@ package dev.spool.queue.engine;
 
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.GroupCommit;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.internal.AgentThreads;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.SleepingIdleStrategy;
@@ -81,7 +82,8 @@ final class StoreGroupCommit implements GroupCommit {
                 }
                 LockSupport.parkNanos(this, Math.min(left, WAITER_PARK_NS));
                 if (Thread.interrupted()) {
-                    throw new InterruptedException("interrupted while awaiting sync of index " + index);
+                    throw new InterruptedException("interrupted while awaiting sync of index "
+                            + IndexFormat.format(index, metadata.rollCycle()) + " in " + directory);
                 }
             }
             return true;

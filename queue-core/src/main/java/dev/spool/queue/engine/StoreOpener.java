@@ -35,14 +35,20 @@ final class StoreOpener {
         final Path metadataPath = directory.resolve(MetadataDescriptor.FILE_NAME);
         final MetadataFile metadata;
         if (Files.exists(metadataPath)) {
+            if (!config.mayOpen()) {
+                throw new SpoolException("cannot create queue " + directory + ": a queue exists there already ("
+                        + metadataPath + "); open it instead");
+            }
             metadata = MetadataFile.open(metadataPath, config.readOnly());
         } else {
             if (config.readOnly()) {
-                throw new SpoolException("no queue at " + directory + ": " + MetadataDescriptor.FILE_NAME
+                throw new SpoolException("no Spool queue at " + directory + ": " + MetadataDescriptor.FILE_NAME
                         + " is missing, and a read-only open creates nothing");
             }
-            if (!config.createIfAbsent()) {
-                throw new SpoolException("no queue at " + directory + ": " + MetadataDescriptor.FILE_NAME + " is missing");
+            if (!config.mayCreate()) {
+                throw new SpoolException(Files.isDirectory(directory)
+                        ? "no Spool queue at " + directory + ": the directory has no " + MetadataDescriptor.FILE_NAME
+                        : "no Spool queue at " + directory + ": the directory does not exist");
             }
             if (Files.exists(directory) && !Files.isDirectory(directory)) {
                 throw new SpoolException("not a Spool queue: " + directory + " is a file, not a directory");
@@ -72,19 +78,19 @@ final class StoreOpener {
     private static MetadataFile.Settings newQueueSettings(final QueueEngine.Config config) {
         final long chunk = config.chunkLength() == null ? SpoolQueueBuilder.DEFAULT_CHUNK_LENGTH : config.chunkLength();
         if (!MetadataFile.isPowerOfTwo(chunk) || chunk < SpoolQueueBuilder.MIN_CHUNK_LENGTH) {
-            throw new IllegalArgumentException("chunkLength=" + chunk + " must be a power of two of at least "
+            throw new SpoolException("chunkLength=" + chunk + " must be a power of two of at least "
                     + SpoolQueueBuilder.MIN_CHUNK_LENGTH);
         }
         final int spacing = config.indexSpacing() == null ? SpoolQueueBuilder.DEFAULT_INDEX_SPACING : config.indexSpacing();
         if (!MetadataFile.isPowerOfTwo(spacing) || spacing > MetadataDescriptor.MAX_INDEX_SPACING) {
-            throw new IllegalArgumentException("indexSpacing=" + spacing + " must be a power of two from 1 to "
+            throw new SpoolException("indexSpacing=" + spacing + " must be a power of two from 1 to "
                     + MetadataDescriptor.MAX_INDEX_SPACING);
         }
         final int entries = config.indexBlockEntries() == null ? SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES
                 : config.indexBlockEntries();
         if (!MetadataFile.isPowerOfTwo(entries) || entries < MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES
                 || entries > MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES) {
-            throw new IllegalArgumentException("indexBlockEntries=" + entries + " must be a power of two from "
+            throw new SpoolException("indexBlockEntries=" + entries + " must be a power of two from "
                     + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to " + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
         }
         final boolean checksums = Boolean.TRUE.equals(config.checksums());
@@ -94,12 +100,12 @@ final class StoreOpener {
         // a checksummed excerpt's body holds its CRC32C too
         final long maxLimit = CycleDescriptor.maxPayloadLength(chunk) - (checksums ? ExcerptDescriptor.CHECKSUM_LENGTH : 0);
         if (CycleDescriptor.blockPayloadLength(entries, features) > maxLimit) {
-            throw new IllegalArgumentException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
+            throw new SpoolException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
                     + chunk + " can hold");
         }
         final int maxLength = config.maxMessageLength() == null ? (int) maxLimit : config.maxMessageLength();
         if (maxLength < 1 || maxLength > maxLimit) {
-            throw new IllegalArgumentException("maxMessageLength=" + maxLength + " must be from 1 to " + maxLimit
+            throw new SpoolException("maxMessageLength=" + maxLength + " must be from 1 to " + maxLimit
                     + " with chunkLength=" + chunk);
         }
         final CycleCalendar calendar = config.rollZone() != null ? CycleCalendar.zoned(config.rollTime(), config.rollZone())

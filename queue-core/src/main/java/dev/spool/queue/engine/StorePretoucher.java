@@ -1,6 +1,8 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.Pretoucher;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
@@ -62,10 +64,10 @@ final class StorePretoucher implements Pretoucher {
     @Override
     public int doWork() {
         if (closed.get()) {
-            throw new IllegalStateException("pretoucher of " + store.directory() + " is closed");
+            throw new SpoolException("pretoucher of " + store.directory() + " is closed");
         }
         if (thread != null && Thread.currentThread() != thread) {
-            throw new IllegalStateException("this pretoucher of " + store.directory() + " runs on its own thread, "
+            throw new SpoolException("this pretoucher of " + store.directory() + " runs on its own thread, "
                     + thread.getName() + ": do not call doWork() as well");
         }
         final long highest = metadata.highestCycle();

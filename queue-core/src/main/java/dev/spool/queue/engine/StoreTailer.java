@@ -1,9 +1,11 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.CorruptQueueException;
+import dev.spool.queue.CommitMode;
 import dev.spool.queue.Direction;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
@@ -30,8 +32,11 @@ final class StoreTailer implements ExcerptTailer {
     private final MetadataFile metadata;
     private final CycleFiles cycleFiles;
     private final RollCycle rollCycle;
-    private final String name;
-    private final long namedIndexOffset;
+    /** The position persisted under the tailer's name, or null. */
+    private final StoreNamedPosition named;
+    /** True if each read persists its index: a named tailer in {@link CommitMode#ON_READ}. */
+    private final boolean commitOnRead;
+    private final CommitMode commitMode;
     private final PauseStrategy pause;
     private final MappedCursor cursor = new MappedCursor("tailer");
     private final ExcerptLocator locator;
@@ -55,21 +60,25 @@ final class StoreTailer implements ExcerptTailer {
     private long position;
     /** The sequence of the next excerpt to read, in either direction. */
     private long sequence;
+    /** The highest index read, the most a commit may persist; -1 before any read. */
+    private long highestRead = -1;
     private boolean closed;
 
-    StoreTailer(final Store store, final String name, final long namedIndexOffset, final PauseStrategy pause) {
-        this(store, name, namedIndexOffset, pause, false);
+    StoreTailer(final Store store, final StoreNamedPosition named, final CommitMode commitMode,
+                final PauseStrategy pause) {
+        this(store, named, commitMode, pause, false);
     }
 
     /** @param bodies true to deliver each data excerpt's body as stored, the CRC32C field included. */
-    StoreTailer(final Store store, final String name, final long namedIndexOffset, final PauseStrategy pause,
-                final boolean bodies) {
+    StoreTailer(final Store store, final StoreNamedPosition named, final CommitMode commitMode,
+                final PauseStrategy pause, final boolean bodies) {
         this.store = store;
         this.metadata = store.metadata();
         this.cycleFiles = store.cycleFiles();
         this.rollCycle = store.rollCycle();
-        this.name = name;
-        this.namedIndexOffset = namedIndexOffset;
+        this.named = named;
+        this.commitMode = commitMode;
+        this.commitOnRead = named != null && commitMode == CommitMode.ON_READ;
         this.pause = pause;
         this.maxDataLength = store.maxDataLength();
         this.locator = new ExcerptLocator(metadata, cursor, maxDataLength, store.verifyChecksums());
@@ -166,11 +175,39 @@ final class StoreTailer implements ExcerptTailer {
         recordRead(index);
     }
 
-    /** A named tailer persists the last index it read: a tailer of its name resumes after it. */
+    /** A named tailer on read persists the last index it read: a tailer of its name resumes after it. */
     private void recordRead(final long index) {
-        if (namedIndexOffset >= 0) {
-            metadata.writeOrderedLong(namedIndexOffset, index);
+        if (index > highestRead) {
+            highestRead = index;
         }
+        if (commitOnRead) {
+            named.commit(index);
+        }
+    }
+
+    @Override
+    public void commit() {
+        commit(highestRead);
+    }
+
+    @Override
+    public void commit(final long index) {
+        checkOpen();
+        if (named == null) {
+            throw new SpoolException("commit(" + IndexFormat.format(index, rollCycle) + ") on an unnamed tailer of "
+                    + store.directory() + ": only a named tailer has a position to persist");
+        }
+        if (index < 0 || index > highestRead) {
+            throw new SpoolException("commit(" + IndexFormat.format(index, rollCycle) + ") by named tailer '" + named.name()
+                    + "' of " + store.directory() + ": it may commit only an index it has read, at most "
+                    + IndexFormat.format(highestRead, rollCycle));
+        }
+        named.commit(index);
+    }
+
+    @Override
+    public CommitMode commitMode() {
+        return commitMode;
     }
 
     /**
@@ -490,7 +527,7 @@ final class StoreTailer implements ExcerptTailer {
 
     @Override
     public String name() {
-        return name;
+        return named == null ? null : named.name();
     }
 
     @Override
@@ -500,12 +537,15 @@ final class StoreTailer implements ExcerptTailer {
         }
         closed = true;
         detach();
+        if (named != null) {
+            named.close();
+        }
         store.closed(this);
     }
 
     private void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("tailer of " + store.directory() + " is closed");
+            throw new SpoolException("tailer of " + store.directory() + " is closed");
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.CorruptQueueException;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.CycleDescriptor;
@@ -127,13 +128,13 @@ final class TailWriter {
                 }
                 if (MEMORY.readVolatileInt(cursor.address(position)) != 0 && recoverTail()) {
                     if (at != NEXT) {
-                        throw new SpoolException(writer() + " cannot write index " + at + ": cycle " + cycle + " has ended");
+                        throw new SpoolException(writer() + " cannot write index " + IndexFormat.format(at, rollCycle) + ": cycle " + cycle + " has ended");
                     }
                     moveToCycle(nextCycleAfterEnd());
                 }
             }
             if (at != NEXT && (cycleBase | sequence) != at) {
-                throw unexpectedIndex(at, cycleBase | sequence, cycle, sequence);
+                throw unexpectedIndex(at, cycleBase | sequence);
             }
             if (sequence >= capacity) {
                 throw new SpoolException("cycle " + cycle + " (" + file.path() + ") is full: " + sequence
@@ -157,11 +158,11 @@ final class TailWriter {
         final long target = rollCycle.toCycle(index);
         final long highest = metadata.highestCycle();
         if (target < highest) {
-            throw new SpoolException(writer() + " cannot write index " + index + " (cycle " + target
-                    + ", sequence " + rollCycle.toSequence(index) + "): its highest cycle is already " + highest);
+            throw new SpoolException(writer() + " cannot write index " + IndexFormat.format(index, rollCycle)
+                    + ": its highest cycle is already " + highest);
         }
         if (target > highest && rollCycle.toSequence(index) != 0) {
-            throw unexpectedIndex(index, rollCycle.toIndex(target, 0), target, 0);
+            throw unexpectedIndex(index, rollCycle.toIndex(target, 0));
         }
         return target;
     }
@@ -273,15 +274,13 @@ final class TailWriter {
                     + byTerm + " but role=" + metadata.role() + " and fenced-by-term=" + metadata.fencedByTerm()
                     + ", which fence() writes with it: the metadata is damaged; nothing was written");
         }
-        return new IllegalStateException("queue " + store.directory() + " was fenced by term " + byTerm
+        return new SpoolException("queue " + store.directory() + " was fenced by term " + byTerm
                 + ": another queue is the primary now; this appender's excerpt was not written");
     }
 
-    private SpoolException unexpectedIndex(final long index, final long expected, final long expectedCycle,
-                                           final long expectedSequence) {
-        return new SpoolException(writer() + " expected index " + expected + " (cycle " + expectedCycle + ", sequence "
-                + expectedSequence + ") next, was given index " + index + " (sequence " + rollCycle.toSequence(index)
-                + "): " + (index < expected ? "it is written already (another writer appended it)"
+    private SpoolException unexpectedIndex(final long index, final long expected) {
+        return new SpoolException(writer() + " expected index " + IndexFormat.format(expected, rollCycle)
+                + " next, was given index " + IndexFormat.format(index, rollCycle) + ": " + (index < expected ? "it is written already (another writer appended it)"
                 : "a gap of " + (index - expected) + " excerpts"));
     }
 

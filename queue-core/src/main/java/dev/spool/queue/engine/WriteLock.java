@@ -1,6 +1,7 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.ProcessSlots;
 
@@ -68,7 +69,7 @@ final class WriteLock {
 
     private void lockContended() {
         if (holder == Thread.currentThread()) {
-            throw new IllegalStateException("this thread already holds the write lock of " + metadata.path()
+            throw new SpoolException("this thread already holds the write lock of " + metadata.path()
                     + ": commit or roll back the open claim before appending again");
         }
         final PauseStrategy pause = PauseStrategy.backoff(1_000, 100, 1_000, 100_000);

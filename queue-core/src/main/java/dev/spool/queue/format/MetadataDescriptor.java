@@ -222,7 +222,7 @@ public final class MetadataDescriptor {
     public static final int NAMED_TAILER_NAME_LENGTH_OFFSET = 0;
     /** Length in bytes of the name length with the reserved int after it. */
     public static final int NAMED_TAILER_NAME_LENGTH_LENGTH = Long.BYTES;
-    /** Offset of the named tailer's last read index, from its entry. */
+    /** Offset of the named tailer's last read index (the last committed, see {@code CommitMode}), from its entry. */
     public static final int NAMED_TAILER_INDEX_OFFSET = NAMED_TAILER_NAME_LENGTH_OFFSET + NAMED_TAILER_NAME_LENGTH_LENGTH;
     /** Offset of the named tailer name field. */
     public static final int NAMED_TAILER_NAME_OFFSET = NAMED_TAILER_INDEX_OFFSET + Long.BYTES;

@@ -107,6 +107,16 @@ public final class QueueInternals {
     }
 
     /**
+     * @param name a named tailer's name, 1 to 48 UTF-8 bytes; its entry in the metadata is created if absent.
+     * @return the position persisted under the name, shared with the queue's tailers of that name; close it when
+     * done, and {@link SpoolQueue#removeTailer(String)} refuses the name until then.
+     * @throws dev.spool.queue.SpoolException if the name does not fit or the metadata has no room for it.
+     */
+    public NamedPosition namedPosition(final String name) {
+        return engine.namedPosition(name);
+    }
+
+    /**
      * @param wake run on the thread that calls {@link #recordAcked(long)} on this queue instance, while the doorbell
      *             is armed: short and non-blocking, such as unparking the waiting thread.
      * @return a doorbell that wakes a thread sleeping until a replica acknowledges more. See {@link Doorbell}.
@@ -121,7 +131,7 @@ public final class QueueInternals {
      * {@link #fence(long)}). Stop the replication sink writing to it first.
      *
      * @return the new term.
-     * @throws IllegalStateException unless the queue is a {@link QueueRole#REPLICA}.
+     * @throws dev.spool.queue.SpoolException unless the queue is a {@link QueueRole#REPLICA}.
      */
     public long promote() {
         return engine.promote();
@@ -142,7 +152,7 @@ public final class QueueInternals {
      * A replica takes the term of the primary it copies when that term is later than its own.
      *
      * @param term the primary's term.
-     * @throws IllegalStateException unless the queue is a replica and {@code term} is at least its own.
+     * @throws dev.spool.queue.SpoolException unless the queue is a replica and {@code term} is at least its own.
      */
     public void adoptTerm(final long term) {
         engine.adoptTerm(term);
@@ -175,7 +185,7 @@ public final class QueueInternals {
     /**
      * @return a new appender at given indices, with the queue's sync policy, on a replica or a primary; see
      * {@link IndexedAppender}. Closing the queue closes it.
-     * @throws IllegalStateException if the queue is fenced or closed.
+     * @throws dev.spool.queue.SpoolException if the queue is fenced or closed.
      */
     public IndexedAppender createIndexedAppender() {
         return engine.createIndexedAppender();

@@ -1,5 +1,6 @@
 package dev.spool.queue.tools;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.ExcerptDescriptor;
@@ -134,8 +135,8 @@ final class QueueDumper {
         field("named tailers", String.valueOf(tailers.size()));
         for (final QueueFiles.NamedTailer tailer : tailers) {
             out.println(INDENT + INDENT + (tailer.name() == null ? "!! entry " + tailer.entry() + " has name length="
-                    + tailer.nameLength() : "'" + tailer.name() + "'") + " last read index=" + tailer.lastReadIndex()
-                    + indexParts(rollCycle, tailer.lastReadIndex()));
+                    + tailer.nameLength() : "'" + tailer.name() + "'") + " last read index="
+                    + IndexFormat.format(tailer.lastReadIndex(), rollCycle));
         }
     }
 
@@ -145,11 +146,6 @@ final class QueueDumper {
 
     private String cycleName(final RollCycle rollCycle, final long cycle) {
         return cycle < 0 || rollCycle == null ? String.valueOf(cycle) : cycle + " (" + queue.calendar(rollCycle).fileName(cycle) + ")";
-    }
-
-    private static String indexParts(final RollCycle rollCycle, final long index) {
-        return index < 0 || rollCycle == null ? "" : " (cycle " + rollCycle.toCycle(index) + ", sequence "
-                + rollCycle.toSequence(index) + ")";
     }
 
     /** @return true if the walk reached the end of the excerpts. */
@@ -189,13 +185,12 @@ final class QueueDumper {
                 printed++;
                 final StringBuilder line = excerptLine(scanner, kind);
                 if (kind == ExcerptScanner.Kind.DATA) {
-                    line.append(" index=").append(cycleBase | scanner.sequence())
-                            .append(" (cycle ").append(name.cycle()).append(", sequence ").append(scanner.sequence()).append(')');
+                    line.append(" index=").append(IndexFormat.format(cycleBase | scanner.sequence(), rollCycle));
                 } else if (kind == ExcerptScanner.Kind.INDEX_BLOCK) {
                     final Integer block = blocks.get(scanner.position());
                     line.append(block == null ? " (not in the root index)" : " block=" + block);
                 } else if (kind == ExcerptScanner.Kind.SYNC_MARKER) {
-                    line.append(" synced index=").append(file.readLong(scanner.position() + SYNC_MARKER_INDEX_OFFSET))
+                    line.append(" synced index=").append(IndexFormat.format(file.readLong(scanner.position() + SYNC_MARKER_INDEX_OFFSET), rollCycle))
                             .append(" at ").append(Instant.ofEpochMilli(file.readLong(scanner.position() + SYNC_MARKER_TIME_OFFSET)));
                 } else if (kind == ExcerptScanner.Kind.UNKNOWN_METADATA) {
                     line.append(" type=").append(scanner.metadataType());

@@ -1,5 +1,6 @@
 package dev.spool.queue.tools;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.ExcerptDescriptor;
@@ -99,13 +100,14 @@ final class QueueStats {
         }
         out.println("total: excerpts=" + excerpts + " payload bytes=" + payloadBytes + " used bytes=" + usedBytes
                 + " file bytes=" + fileBytes);
-        out.println("first index=" + firstIndex + " last index=" + lastIndex);
+        out.println("first index=" + IndexFormat.format(firstIndex, rollCycle) + " last index="
+                + IndexFormat.format(lastIndex, rollCycle));
         final List<QueueFiles.NamedTailer> tailers = queue.namedTailers();
         out.println("named tailers: " + tailers.size());
         for (final QueueFiles.NamedTailer tailer : tailers) {
             final long index = tailer.lastReadIndex();
             out.println("  " + (tailer.name() == null ? "!! entry " + tailer.entry() : "'" + tailer.name() + "'")
-                    + " last read index=" + index + " lag=" + lag(rollCycle, counts, index));
+                    + " last read index=" + IndexFormat.format(index, rollCycle) + " lag=" + lag(rollCycle, counts, index));
         }
         return whole;
     }

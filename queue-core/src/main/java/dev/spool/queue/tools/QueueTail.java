@@ -2,7 +2,9 @@ package dev.spool.queue.tools;
 
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 
 import net.openhft.chronicle.bytes.BytesStore;
@@ -41,6 +43,8 @@ final class QueueTail implements ExcerptHandler {
     private byte[] payload = new byte[256];
     /** The typed excerpts' schemas stored in the queue directory: a typed excerpt prints as text. */
     private final TypedSchemas schemas;
+    /** The queue's roll cycle, for printing indices; set once the queue is open. */
+    private RollCycle rollCycle;
 
     QueueTail(final Path directory, final PrintStream out) {
         this.directory = directory;
@@ -59,14 +63,15 @@ final class QueueTail implements ExcerptHandler {
         boolean interrupted = false;
         // a person reads tail -f: 10 ms of latency is nothing to them, while spinning costs a core shared with others
         try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly()
-                .pauseStrategy(() -> PauseStrategy.backoff(0, 0, MIN_PARK_NS, MAX_PARK_NS)).build();
+                .pauseStrategy(() -> PauseStrategy.backoff(0, 0, MIN_PARK_NS, MAX_PARK_NS)).open();
              ExcerptTailer tailer = queue.createTailer()) {
+            rollCycle = queue.rollCycle();
             if ("end".equals(from)) {
                 tailer.toEnd();
             } else if (!"start".equals(from)) {
                 final long index = SpoolTool.parseIndex(from);
                 if (!tailer.moveToIndex(index)) {
-                    err.println("spool: no excerpt has index " + index + " in " + directory);
+                    err.println("spool: no excerpt has index " + IndexFormat.format(index, queue.rollCycle()) + " in " + directory);
                     return 1;
                 }
             }
@@ -105,7 +110,7 @@ final class QueueTail implements ExcerptHandler {
             payload = new byte[Math.max(length, payload.length * 2)];
         }
         bytes.read(offset, payload, 0, length);
-        out.append(Long.toString(index)).append('\t').append(Integer.toString(length)).append('\t');
+        out.append(IndexFormat.format(index, rollCycle)).append('\t').append(Integer.toString(length)).append('\t');
         final String typed = schemas.format(payload, length);
         final String text = typed != null ? typed : printable(payload, length);
         if (text != null) {

@@ -1,5 +1,6 @@
 package dev.spool.queue.tools;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.format.CycleDescriptor;
@@ -429,8 +430,8 @@ final class QueueVerifier {
             if (rollCycle.toSequence(index) >= count) {
                 final boolean deleted = !counts.containsKey(cycle) && !cycles.isEmpty() && cycle < cycles.get(0).name().cycle();
                 warning(queue.metadataPath(), tailer.position() + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET,
-                        "named tailer '" + tailer.name() + "': last read index=" + index + " (cycle " + cycle + ", sequence "
-                                + rollCycle.toSequence(index) + ") is not in the queue: " + (deleted
+                        "named tailer '" + tailer.name() + "': last read index=" + IndexFormat.format(index, rollCycle)
+                                + " is not in the queue: " + (deleted
                                 ? "its cycle was deleted (retention not pinned by named tailers), it resumes at the first cycle"
                                 : "it restarts from the start"));
             }

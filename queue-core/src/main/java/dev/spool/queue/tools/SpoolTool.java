@@ -39,6 +39,7 @@ public final class SpoolTool {
                      index, length and the first 64 payload bytes (--full: all of them)
               tail   <queueDir> [-f] [--from INDEX|start|end]
                      one line per excerpt: index<TAB>length<TAB>payload (UTF-8 text if printable, else 0x and hex);
+                     the index as 0x<hex> (cycle <cycle> seq <sequence>), as everywhere in Spool;
                      -f follows new excerpts until interrupted; --from defaults to start
               stats  <queueDir>
                      cycles, excerpts and bytes per cycle file and in total; named tailers and their lag

@@ -5,6 +5,7 @@ import dev.spool.queue.GroupCommit;
 import dev.spool.queue.ManualClock;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SpoolTestBase;
@@ -71,10 +72,10 @@ class BackgroundAgentsTest extends SpoolTestBase {
 
     @Test
     void shouldLeaveRetentionAfterARollToTheRetentionAgentAndHandItBackWhenClosed() {
-        try (SpoolQueue queue = builder().retainCycles(2).build();
+        try (SpoolQueue queue = builder().retainCycles(2).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final Agent retention = queue.createRetention();
-            assertThrows(IllegalStateException.class, queue::createRetention, "one retention agent per instance");
+            assertThrows(SpoolException.class, queue::createRetention, "one retention agent per instance");
             assertEquals("spool-retention", retention.roleName());
             appendInCycles(appender, 4);
             assertArrayEquals(cycles(0, 1, 2, 3), queue.cycles(), "the rolls only flagged the agent");
@@ -95,7 +96,7 @@ class BackgroundAgentsTest extends SpoolTestBase {
 
     @Test
     void shouldRunPretoucherGroupCommitAndRetentionOnOneThreadInACompositeAgent() throws InterruptedException {
-        try (SpoolQueue queue = builder().retainCycles(2).build();
+        try (SpoolQueue queue = builder().retainCycles(2).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final Pretoucher pretoucher = queue.createPretoucher();
             final GroupCommit groupCommit = queue.createGroupCommit();
@@ -130,14 +131,14 @@ class BackgroundAgentsTest extends SpoolTestBase {
                 runner.close();
             }
             assertFalse(thread.isAlive());
-            assertThrows(IllegalStateException.class, pretoucher::doWork, "the runner's close closed it");
+            assertThrows(SpoolException.class, pretoucher::doWork, "the runner's close closed it");
             assertNotNull(queue.createRetention(), "the runner's close handed retention back");
         }
     }
 
     @Test
     void shouldRunEachDutyFromTheCallersDutyCycle() {
-        try (SpoolQueue queue = builder().build();
+        try (SpoolQueue queue = builder().openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final Pretoucher pretoucher = queue.createPretoucher();
             final GroupCommit groupCommit = queue.createGroupCommit();
@@ -149,13 +150,13 @@ class BackgroundAgentsTest extends SpoolTestBase {
             assertEquals(0, invoker.invoke(), "nothing new to touch, nobody waiting for a sync");
             invoker.close();
             assertTrue(invoker.isClosed());
-            assertThrows(IllegalStateException.class, pretoucher::doWork, "the invoker's close closed it");
+            assertThrows(SpoolException.class, pretoucher::doWork, "the invoker's close closed it");
         }
     }
 
     @Test
     void shouldAllocateNothingPerDutyCycleInSteadyState() throws InterruptedException {
-        try (SpoolQueue queue = builder().retainCycles(2).build();
+        try (SpoolQueue queue = builder().retainCycles(2).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              GroupCommit groupCommit = queue.startGroupCommit()) {
             final Pretoucher pretoucher = queue.createPretoucher();

@@ -29,7 +29,7 @@ class CycleRollTest extends SpoolTestBase {
         final AtomicLong now = new AtomicLong(START_MILLIS);
         final long firstCycle = RollCycle.HOURLY.cycle(START_MILLIS, 0);
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20)
-                .rollCycle(RollCycle.HOURLY).timeProvider(now::get).build();
+                .rollCycle(RollCycle.HOURLY).timeProvider(now::get).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             appender.append("before".getBytes(StandardCharsets.UTF_8));
@@ -50,10 +50,10 @@ class CycleRollTest extends SpoolTestBase {
         final SpoolQueueBuilder builder = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20)
                 .rollCycle(RollCycle.HOURLY).timeProvider(now::get);
         final long firstCycle = RollCycle.HOURLY.cycle(START_MILLIS, 0);
-        try (SpoolQueue queue = builder.build(); ExcerptAppender appender = queue.createAppender()) {
+        try (SpoolQueue queue = builder.openOrCreate(); ExcerptAppender appender = queue.createAppender()) {
             appender.append("before".getBytes(StandardCharsets.UTF_8));
         }
-        try (SpoolQueue queue = builder.build()) {
+        try (SpoolQueue queue = builder.openOrCreate()) {
             // a rolling writer ends the old cycle, creates the new file, then records it as the highest cycle:
             // this one dies before the last step
             final CycleFile first = Stores.of(queue).cycleFiles().acquire(firstCycle);
@@ -66,7 +66,7 @@ class CycleRollTest extends SpoolTestBase {
                     SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES, 0));
         }
         now.addAndGet(HOUR);
-        try (SpoolQueue queue = builder.build();
+        try (SpoolQueue queue = builder.openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             final long after = appender.append("after".getBytes(StandardCharsets.UTF_8));

@@ -9,6 +9,7 @@ import dev.spool.queue.ManualClock;
 import dev.spool.queue.Messages;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SpoolTestBase;
@@ -64,7 +65,7 @@ class PretoucherTest extends SpoolTestBase {
     @Test
     void shouldCreateTheNextCycleFileWithinTheLeadTimeWithoutStartingIt() throws IOException {
         final ManualClock clock = new ManualClock(START);
-        try (SpoolQueue queue = builder(clock, 64 << 10).build();
+        try (SpoolQueue queue = builder(clock, 64 << 10).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer live = queue.createTailer();
              Pretoucher pretoucher = queue.createPretoucher()) {
@@ -109,7 +110,7 @@ class PretoucherTest extends SpoolTestBase {
     @Test
     void shouldLeaveNothingAmissWhenTheWritersSkipTheCycleMadeAhead() {
         final ManualClock clock = new ManualClock(START);
-        try (SpoolQueue queue = builder(clock, 64 << 10).build();
+        try (SpoolQueue queue = builder(clock, 64 << 10).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer();
              Pretoucher pretoucher = queue.createPretoucher()) {
@@ -143,7 +144,7 @@ class PretoucherTest extends SpoolTestBase {
     void shouldTouchThePagesAheadOfTheWriterAndMapTheNextChunkBeforeItIsReached() throws IOException {
         final long pretouchLength = 2 * CHUNK;
         final ManualClock clock = new ManualClock(START);
-        try (SpoolQueue queue = builder(clock, pretouchLength).build();
+        try (SpoolQueue queue = builder(clock, pretouchLength).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer();
              Pretoucher pretoucher = queue.createPretoucher()) {
@@ -191,7 +192,7 @@ class PretoucherTest extends SpoolTestBase {
         final int maxLength = 2_000;
         final ManualClock clock = new ManualClock(START);
         final AtomicReference<Throwable> failure = new AtomicReference<>();
-        try (SpoolQueue queue = builder(clock, 256 << 10).build();
+        try (SpoolQueue queue = builder(clock, 256 << 10).openOrCreate();
              ExcerptTailer tailer = queue.createTailer()) {
             queue.startPretoucher(Duration.ofNanos(50_000));
             final List<Thread> threads = new ArrayList<>();
@@ -245,16 +246,16 @@ class PretoucherTest extends SpoolTestBase {
 
     @Test
     void shouldStopItsThreadWhenClosedAndRefuseExecuteFromOtherThreads() {
-        try (SpoolQueue queue = builder(new ManualClock(START), 64 << 10).build()) {
+        try (SpoolQueue queue = builder(new ManualClock(START), 64 << 10).openOrCreate()) {
             final Pretoucher pretoucher = queue.startPretoucher(Duration.ofMillis(1));
-            final IllegalStateException e = assertThrows(IllegalStateException.class, pretoucher::doWork);
+            final SpoolException e = assertThrows(SpoolException.class, pretoucher::doWork);
             assertTrue(e.getMessage().contains(Pretoucher.THREAD_NAME), e.getMessage());
             pretoucher.close();
             for (final Thread thread : Thread.getAllStackTraces().keySet()) {
                 assertFalse(thread.getName().equals(Pretoucher.THREAD_NAME) && thread.isAlive());
             }
-            assertThrows(IllegalStateException.class, pretoucher::doWork);
-            assertThrows(IllegalArgumentException.class, () -> queue.startPretoucher(Duration.ZERO));
+            assertThrows(SpoolException.class, pretoucher::doWork);
+            assertThrows(SpoolException.class, () -> queue.startPretoucher(Duration.ZERO));
         }
     }
 
@@ -262,7 +263,7 @@ class PretoucherTest extends SpoolTestBase {
     void shouldPrepareFilesForAWriterInAnotherProcess() throws Exception {
         final long pretouchLength = CHUNK;
         final ManualClock clock = new ManualClock(START);
-        try (SpoolQueue queue = builder(clock, pretouchLength).build();
+        try (SpoolQueue queue = builder(clock, pretouchLength).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer();
              ChildJvm child = ChildJvm.start(ChildMains.Pretouch.class, tempDir.resolve("child.stderr"), dir().toString(),

@@ -8,6 +8,7 @@ import dev.spool.queue.ManualClock;
 import dev.spool.queue.Messages;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SpoolTestBase;
@@ -109,7 +110,7 @@ class RetentionTest extends SpoolTestBase {
 
     @Test
     void shouldKeepTheNewestCyclesWhenANewCycleStartsAndTellTheListener() {
-        try (SpoolQueue queue = builder().retainCycles(2).build();
+        try (SpoolQueue queue = builder().retainCycles(2).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final List<Long> indices = fill(appender, 5, 3);
             assertArrayEquals(cycles(3, 4), queue.cycles());
@@ -132,22 +133,22 @@ class RetentionTest extends SpoolTestBase {
     @Test
     void shouldKeepTheNewestCyclesThatFitInRetainBytesAndAlwaysTheHighest() {
         final long[] used = new long[5];
-        try (SpoolQueue queue = builder().build(); ExcerptAppender appender = queue.createAppender()) {
+        try (SpoolQueue queue = builder().openOrCreate(); ExcerptAppender appender = queue.createAppender()) {
             fill(appender, 5, 40);
             for (int i = 0; i < used.length; i++) {
                 used[i] = writePosition(queue, FIRST + i);
             }
             assertEquals(0, queue.applyRetention(), "no limit set: everything stays");
         }
-        try (SpoolQueue queue = builder().retainBytes(used[3] + used[4]).build()) {
+        try (SpoolQueue queue = builder().retainBytes(used[3] + used[4]).openOrCreate()) {
             assertEquals(3, queue.applyRetention());
             assertArrayEquals(cycles(3, 4), queue.cycles());
         }
-        try (SpoolQueue queue = builder().retainBytes(used[3] + used[4] - 1).build()) {
+        try (SpoolQueue queue = builder().retainBytes(used[3] + used[4] - 1).openOrCreate()) {
             assertEquals(1, queue.applyRetention());
             assertArrayEquals(cycles(4), queue.cycles());
         }
-        try (SpoolQueue queue = builder().retainBytes(1).retainCycles(1).build()) {
+        try (SpoolQueue queue = builder().retainBytes(1).retainCycles(1).openOrCreate()) {
             assertEquals(0, queue.applyRetention(), "the highest cycle stays whatever its length");
             assertArrayEquals(cycles(4), queue.cycles());
         }
@@ -156,7 +157,7 @@ class RetentionTest extends SpoolTestBase {
 
     @Test
     void shouldNotDeleteAFileATailerOfThisProcessHasOpen() {
-        try (SpoolQueue queue = builder().retainCycles(1).build();
+        try (SpoolQueue queue = builder().retainCycles(1).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             appender.append(message(0));
@@ -172,7 +173,7 @@ class RetentionTest extends SpoolTestBase {
 
     @Test
     void shouldKeepCyclesANamedTailerHasNotPassed() {
-        try (SpoolQueue queue = builder().retainCycles(1).build(); ExcerptAppender appender = queue.createAppender()) {
+        try (SpoolQueue queue = builder().retainCycles(1).openOrCreate(); ExcerptAppender appender = queue.createAppender()) {
             try (ExcerptTailer billing = queue.createTailer("billing")) {
                 final List<Long> indices = fill(appender, 2, 2);
                 assertArrayEquals(cycles(0, 1), queue.cycles(), "billing has read nothing yet");
@@ -201,7 +202,7 @@ class RetentionTest extends SpoolTestBase {
 
     @Test
     void shouldDeleteUnreadCyclesWhenNamedTailersDoNotPinAndResumeAtTheFirstCycleLeft() {
-        try (SpoolQueue queue = builder().retainCycles(2).retainForNamedTailers(false).build();
+        try (SpoolQueue queue = builder().retainCycles(2).retainForNamedTailers(false).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final List<Long> indices = new ArrayList<>(fill(appender, 1, 3));
             try (ExcerptTailer billing = queue.createTailer("billing")) {
@@ -228,12 +229,12 @@ class RetentionTest extends SpoolTestBase {
     @Test
     void shouldMoveATailerOnWhenAnotherProcessDeletesTheCycleItReads() {
         // a second queue instance shares no open-file cache with the first: what retention in another process does
-        try (SpoolQueue queue = builder().build();
+        try (SpoolQueue queue = builder().openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             final List<Long> indices = fill(appender, 5, 3);
             assertEquals(indices.get(0), tailer.read(Bytes.allocateElasticOnHeap()));
-            try (SpoolQueue other = SpoolQueue.builder(dir()).timeProvider(clock).retainCycles(1).build()) {
+            try (SpoolQueue other = SpoolQueue.builder(dir()).timeProvider(clock).retainCycles(1).openOrCreate()) {
                 assertEquals(4, other.applyRetention(), "the other process deletes the file this one reads too");
             }
             assertArrayEquals(cycles(4), queue.cycles());
@@ -257,7 +258,7 @@ class RetentionTest extends SpoolTestBase {
     void shouldKeepFileDescriptorsAndOpenFilesConstantOverThousandsOfRolls() throws IOException {
         final int rolls = 3_000;
         final int retain = 3;
-        try (SpoolQueue queue = builder().retainCycles(retain).pretouchLength(64 << 10).build();
+        try (SpoolQueue queue = builder().retainCycles(retain).pretouchLength(64 << 10).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer();
              Pretoucher pretoucher = queue.createPretoucher()) {
@@ -335,13 +336,17 @@ class RetentionTest extends SpoolTestBase {
 
     @Test
     void shouldRejectRetentionLimitsBelowOne() {
-        assertThrows(IllegalArgumentException.class, () -> builder().retainCycles(0));
-        assertThrows(IllegalArgumentException.class, () -> builder().retainBytes(0));
+        final SpoolQueueBuilder cycles = builder().retainCycles(0);
+        final SpoolException e = assertThrows(SpoolException.class, cycles::openOrCreate, "refused at build");
+        assertTrue(e.getMessage().contains("retainCycles=0"), e.getMessage());
+        final SpoolQueueBuilder bytes = builder().retainBytes(0);
+        assertTrue(assertThrows(SpoolException.class, bytes::openOrCreate).getMessage().contains("retainBytes=0"));
+        assertFalse(SpoolQueue.exists(dir()), "nothing was created");
     }
 
     @Test
     void shouldReleaseTheCyclesARemovedNamedTailerKept() {
-        try (SpoolQueue queue = builder().retainCycles(1).build(); ExcerptAppender appender = queue.createAppender()) {
+        try (SpoolQueue queue = builder().retainCycles(1).openOrCreate(); ExcerptAppender appender = queue.createAppender()) {
             queue.createTailer("abandoned").close();
             fill(appender, 3, 2);
             assertArrayEquals(cycles(0, 1, 2), queue.cycles(), "a named tailer that has read nothing keeps everything");

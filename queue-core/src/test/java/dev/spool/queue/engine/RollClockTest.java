@@ -60,7 +60,7 @@ class RollClockTest extends SpoolTestBase {
 
     @Test
     void shouldAgreeWithTheWallClockWhileRunning() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final long end = System.currentTimeMillis() + 1_500;
             while (System.currentTimeMillis() < end) {

@@ -23,7 +23,7 @@ class RollTest extends SpoolTestBase {
 
     private SpoolQueue open(final TimeProvider clock) {
         return SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20)
-                .timeProvider(clock).build();
+                .timeProvider(clock).openOrCreate();
     }
 
     @Test
@@ -110,7 +110,7 @@ class RollTest extends SpoolTestBase {
             assertEquals(RollCycle.SECONDLY, queue.rollCycle());
         }
         final SpoolException e = assertThrows(SpoolException.class,
-                () -> SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.HOURLY).build());
+                () -> SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.HOURLY).openOrCreate());
         assertTrue(e.getMessage().contains("rollCycle=SECONDLY") && e.getMessage().contains("rollCycle=HOURLY"), e.getMessage());
         try (SpoolQueue reopened = SpoolQueue.open(tempDir.resolve("q"))) {
             assertEquals(RollCycle.SECONDLY, reopened.rollCycle(), "without an explicit setting the persisted one is adopted");
@@ -121,7 +121,7 @@ class RollTest extends SpoolTestBase {
     void shouldRejectAFullCycleBeforeWritingAndContinueInTheNextCycle() {
         final ManualClock clock = new ManualClock(START);
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20)
-                .indexSpacing(1).indexBlockEntries(8).timeProvider(clock).build();
+                .indexSpacing(1).indexBlockEntries(8).timeProvider(clock).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final long capacity = queue.cycleCapacity();
             assertEquals((1 << 15) * 8, capacity);

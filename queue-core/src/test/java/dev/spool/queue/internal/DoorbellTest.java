@@ -17,7 +17,7 @@ class DoorbellTest extends SpoolTestBase {
     void shouldRingAnArmedDoorbellOnceAfterAnAppendAndNeverADisarmedOrClosedOne() {
         final AtomicInteger first = new AtomicInteger();
         final AtomicInteger second = new AtomicInteger();
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final Doorbell one = QueueInternals.of(queue).appendDoorbell(first::incrementAndGet);
             final Doorbell two = QueueInternals.of(queue).appendDoorbell(second::incrementAndGet);
@@ -47,7 +47,7 @@ class DoorbellTest extends SpoolTestBase {
     @Test
     void shouldWriteTheAppendEvenWhenAWakeActionFails() {
         expectWarning("wake action failed");
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              Doorbell failing = QueueInternals.of(queue).appendDoorbell(() -> {
                  throw new IllegalStateException("wake failed");
@@ -61,7 +61,7 @@ class DoorbellTest extends SpoolTestBase {
     @Test
     void shouldRingTheAckDoorbellWhenAnAckIsRecordedButNotOnAppend() {
         final AtomicInteger woken = new AtomicInteger();
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              Doorbell acked = QueueInternals.of(queue).ackDoorbell(woken::incrementAndGet)) {
             acked.arm();

@@ -2,6 +2,7 @@ package dev.spool.queue.internal;
 
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ManualClock;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
@@ -27,7 +28,7 @@ class IndexedAppenderTest extends SpoolTestBase {
 
     private SpoolQueue open() {
         return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).rollCycle(ROLL).epochMillis(0)
-                .timeProvider(clock).build();
+                .timeProvider(clock).openOrCreate();
     }
 
     private static byte[] utf8(final String text) {
@@ -92,13 +93,13 @@ class IndexedAppenderTest extends SpoolTestBase {
             final long first = ROLL.toIndex(firstCycle, 0);
             appendAt(indexed, first, "a");
             final SpoolException gap = assertThrows(SpoolException.class, () -> appendAt(indexed, first + 4, "x"));
-            assertTrue(gap.getMessage().contains("expected index " + (first + 1)), gap.getMessage());
-            assertTrue(gap.getMessage().contains("given index " + (first + 4)), gap.getMessage());
+            assertTrue(gap.getMessage().contains("expected index " + IndexFormat.format((first + 1), ROLL)), gap.getMessage());
+            assertTrue(gap.getMessage().contains("given index " + IndexFormat.format((first + 4), ROLL)), gap.getMessage());
             assertTrue(gap.getMessage().contains("a gap of 3 excerpts"), gap.getMessage());
             assertTrue(gap.getMessage().contains(queue.directory().toString()), gap.getMessage());
             final long laterGap = ROLL.toIndex(firstCycle + 1, 2);
             final SpoolException cycleGap = assertThrows(SpoolException.class, () -> appendAt(indexed, laterGap, "x"));
-            assertTrue(cycleGap.getMessage().contains("expected index " + ROLL.toIndex(firstCycle + 1, 0)),
+            assertTrue(cycleGap.getMessage().contains("expected index " + IndexFormat.format(ROLL.toIndex(firstCycle + 1, 0), ROLL)),
                     cycleGap.getMessage());
             assertTrue(cycleGap.getMessage().contains("a gap of 2 excerpts"), cycleGap.getMessage());
             assertArrayEquals(new long[]{firstCycle}, queue.cycles(), "a refused later cycle is not started");
@@ -115,8 +116,8 @@ class IndexedAppenderTest extends SpoolTestBase {
             appendAt(indexed, first, "a");
             appendAt(indexed, first + 1, "b");
             final SpoolException earlier = assertThrows(SpoolException.class, () -> appendAt(indexed, first, "x"));
-            assertTrue(earlier.getMessage().contains("expected index " + (first + 2)), earlier.getMessage());
-            assertTrue(earlier.getMessage().contains("given index " + first), earlier.getMessage());
+            assertTrue(earlier.getMessage().contains("expected index " + IndexFormat.format((first + 2), ROLL)), earlier.getMessage());
+            assertTrue(earlier.getMessage().contains("given index " + IndexFormat.format(first, ROLL)), earlier.getMessage());
             assertTrue(earlier.getMessage().contains("written already"), earlier.getMessage());
             final long before = ROLL.toIndex(firstCycle - 1, 0);
             final SpoolException earlierCycle = assertThrows(SpoolException.class, () -> appendAt(indexed, before, "x"));
@@ -136,7 +137,7 @@ class IndexedAppenderTest extends SpoolTestBase {
             appendAt(indexed, first, "a");
             assertEquals(first + 1, appender.append(utf8("b")));
             final SpoolException taken = assertThrows(SpoolException.class, () -> appendAt(indexed, first + 1, "x"));
-            assertTrue(taken.getMessage().contains("expected index " + (first + 2)), taken.getMessage());
+            assertTrue(taken.getMessage().contains("expected index " + IndexFormat.format((first + 2), ROLL)), taken.getMessage());
             assertTrue(taken.getMessage().contains("another writer appended it"), taken.getMessage());
             assertEquals(first + 2, appendAt(indexed, first + 2, "c"), "the indexed appender found the new tail");
             assertEquals(first + 3, appender.append(utf8("d")));
@@ -163,10 +164,10 @@ class IndexedAppenderTest extends SpoolTestBase {
             final long first = ROLL.toIndex(firstCycle, 0);
             appendAt(before, first, "a");
             QueueInternals.of(queue).fence(1);
-            final IllegalStateException refused = assertThrows(IllegalStateException.class,
+            final SpoolException refused = assertThrows(SpoolException.class,
                     () -> QueueInternals.of(queue).createIndexedAppender());
             assertTrue(refused.getMessage().contains("was fenced by term 1"), refused.getMessage());
-            final IllegalStateException write = assertThrows(IllegalStateException.class,
+            final SpoolException write = assertThrows(SpoolException.class,
                     () -> appendAt(before, first + 1, "x"));
             assertTrue(write.getMessage().contains("was fenced by term 1"), write.getMessage());
             assertEquals(first, queue.lastIndex());

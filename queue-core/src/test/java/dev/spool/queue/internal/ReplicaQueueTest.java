@@ -2,6 +2,7 @@ package dev.spool.queue.internal;
 
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ManualClock;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
@@ -36,16 +37,16 @@ class ReplicaQueueTest extends SpoolTestBase {
     @Test
     void shouldCreateReplicaWithThePrimarysIdentityAndRefuseLocalAppends() {
         final UUID id = UUID.randomUUID();
-        try (SpoolQueue replica = replicaBuilder(id).build()) {
+        try (SpoolQueue replica = replicaBuilder(id).openOrCreate()) {
             assertEquals(id, replica.queueId());
             assertEquals(QueueRole.REPLICA, QueueInternals.of(replica).role());
-            final IllegalStateException refused = assertThrows(IllegalStateException.class, replica::createAppender);
+            final SpoolException refused = assertThrows(SpoolException.class, replica::createAppender);
             assertTrue(refused.getMessage().contains("is a replica of queue id " + id), refused.getMessage());
             assertTrue(refused.getMessage().contains("local appends are refused"), refused.getMessage());
         }
-        try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("replica")).build()) {
+        try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("replica")).openOrCreate()) {
             assertEquals(QueueRole.REPLICA, QueueInternals.of(reopened).role(), "the role is persisted");
-            assertThrows(IllegalStateException.class, reopened::createAppender);
+            assertThrows(SpoolException.class, reopened::createAppender);
         }
     }
 
@@ -53,7 +54,7 @@ class ReplicaQueueTest extends SpoolTestBase {
     void shouldWriteAtTheSameIndicesAsThePrimaryAcrossCycles() {
         final ManualClock clock = new ManualClock(START_MILLIS);
         try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20)
-                .rollCycle(RollCycle.HOURLY).timeProvider(clock).build();
+                .rollCycle(RollCycle.HOURLY).timeProvider(clock).openOrCreate();
              ExcerptAppender appender = primary.createAppender()) {
             final long[] indices = new long[6];
             for (int i = 0; i < indices.length; i++) {
@@ -62,7 +63,7 @@ class ReplicaQueueTest extends SpoolTestBase {
                 }
                 indices[i] = appender.append(utf8("m" + i));
             }
-            try (SpoolQueue replica = replicaBuilder(primary.queueId()).build();
+            try (SpoolQueue replica = replicaBuilder(primary.queueId()).openOrCreate();
                  IndexedAppender replicaAppender = QueueInternals.of(replica).createIndexedAppender();
                  ExcerptTailer tailer = replica.createTailer()) {
                 for (int i = 0; i < indices.length; i++) {
@@ -84,14 +85,14 @@ class ReplicaQueueTest extends SpoolTestBase {
     @Test
     void shouldRefuseAGapOrAnEarlierIndexNamingBoth() {
         final UUID id = UUID.randomUUID();
-        try (SpoolQueue replica = replicaBuilder(id).build(); IndexedAppender appender = QueueInternals.of(replica).createIndexedAppender()) {
+        try (SpoolQueue replica = replicaBuilder(id).openOrCreate(); IndexedAppender appender = QueueInternals.of(replica).createIndexedAppender()) {
             final long first = RollCycle.HOURLY.toIndex(400_000, 0);
             final byte[] payload = utf8("x");
             appender.appendAt(first, payload, 0, 1);
             appender.appendAt(first + 1, payload, 0, 1);
             final SpoolException gap = assertThrows(SpoolException.class, () -> appender.appendAt(first + 5, payload, 0, 1));
-            assertTrue(gap.getMessage().contains("expected index " + (first + 2)), gap.getMessage());
-            assertTrue(gap.getMessage().contains("given index " + (first + 5)), gap.getMessage());
+            assertTrue(gap.getMessage().contains("expected index " + IndexFormat.format((first + 2), RollCycle.HOURLY)), gap.getMessage());
+            assertTrue(gap.getMessage().contains("given index " + IndexFormat.format((first + 5), RollCycle.HOURLY)), gap.getMessage());
             assertTrue(gap.getMessage().contains("a gap of 3"), gap.getMessage());
             final SpoolException earlier = assertThrows(SpoolException.class, () -> appender.appendAt(first + 1, payload, 0, 1));
             assertTrue(earlier.getMessage().contains("written already"), earlier.getMessage());
@@ -107,23 +108,23 @@ class ReplicaQueueTest extends SpoolTestBase {
     @Test
     void shouldRefuseToOpenAPrimaryOrAnotherQueueAsAReplica() {
         final UUID id = UUID.randomUUID();
-        try (SpoolQueue replica = replicaBuilder(id).build()) {
+        try (SpoolQueue replica = replicaBuilder(id).openOrCreate()) {
             assertNotNull(replica);
         }
-        final SpoolException other = assertThrows(SpoolException.class, () -> replicaBuilder(UUID.randomUUID()).build());
+        final SpoolException other = assertThrows(SpoolException.class, () -> replicaBuilder(UUID.randomUUID()).openOrCreate());
         assertTrue(other.getMessage().contains("has queue id " + id), other.getMessage());
-        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20).build()) {
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20).openOrCreate()) {
             final UUID primaryId = primary.queueId();
             final SpoolException notReplica = assertThrows(SpoolException.class,
-                    () -> SpoolQueue.builder(tempDir.resolve("primary")).replicaOf(primaryId).build());
+                    () -> SpoolQueue.builder(tempDir.resolve("primary")).replicaOf(primaryId).openOrCreate());
             assertTrue(notReplica.getMessage().contains("is a primary queue"), notReplica.getMessage());
         }
     }
 
     @Test
     void shouldRecordTheAckedIndexForOtherInstancesToSee() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build();
-             SpoolQueue other = SpoolQueue.builder(tempDir.resolve("q")).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
+             SpoolQueue other = SpoolQueue.builder(tempDir.resolve("q")).openOrCreate()) {
             assertEquals(-1, QueueInternals.of(other).lastAckedIndex());
             QueueInternals.of(queue).recordAcked(42);
             assertEquals(42, QueueInternals.of(other).lastAckedIndex());
@@ -138,7 +139,7 @@ class ReplicaQueueTest extends SpoolTestBase {
         final UUID id = UUID.randomUUID();
         final long first = RollCycle.HOURLY.cycle(START_MILLIS, 0);
         try (SpoolQueue replica = SpoolQueue.builder(tempDir.resolve("replica")).chunkLength(1 << 20)
-                .rollCycle(RollCycle.HOURLY).timeProvider(now::get).replicaOf(id).build()) {
+                .rollCycle(RollCycle.HOURLY).timeProvider(now::get).replicaOf(id).openOrCreate()) {
             try (IndexedAppender appender = QueueInternals.of(replica).createIndexedAppender()) {
                 final byte[] payload = utf8("copied");
                 appender.appendAt(RollCycle.HOURLY.toIndex(first, 0), payload, 0, payload.length);
@@ -148,7 +149,7 @@ class ReplicaQueueTest extends SpoolTestBase {
             assertEquals(3, QueueInternals.of(replica).term());
             assertEquals(4, QueueInternals.of(replica).promote());
             assertEquals(QueueRole.PRIMARY, QueueInternals.of(replica).role());
-            assertThrows(IllegalStateException.class, () -> QueueInternals.of(replica).promote(), "a primary cannot be promoted again");
+            assertThrows(SpoolException.class, () -> QueueInternals.of(replica).promote(), "a primary cannot be promoted again");
             try (ExcerptAppender appender = replica.createAppender()) {
                 assertEquals(RollCycle.HOURLY.toIndex(first, 2), appender.append(utf8("local")));
             }
@@ -163,35 +164,35 @@ class ReplicaQueueTest extends SpoolTestBase {
 
     @Test
     void shouldRefuseNewAppendersOnceFencedByALaterTerm() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
             try (ExcerptAppender appender = queue.createAppender()) {
                 appender.append(utf8("before"));
             }
-            assertThrows(IllegalArgumentException.class, () -> QueueInternals.of(queue).fence(0), "a term no later than the queue's own");
+            assertThrows(SpoolException.class, () -> QueueInternals.of(queue).fence(0), "a term no later than the queue's own");
             QueueInternals.of(queue).fence(1);
             assertEquals(QueueRole.FENCED, QueueInternals.of(queue).role());
-            final IllegalStateException refused = assertThrows(IllegalStateException.class, queue::createAppender);
+            final SpoolException refused = assertThrows(SpoolException.class, queue::createAppender);
             assertTrue(refused.getMessage().contains("fenced by term 1"), refused.getMessage());
         }
-        try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("q")).build()) {
+        try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("q")).openOrCreate()) {
             assertEquals(QueueRole.FENCED, QueueInternals.of(reopened).role(), "fencing is persisted");
-            assertThrows(IllegalStateException.class, reopened::createAppender);
+            assertThrows(SpoolException.class, reopened::createAppender);
         }
     }
 
     @Test
     void shouldStopAppendersOpenBeforeTheFenceEvenInAnotherInstance() {
         final Path directory = tempDir.resolve("open-before-fence");
-        try (SpoolQueue writerSide = SpoolQueue.builder(directory).chunkLength(1 << 20).build();
+        try (SpoolQueue writerSide = SpoolQueue.builder(directory).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = writerSide.createAppender()) {
             final long last = appender.append(utf8("acked"));
             try (SpoolQueue fencingSide = SpoolQueue.open(directory)) {
                 QueueInternals.of(fencingSide).fence(3);
             }
-            final IllegalStateException append = assertThrows(IllegalStateException.class,
+            final SpoolException append = assertThrows(SpoolException.class,
                     () -> appender.append(utf8("after the fence")));
             assertTrue(append.getMessage().contains("fenced by term 3"), append.getMessage());
-            assertThrows(IllegalStateException.class, () -> appender.claim(16), "a claim is a write too");
+            assertThrows(SpoolException.class, () -> appender.claim(16), "a claim is a write too");
             assertEquals(last, writerSide.lastIndex(), "nothing written after the fence");
         }
     }

@@ -2,6 +2,7 @@ package dev.spool.queue.tools;
 
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
@@ -63,13 +64,13 @@ class SpoolToolTest extends SpoolTestBase {
     }
 
     private SpoolQueue open() {
-        return builder().build();
+        return builder().openOrCreate();
     }
 
     /** Appends {@code perCycle} text excerpts in each of {@code cycles} consecutive hours. */
     private List<Long> fill(final SpoolQueueBuilder builder, final int cycles, final int perCycle) {
         final List<Long> indices = new ArrayList<>();
-        try (SpoolQueue queue = builder.build(); ExcerptAppender appender = queue.createAppender()) {
+        try (SpoolQueue queue = builder.openOrCreate(); ExcerptAppender appender = queue.createAppender()) {
             for (int cycle = 0; cycle < cycles; cycle++) {
                 for (int i = 0; i < perCycle; i++) {
                     indices.add(appender.append(("c" + cycle + "-m" + i).getBytes(StandardCharsets.UTF_8)));
@@ -431,12 +432,13 @@ class SpoolToolTest extends SpoolTestBase {
         assertTrue(out.contains("  index spacing        64"), out);
         assertTrue(out.contains("  highest cycle        " + RollCycle.HOURLY.toCycle(indices.get(199)) + " (20240101-01.cycle)"), out);
         assertTrue(out.contains("  queue id             "), out);
-        assertTrue(out.contains("'audit' last read index=" + indices.get(2)), out);
+        assertTrue(out.contains("'audit' last read index=" + IndexFormat.format(indices.get(2), RollCycle.HOURLY)), out);
         assertTrue(out.contains("cycle file " + dir().resolve("20240101-00.cycle") + " cycle="), out);
         assertTrue(out.contains("header magic=0x434c5053 version=1"), out);
         assertTrue(out.contains("root index: 1 block: 0=" + (CycleDescriptor.DATA_OFFSET + 16)), out);
-        assertTrue(out.contains("  position=" + CycleDescriptor.DATA_OFFSET + " header=0x00000005 data index=" + indices.get(0)
-                + " (cycle " + RollCycle.HOURLY.toCycle(indices.get(0)) + ", sequence 0) length=5"), out);
+        assertTrue(out.contains("  position=" + CycleDescriptor.DATA_OFFSET + " header=0x00000005 data index=" + IndexFormat.format(indices.get(0), RollCycle.HOURLY)
+                + " length=5"), out);
+        assertTrue(IndexFormat.format(indices.get(0), RollCycle.HOURLY).endsWith(" seq 0)"), "the first of its cycle");
         assertTrue(out.contains("    0000  63 30 2d 6d 30                                    |c0-m0|"), out);
         assertTrue(out.contains("metadata index-block block=0 length=" + CycleDescriptor.blockPayloadLength(8192)), out);
         assertTrue(out.contains("end-of-cycle: the cycle has ended"), out);
@@ -450,8 +452,8 @@ class SpoolToolTest extends SpoolTestBase {
         assertEquals(SpoolTool.EXIT_OK, result.status(), result.err());
         final List<String> excerpts = result.out().lines().filter(line -> line.startsWith("  position=")).toList();
         assertEquals(3, excerpts.size(), result.out());
-        assertTrue(excerpts.get(0).contains("data index=" + indices.get(15)), result.out());
-        assertTrue(excerpts.get(2).contains("data index=" + indices.get(17)), result.out());
+        assertTrue(excerpts.get(0).contains("data index=" + IndexFormat.format(indices.get(15), RollCycle.HOURLY)), result.out());
+        assertTrue(excerpts.get(2).contains("data index=" + IndexFormat.format(indices.get(17), RollCycle.HOURLY)), result.out());
         assertFalse(result.out().contains("cycle file " + dir().resolve("20240101-00.cycle")), "cycles before the index are skipped");
         assertTrue(result.out().contains("cycle file " + dir().resolve("20240101-01.cycle")), result.out());
         assertTrue(result.out().contains("(limit of 3 excerpts reached)"), result.out());
@@ -506,11 +508,12 @@ class SpoolToolTest extends SpoolTestBase {
                 + RollCycle.HOURLY.toCycle(indices.get(29)) + " (20240101-02.cycle)"), out);
         assertEquals(3, out.lines().filter(line -> line.startsWith("cycle ") && line.contains(" excerpts=10 payload bytes=50 ")).count(), out);
         assertTrue(out.contains("total: excerpts=30 payload bytes=150 "), out);
-        assertTrue(out.contains("first index=" + indices.get(0) + " last index=" + indices.get(29)), out);
+        assertTrue(out.contains("first index=" + IndexFormat.format(indices.get(0), RollCycle.HOURLY) + " last index="
+                + IndexFormat.format(indices.get(29), RollCycle.HOURLY)), out);
         assertTrue(out.contains("named tailers: 3"), out);
-        assertTrue(out.contains("'behind' last read index=" + indices.get(11) + " lag=18"), out);
-        assertTrue(out.contains("'done' last read index=" + indices.get(29) + " lag=0"), out);
-        assertTrue(out.contains("'idle' last read index=-1 lag=30"), out);
+        assertTrue(out.contains("'behind' last read index=" + IndexFormat.format(indices.get(11), RollCycle.HOURLY) + " lag=18"), out);
+        assertTrue(out.contains("'done' last read index=" + IndexFormat.format(indices.get(29), RollCycle.HOURLY) + " lag=0"), out);
+        assertTrue(out.contains("'idle' last read index=none (-1) lag=30"), out);
     }
 
     @Test
@@ -526,10 +529,16 @@ class SpoolToolTest extends SpoolTestBase {
         final Result result = tool("tail", dir().toString());
         assertEquals(SpoolTool.EXIT_OK, result.status(), result.err());
         final List<String> lines = result.out().lines().toList();
-        assertEquals(List.of(text + "\t13\thello, wörld", binary + "\t4\t0x000102ff", tab + "\t8\t0x7461620968657265"), lines);
-        assertEquals(List.of(binary + "\t4\t0x000102ff"), tool("tail", dir().toString(), "--from", String.valueOf(binary))
+        assertEquals(List.of(printed(text) + "\t13\thello, wörld", printed(binary) + "\t4\t0x000102ff",
+                printed(tab) + "\t8\t0x7461620968657265"), lines);
+        assertEquals(List.of(printed(binary) + "\t4\t0x000102ff"), tool("tail", dir().toString(), "--from", String.valueOf(binary))
                 .out().lines().limit(1).toList());
         assertEquals("", tool("tail", dir().toString(), "--from", "end").out());
+    }
+
+    /** @return the index as the tools print it, the queue's roll cycle being hourly. */
+    private static String printed(final long index) {
+        return IndexFormat.format(index, RollCycle.HOURLY);
     }
 
     @Test
@@ -537,7 +546,8 @@ class SpoolToolTest extends SpoolTestBase {
         final List<Long> indices = fill(builder(), 1, 3);
         final Result result = tool("tail", dir().toString(), "--from", String.valueOf(indices.get(2) + 1));
         assertEquals(SpoolTool.EXIT_FAILED, result.status());
-        assertTrue(result.err().contains("no excerpt has index " + (indices.get(2) + 1)), result.err());
+        assertTrue(result.err().contains("no excerpt has index " + IndexFormat.format(indices.get(2) + 1, RollCycle.HOURLY)),
+                result.err());
     }
 
     @Test

@@ -26,7 +26,7 @@ class TypedAllocationTest extends SpoolTestBase {
 
     @Test
     void shouldAllocateNothingPerMessageWrittenOrRead() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.DAILY).chunkLength(64 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.DAILY).chunkLength(64 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender(); ExcerptTailer tailer = queue.createTailer()) {
             final OrderEvents writer = appender.methodWriter(OrderEvents.class);
             final Summing target = new Summing();

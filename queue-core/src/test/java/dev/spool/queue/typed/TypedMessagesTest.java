@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class TypedMessagesTest extends SpoolTestBase {
     private SpoolQueue open() {
-        return SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.DAILY).chunkLength(1 << 20).build();
+        return SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.DAILY).chunkLength(1 << 20).openOrCreate();
     }
 
     static NewOrder order(final long id) {
@@ -213,7 +213,7 @@ class TypedMessagesTest extends SpoolTestBase {
 
     @Test
     void shouldRejectAMessageLargerThanTheQueueAcceptsWithoutAppending() {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(64).build();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).maxMessageLength(64).openOrCreate();
              ExcerptAppender appender = queue.createAppender(); ExcerptTailer tailer = queue.createTailer()) {
             final OrderEvents writer = appender.methodWriter(OrderEvents.class);
             writer.note("short", "t");

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class TypedToolsTest extends SpoolTestBase {
     private Path write() {
         final Path directory = tempDir.resolve("q");
-        try (SpoolQueue queue = SpoolQueue.builder(directory).rollCycle(RollCycle.DAILY).chunkLength(1 << 20).build();
+        try (SpoolQueue queue = SpoolQueue.builder(directory).rollCycle(RollCycle.DAILY).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final OrderEvents writer = appender.methodWriter(OrderEvents.class);
             writer.newOrder(TypedMessagesTest.order(17));

@@ -69,7 +69,7 @@ final class GatewayVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        primary = Payloads.spoolQueue(directory.resolve("primary")).build();
+        primary = Payloads.spoolQueue(directory.resolve("primary")).openOrCreate();
         sink = ReplicationSink.builder(directory.resolve("replica")).sharedSecret(Replicas.SECRET)
                 .queueSettings(b -> b.chunkLength(Payloads.CHUNK_LENGTH)).start();
         source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).invoked(invoked).start();

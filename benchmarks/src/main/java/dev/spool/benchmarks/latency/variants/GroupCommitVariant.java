@@ -51,7 +51,7 @@ final class GroupCommitVariant implements LatencyVariant {
     @Override
     public void init(final Path directory, final int length) {
         queue = Payloads.spoolQueue(directory)
-                .build();
+                .openOrCreate();
         appender = queue.createAppender();
         groupCommit = queue.startGroupCommit();
         message = Payloads.directMessage(length);

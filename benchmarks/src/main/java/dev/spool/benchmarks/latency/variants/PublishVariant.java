@@ -48,7 +48,7 @@ final class PublishVariant implements LatencyVariant {
     @Override
     public void init(final Path directory, final int length) {
         queue = Payloads.spoolQueue(directory)
-                .build();
+                .openOrCreate();
         appender = queue.createAppender();
         durations = new SpscLongRing(1 << 16);
         message = Payloads.directMessage(length);

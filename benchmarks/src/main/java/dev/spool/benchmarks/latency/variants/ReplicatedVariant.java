@@ -103,7 +103,7 @@ final class ReplicatedVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        primary = Payloads.spoolQueue(directory.resolve("primary")).build();
+        primary = Payloads.spoolQueue(directory.resolve("primary")).openOrCreate();
         appender = primary.createAppender();
         replicaDirectory = directory.resolve("replica");
         final ReplicationSink.Builder sinkBuilder = ReplicationSink.builder(replicaDirectory)
@@ -125,7 +125,7 @@ final class ReplicatedVariant implements LatencyVariant {
 
     @Override
     public void openReader() {
-        replica = SpoolQueue.builder(replicaDirectory).build();
+        replica = SpoolQueue.builder(replicaDirectory).openOrCreate();
         tailer = replica.createTailer();
     }
 

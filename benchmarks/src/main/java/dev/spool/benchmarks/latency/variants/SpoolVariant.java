@@ -65,7 +65,7 @@ final class SpoolVariant implements LatencyVariant {
     @Override
     public void init(final Path directory, final int length) {
         queue = Payloads.spoolQueue(directory)
-                .build();
+                .openOrCreate();
         appender = queue.createAppender();
         message = Payloads.directMessage(length);
         if (pretouch) {

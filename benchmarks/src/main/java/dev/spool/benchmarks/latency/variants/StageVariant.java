@@ -140,7 +140,7 @@ final class StageVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        primary = Payloads.spoolQueue(directory.resolve("primary")).syncPolicy(syncPolicy).build();
+        primary = Payloads.spoolQueue(directory.resolve("primary")).syncPolicy(syncPolicy).openOrCreate();
         appender = primary.createAppender();
         if (replicaUp) {
             sinks = new ReplicationSink[replicas];

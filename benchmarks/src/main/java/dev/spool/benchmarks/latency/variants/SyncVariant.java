@@ -62,7 +62,7 @@ final class SyncVariant extends SyncHandoffVariant {
     void openQueue(final Path directory) {
         queue = Payloads.spoolQueue(directory)
                 .syncPolicy(policy)
-                .build();
+                .openOrCreate();
         appender = queue.createAppender();
     }
 

@@ -42,7 +42,7 @@ final class TypedVariant implements LatencyVariant {
 
     @Override
     public void init(final Path directory, final int length) {
-        queue = Payloads.spoolQueue(directory).build();
+        queue = Payloads.spoolQueue(directory).openOrCreate();
         appender = queue.createAppender();
         writer = appender.methodWriter(OrderEvents.class);
     }
