@@ -114,7 +114,7 @@ public interface ExcerptAppender extends AutoCloseable {
      * @param events an interface annotated {@link dev.spool.queue.typed.Events}.
      * @param <T>    the interface.
      * @return its generated writer over this appender.
-     * @throws IllegalArgumentException if {@code events} is not an {@code @Events} interface or was not processed.
+     * @throws SpoolException if {@code events} is not an {@code @Events} interface or was not processed.
      */
     <T> T methodWriter(Class<T> events);
 

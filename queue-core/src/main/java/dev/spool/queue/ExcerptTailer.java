@@ -120,7 +120,7 @@ public interface ExcerptTailer extends AutoCloseable {
      *
      * @param target implements exactly one interface annotated {@link dev.spool.queue.typed.Events}.
      * @return the reader the {@code spool-processor} generated for that interface, over this tailer.
-     * @throws IllegalArgumentException if {@code target} implements no {@code @Events} interface, or several.
+     * @throws SpoolException if {@code target} implements no {@code @Events} interface, or several.
      */
     default MethodReader methodReader(final Object target) {
         return TypedMessages.reader(this::read, target);

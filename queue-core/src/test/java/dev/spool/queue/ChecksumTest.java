@@ -311,7 +311,7 @@ class ChecksumTest extends SpoolTestBase {
                     damaged.writeInt(0, crc(message(1)));
                     damaged.write(4, message(2), 0, 5);
                     final long next = copy.lastIndex() + 1;
-                    final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    final SpoolException e = assertThrows(SpoolException.class,
                             () -> writer.appendBodyAt(next, damaged, damaged.start(), 9));
                     assertTrue(e.getMessage().contains("index " + next), e.getMessage());
                     assertEquals(next - 1, copy.lastIndex());

@@ -71,7 +71,7 @@ class FileModesTest extends SpoolTestBase {
     }
 
     private static void assertRejected(final String message, final SpoolQueueBuilder builder) {
-        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::openOrCreate);
+        final SpoolException e = assertThrows(SpoolException.class, builder::openOrCreate);
         assertTrue(e.getMessage().startsWith(message), e.getMessage());
     }
 

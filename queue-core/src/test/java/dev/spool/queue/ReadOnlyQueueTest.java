@@ -70,7 +70,7 @@ class ReadOnlyQueueTest extends SpoolTestBase {
                     queue::applyRetention, queue::createRetention, queue::createGroupCommit,
                     () -> queue.startPretoucher(Duration.ofMillis(10)));
             for (final Runnable write : writes) {
-                final IllegalStateException e = assertThrows(IllegalStateException.class, write::run);
+                final SpoolException e = assertThrows(SpoolException.class, write::run);
                 assertTrue(e.getMessage().contains("is open read-only") && e.getMessage().contains(directory.toString()),
                         e.getMessage());
             }
@@ -88,10 +88,10 @@ class ReadOnlyQueueTest extends SpoolTestBase {
         assertTrue(e.getMessage().contains(missing.toString()) && e.getMessage().contains("read-only"), e.getMessage());
         assertFalse(Files.exists(missing));
         final Path directory = writeQueue();
-        final IllegalArgumentException sync = assertThrows(IllegalArgumentException.class,
+        final SpoolException sync = assertThrows(SpoolException.class,
                 () -> SpoolQueue.builder(directory).readOnly().syncPolicy(SyncPolicy.everyMessage()).openOrCreate());
         assertTrue(sync.getMessage().startsWith("syncPolicy=") && sync.getMessage().contains("readOnly()"), sync.getMessage());
-        final IllegalArgumentException retain = assertThrows(IllegalArgumentException.class,
+        final SpoolException retain = assertThrows(SpoolException.class,
                 () -> SpoolQueue.builder(directory).readOnly().retainCycles(2).openOrCreate());
         assertTrue(retain.getMessage().startsWith("retainCycles=2"), retain.getMessage());
     }

@@ -122,14 +122,14 @@ class ZonedRollTest extends SpoolTestBase {
     @Test
     void shouldRefuseAtBuildARollTimeWithAnotherRollCycleAnEpochOrSecondsNamingOptionAndValue() {
         final Path dir = tempDir.resolve("q");
-        final IllegalArgumentException hourly = assertThrows(IllegalArgumentException.class, () -> SpoolQueue.builder(dir)
+        final SpoolException hourly = assertThrows(SpoolException.class, () -> SpoolQueue.builder(dir)
                 .rollCycle(RollCycle.HOURLY).rollTime(LocalTime.of(17, 0), NEW_YORK).openOrCreate().close());
         assertEquals("rollTime=17:00 America/New_York rolls daily: it cannot be combined with rollCycle=HOURLY",
                 hourly.getMessage());
-        final IllegalArgumentException epoch = assertThrows(IllegalArgumentException.class, () -> SpoolQueue.builder(dir)
+        final SpoolException epoch = assertThrows(SpoolException.class, () -> SpoolQueue.builder(dir)
                 .epochMillis(1000).rollTime(LocalTime.of(17, 0), NEW_YORK).openOrCreate().close());
         assertTrue(epoch.getMessage().contains("epochMillis=1000"), epoch.getMessage());
-        final IllegalArgumentException seconds = assertThrows(IllegalArgumentException.class, () -> SpoolQueue.builder(dir)
+        final SpoolException seconds = assertThrows(SpoolException.class, () -> SpoolQueue.builder(dir)
                 .rollTime(LocalTime.of(17, 0, 30), NEW_YORK).openOrCreate().close());
         assertEquals("rollTime=17:00:30 America/New_York must be a whole minute", seconds.getMessage());
         assertFalse(Files.exists(dir.resolve("metadata.spool")), "nothing was created");

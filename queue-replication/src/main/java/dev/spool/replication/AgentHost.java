@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.internal.Doorbell;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
@@ -76,7 +77,7 @@ final class AgentHost {
      *
      * @param pass the service's pass, held in a final field so that a call allocates nothing.
      * @return the work the pass did; 0 if it did not run.
-     * @throws IllegalStateException if the agent runs on its own thread.
+     * @throws SpoolException if the agent runs on its own thread.
      */
     int invoke(final IntSupplier pass) {
         if (!enter()) {
@@ -93,11 +94,11 @@ final class AgentHost {
      * Before an invoked pass; {@link #exit()} after it.
      *
      * @return true if the caller may run the pass, false if another caller is inside one or the service is closed.
-     * @throws IllegalStateException if the agent runs on its own thread.
+     * @throws SpoolException if the agent runs on its own thread.
      */
     private boolean enter() {
         if (runner != null) {
-            throw new IllegalStateException(what + " runs on its own thread; build it invoked() to run it from the"
+            throw new SpoolException(what + " runs on its own thread; build it invoked() to run it from the"
                     + " caller's");
         }
         return !busy.get() && busy.compareAndSet(false, true);

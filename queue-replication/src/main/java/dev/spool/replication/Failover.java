@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.QueueInternals;
 
@@ -35,7 +36,7 @@ public final class Failover {
             case FENCED:
                 return ReplicationRole.FENCED;
             default:
-                throw new IllegalStateException("queue " + queue.directory() + " has a role this build does not know: "
+                throw new SpoolException("queue " + queue.directory() + " has a role this build does not know: "
                         + QueueInternals.of(queue).role());
         }
     }
@@ -73,25 +74,25 @@ public final class Failover {
      *
      * @param replicas open replica queues of one primary.
      * @return the replica to promote.
-     * @throws IllegalArgumentException if the list is empty, a queue is not a {@link ReplicationRole#REPLICA}, or
+     * @throws SpoolException if the list is empty, a queue is not a {@link ReplicationRole#REPLICA}, or
      *                                  the queues are replicas of different queues or terms.
      */
     public static SpoolQueue mostAdvanced(final List<SpoolQueue> replicas) {
         if (replicas.isEmpty()) {
-            throw new IllegalArgumentException("no replica to choose from");
+            throw new SpoolException("no replica to choose from");
         }
         SpoolQueue best = null;
         for (final SpoolQueue replica : replicas) {
             if (role(replica) != ReplicationRole.REPLICA) {
-                throw new IllegalArgumentException("queue " + replica.directory() + " is a " + role(replica)
+                throw new SpoolException("queue " + replica.directory() + " is a " + role(replica)
                         + " queue, not a replica: only a replica is promoted");
             }
             if (best != null && !replica.queueId().equals(best.queueId())) {
-                throw new IllegalArgumentException("queue " + replica.directory() + " has queue id " + replica.queueId()
+                throw new SpoolException("queue " + replica.directory() + " has queue id " + replica.queueId()
                         + ", queue " + best.directory() + " has " + best.queueId() + ": not replicas of one primary");
             }
             if (best != null && term(replica) != term(best)) {
-                throw new IllegalArgumentException("replica " + replica.directory() + " has term " + term(replica)
+                throw new SpoolException("replica " + replica.directory() + " has term " + term(replica)
                         + ", replica " + best.directory() + " has term " + term(best) + ": a promotion happened already;"
                         + " promote none twice");
             }
@@ -109,7 +110,7 @@ public final class Failover {
      *
      * @param queue an open replica queue.
      * @return the new term.
-     * @throws IllegalStateException unless the queue is a {@link ReplicationRole#REPLICA}.
+     * @throws SpoolException unless the queue is a {@link ReplicationRole#REPLICA}.
      */
     public static long promote(final SpoolQueue queue) {
         return QueueInternals.of(queue).promote();

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -35,7 +36,7 @@ final class FrameMac {
             inner = MessageDigest.getInstance("SHA-256");
             outer = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is not available in this JVM", e);
+            throw new SpoolException("SHA-256 is not available in this JVM", e);
         }
     }
 
@@ -114,7 +115,7 @@ final class FrameMac {
             out.update(digest, 0, digest.length);
             out.digest(digest, 0, digest.length);
         } catch (java.security.DigestException e) {
-            throw new IllegalStateException("SHA-256 digest into a 32-byte array", e);
+            throw new SpoolException("SHA-256 digest into a 32-byte array", e);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
@@ -48,11 +49,11 @@ final class Handshake {
     /**
      * @param secret a shared secret from a builder.
      * @return a copy of it, which the caller's later changes to its array cannot reach.
-     * @throws IllegalArgumentException if it is shorter than {@value #MIN_SECRET_LENGTH} bytes.
+     * @throws SpoolException if it is shorter than {@value #MIN_SECRET_LENGTH} bytes.
      */
     static byte[] checkedSecret(final byte[] secret) {
         if (secret.length < MIN_SECRET_LENGTH) {
-            throw new IllegalArgumentException("shared secret of " + secret.length + " bytes: use at least "
+            throw new SpoolException("shared secret of " + secret.length + " bytes: use at least "
                     + MIN_SECRET_LENGTH);
         }
         return secret.clone();
@@ -64,26 +65,26 @@ final class Handshake {
      * @param what     names the service in the error.
      * @param secret   the builder's secret, or null.
      * @param insecure true if the builder said {@code insecure()}.
-     * @throws IllegalStateException if neither or both were given.
+     * @throws SpoolException if neither or both were given.
      */
     static void checkSecurity(final String what, final byte[] secret, final boolean insecure) {
         if (secret == null && !insecure) {
-            throw new IllegalStateException(what + " has no shared secret: give it sharedSecret(...), or call insecure()"
+            throw new SpoolException(what + " has no shared secret: give it sharedSecret(...), or call insecure()"
                     + " to let any process that can reach it in");
         }
         if (secret != null && insecure) {
-            throw new IllegalStateException(what + " has both a shared secret and insecure(): choose one");
+            throw new SpoolException(what + " has both a shared secret and insecure(): choose one");
         }
     }
 
     /**
      * @param heartbeatInterval a heartbeat interval from a builder.
      * @return it.
-     * @throws IllegalArgumentException unless it is positive.
+     * @throws SpoolException unless it is positive.
      */
     static Duration checkedHeartbeatInterval(final Duration heartbeatInterval) {
         if (heartbeatInterval.isNegative() || heartbeatInterval.isZero()) {
-            throw new IllegalArgumentException("heartbeatInterval=" + heartbeatInterval + " must be positive");
+            throw new SpoolException("heartbeatInterval=" + heartbeatInterval + " must be positive");
         }
         return heartbeatInterval;
     }
@@ -113,7 +114,7 @@ final class Handshake {
             }
             return mac.doFinal();
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(ALGORITHM + " is not available in this JVM", e);
+            throw new SpoolException(ALGORITHM + " is not available in this JVM", e);
         }
     }
 

@@ -137,7 +137,7 @@ public final class PublishClient implements AutoCloseable {
     public long publish(final byte[] payload, final int offset, final int length, final CommitStage stage) {
         final int capacity = connection.send().capacity() - connection.tagLength();
         if (length < 1 || PublishFlyweight.frameLength(length) > connection.sendRoom()) {
-            throw new IllegalArgumentException("message length=" + length + " outside [1, "
+            throw new SpoolException("message length=" + length + " outside [1, "
                     + (capacity - PublishFlyweight.frameLength(0)) + "]");
         }
         final long correlation = nextCorrelation++;

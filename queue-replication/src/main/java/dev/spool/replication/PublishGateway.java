@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.Doorbell;
@@ -183,7 +184,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
      * by {@link #failure()}, and later calls do nothing. An invoked source is not run here: run it too.
      *
      * @return the work done: sockets that were ready plus commits sent.
-     * @throws IllegalStateException if the gateway was not built invoked: its own thread calls it.
+     * @throws SpoolException if the gateway was not built invoked: its own thread calls it.
      */
     @Override
     public int doWork() {
@@ -626,27 +627,27 @@ public final class PublishGateway implements Agent, AutoCloseable {
         private void validate(final int maxFrameLength) {
             Handshake.checkSecurity("the publish gateway of " + queue.directory(), secret, insecure);
             if (maxConnections < 1) {
-                throw new IllegalArgumentException("maxConnections=" + maxConnections + " must be at least 1");
+                throw new SpoolException("maxConnections=" + maxConnections + " must be at least 1");
             }
             final long oneClient = (long) HANDSHAKE_CAPACITY + maxFrameLength + COMMIT_CAPACITY;
             if (maxBytesInFlight < oneClient) {
-                throw new IllegalArgumentException("maxBytesInFlight=" + maxBytesInFlight + " cannot hold one client's"
+                throw new SpoolException("maxBytesInFlight=" + maxBytesInFlight + " cannot hold one client's"
                         + " buffers: " + oneClient + " bytes for messages of up to " + queue.maxMessageLength()
                         + " bytes");
             }
             if (handshakeTimeout.isNegative() || handshakeTimeout.isZero()) {
-                throw new IllegalArgumentException("handshakeTimeout=" + handshakeTimeout + " must be positive");
+                throw new SpoolException("handshakeTimeout=" + handshakeTimeout + " must be positive");
             }
             if (idleTimeout.isNegative() || idleTimeout.isZero()) {
-                throw new IllegalArgumentException("idleTimeout=" + idleTimeout + " must be positive");
+                throw new SpoolException("idleTimeout=" + idleTimeout + " must be positive");
             }
         }
 
         /**
          * @return the gateway, running on its own thread unless {@link #invoked()}.
-         * @throws IllegalStateException    unless exactly one of {@link #sharedSecret} and {@link #insecure()} was
+         * @throws SpoolException unless exactly one of {@link #sharedSecret} and {@link #insecure()} was
          *                                  given.
-         * @throws IllegalArgumentException naming the option and its value, if one is out of range.
+         * @throws SpoolException naming the option and its value, if one is out of range.
          */
         public PublishGateway start() {
             try {

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.internal.QueueInternals;
 
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -30,7 +31,7 @@ final class ReplicaAcks {
      */
     ReplicaAcks(final QueueInternals internals, final int replicas, final int quorum) {
         if (quorum < 1 || quorum > replicas) {
-            throw new IllegalArgumentException("ackQuorum=" + quorum + " with " + replicas + " replicas: it must be"
+            throw new SpoolException("ackQuorum=" + quorum + " with " + replicas + " replicas: it must be"
                     + " from 1 to " + replicas);
         }
         this.internals = internals;

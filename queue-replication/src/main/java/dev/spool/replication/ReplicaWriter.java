@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
@@ -48,7 +49,7 @@ final class ReplicaWriter {
      *
      * @param queueBuilder the replica's builder, with its local settings.
      * @param ackSynced    acknowledge what is synced rather than what is written.
-     * @throws IllegalStateException if the queue in the directory is not a replica.
+     * @throws SpoolException if the queue in the directory is not a replica.
      */
     ReplicaWriter(final Path directory, final SpoolQueueBuilder queueBuilder, final boolean ackSynced) {
         this.directory = directory;
@@ -60,7 +61,7 @@ final class ReplicaWriter {
             if (internals.role() != QueueRole.REPLICA) {
                 final String role = internals.role() + " queue of term " + internals.term();
                 queue.close();
-                throw new IllegalStateException("queue " + directory + " is a " + role + ": a sink writes only to a replica");
+                throw new SpoolException("queue " + directory + " is a " + role + ": a sink writes only to a replica");
             }
             lastIndex = queue.lastIndex();
         }
@@ -216,11 +217,11 @@ final class ReplicaWriter {
      * Makes the replica the primary of the next term.
      *
      * @return the new term.
-     * @throws IllegalStateException if the replica was never created.
+     * @throws SpoolException if the replica was never created.
      */
     long promote() {
         if (queue == null) {
-            throw new IllegalStateException("sink of " + directory + " has no replica to promote: no source ever"
+            throw new SpoolException("sink of " + directory + " has no replica to promote: no source ever"
                     + " completed a handshake with it");
         }
         return internals.promote();

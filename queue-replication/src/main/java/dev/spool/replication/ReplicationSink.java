@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.MBeans;
@@ -156,7 +157,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
      * failover hook of your choice once the old source is known to be gone.
      *
      * @return the new term.
-     * @throws IllegalStateException if the replica was never created: nothing was replicated yet.
+     * @throws SpoolException if the replica was never created: nothing was replicated yet.
      */
     public long promote() {
         stop();
@@ -187,7 +188,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
      * and later calls do nothing.
      *
      * @return the work done: sockets that were ready, plus acknowledgements and heartbeats sent.
-     * @throws IllegalStateException if the sink was not built invoked: its own thread calls it.
+     * @throws SpoolException if the sink was not built invoked: its own thread calls it.
      */
     @Override
     public int doWork() {
@@ -309,7 +310,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
          */
         public Builder port(final int port) {
             if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException("port=" + port + " must be from 0 to 65535");
+                throw new SpoolException("port=" + port + " must be from 0 to 65535");
             }
             this.port = port;
             return this;
@@ -322,7 +323,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
          */
         public Builder maxFrameLength(final int maxFrameLength) {
             if (maxFrameLength < HELLO_LENGTH) {
-                throw new IllegalArgumentException("maxFrameLength=" + maxFrameLength + " must be at least " + HELLO_LENGTH);
+                throw new SpoolException("maxFrameLength=" + maxFrameLength + " must be at least " + HELLO_LENGTH);
             }
             this.maxFrameLength = maxFrameLength;
             return this;
@@ -413,7 +414,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
          * {@link #invoked()}, starts the thread.
          *
          * @return the running sink.
-         * @throws IllegalStateException unless exactly one of {@link #sharedSecret} and {@link #insecure()} was given.
+         * @throws SpoolException unless exactly one of {@link #sharedSecret} and {@link #insecure()} was given.
          * @throws UncheckedIOException  if the address cannot be bound.
          */
         public ReplicationSink start() {

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.Doorbell;
@@ -87,7 +88,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         Handshake.checkSecurity("the source of " + queue.directory(), builder.secret, builder.insecure);
         final QueueInternals internals = QueueInternals.of(queue);
         if (internals.role() != QueueRole.PRIMARY) {
-            throw new IllegalStateException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
+            throw new SpoolException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
                     + internals.term() + ": only a primary is replicated");
         }
         if (builder.insecure) {
@@ -243,7 +244,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * reported by {@link #failure()}, and later calls do nothing.
      *
      * @return 1 if anything was done, else 0.
-     * @throws IllegalStateException if the source was not built invoked: its own thread calls it.
+     * @throws SpoolException if the source was not built invoked: its own thread calls it.
      */
     @Override
     public int doWork() {
@@ -329,7 +330,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
          */
         public Builder ackQuorum(final int k) {
             if (k < 1) {
-                throw new IllegalArgumentException("ackQuorum=" + k + ": at least one replica must acknowledge");
+                throw new SpoolException("ackQuorum=" + k + ": at least one replica must acknowledge");
             }
             this.ackQuorum = k;
             return this;
@@ -342,7 +343,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
          */
         public Builder frameLimit(final int frameLimit) {
             if (frameLimit < DataFlyweight.frameLength(1)) {
-                throw new IllegalArgumentException("frameLimit=" + frameLimit + " cannot hold one excerpt");
+                throw new SpoolException("frameLimit=" + frameLimit + " cannot hold one excerpt");
             }
             this.frameLimit = frameLimit;
             return this;
@@ -366,7 +367,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
          */
         public Builder reconnectBackoff(final Duration min, final Duration max) {
             if (min.isNegative() || min.isZero() || max.compareTo(min) < 0) {
-                throw new IllegalArgumentException("reconnect backoff from " + min + " to " + max);
+                throw new SpoolException("reconnect backoff from " + min + " to " + max);
             }
             this.minBackoff = min;
             this.maxBackoff = max;
@@ -437,7 +438,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
          */
         public Builder maxSleep(final Duration maxSleep) {
             if (maxSleep.toMillis() < 1) {
-                throw new IllegalArgumentException("maxSleep=" + maxSleep + " is under the selector's 1 ms resolution;"
+                throw new SpoolException("maxSleep=" + maxSleep + " is under the selector's 1 ms resolution;"
                         + " use an idle strategy to poll");
             }
             this.maxSleep = maxSleep;
@@ -447,16 +448,16 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         /**
          * @return the source, running on its own thread (it connects in the background), or, built
          * {@link #invoked()}, ready for the caller's {@link ReplicationSource#doWork()}.
-         * @throws IllegalStateException    if the queue is not a primary, or unless exactly one of
+         * @throws SpoolException if the queue is not a primary, or unless exactly one of
          *                                  {@link #sharedSecret} and {@link #insecure()} was given.
-         * @throws IllegalArgumentException if a sink is given twice, or the ack quorum exceeds the number of sinks.
+         * @throws SpoolException if a sink is given twice, or the ack quorum exceeds the number of sinks.
          */
         public ReplicationSource start() {
             if (new HashSet<>(sinks).size() != sinks.size()) {
-                throw new IllegalArgumentException("sinks " + sinks + " of " + queue.directory() + ": a sink is given twice");
+                throw new SpoolException("sinks " + sinks + " of " + queue.directory() + ": a sink is given twice");
             }
             if (ackQuorum > sinks.size()) {
-                throw new IllegalArgumentException("ackQuorum=" + ackQuorum + " with " + sinks.size() + " sinks "
+                throw new SpoolException("ackQuorum=" + ackQuorum + " with " + sinks.size() + " sinks "
                         + sinks + ": at most " + sinks.size());
             }
             try {

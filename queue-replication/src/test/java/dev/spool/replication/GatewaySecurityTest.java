@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ChildJvm;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
@@ -144,16 +145,16 @@ class GatewaySecurityTest extends SpoolTestBase {
     @Test
     void shouldRefuseGatewayOptionsOutOfRangeNamingOptionAndValue() {
         try (SpoolQueue primary = open(tempDir.resolve("primary"))) {
-            assertEquals("maxConnections=0 must be at least 1", assertThrows(IllegalArgumentException.class,
+            assertEquals("maxConnections=0 must be at least 1", assertThrows(SpoolException.class,
                     () -> PublishGateway.builder(primary, null).sharedSecret(SECRET).maxConnections(0).start())
                     .getMessage());
-            assertTrue(assertThrows(IllegalArgumentException.class, () -> PublishGateway.builder(primary, null)
+            assertTrue(assertThrows(SpoolException.class, () -> PublishGateway.builder(primary, null)
                     .sharedSecret(SECRET).maxBytesInFlight(1000).start()).getMessage()
                     .startsWith("maxBytesInFlight=1000 cannot hold one client's buffers"));
-            assertEquals("handshakeTimeout=PT0S must be positive", assertThrows(IllegalArgumentException.class,
+            assertEquals("handshakeTimeout=PT0S must be positive", assertThrows(SpoolException.class,
                     () -> PublishGateway.builder(primary, null).sharedSecret(SECRET).handshakeTimeout(Duration.ZERO)
                             .start()).getMessage());
-            assertEquals("idleTimeout=PT-1S must be positive", assertThrows(IllegalArgumentException.class,
+            assertEquals("idleTimeout=PT-1S must be positive", assertThrows(SpoolException.class,
                     () -> PublishGateway.builder(primary, null).sharedSecret(SECRET)
                             .idleTimeout(Duration.ofSeconds(-1)).start()).getMessage());
         }

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
@@ -75,7 +76,7 @@ class InvokedSourceTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ReplicationSink sink = sink(0);
              ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).start()) {
             assertFalse(source.isInvoked());
-            final IllegalStateException refused = assertThrows(IllegalStateException.class, source::doWork);
+            final SpoolException refused = assertThrows(SpoolException.class, source::doWork);
             assertTrue(refused.getMessage().contains("runs on its own thread"), refused.getMessage());
         }
     }

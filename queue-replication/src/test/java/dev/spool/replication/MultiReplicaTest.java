@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
@@ -179,13 +180,13 @@ class MultiReplicaTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary"))) {
             final InetSocketAddress a = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7001);
             final InetSocketAddress b = new InetSocketAddress(InetAddress.getLoopbackAddress(), 7002);
-            final IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class,
+            final SpoolException tooMany = assertThrows(SpoolException.class,
                     () -> ReplicationSource.builder(primary, a, b).ackQuorum(3).start());
             assertTrue(tooMany.getMessage().contains("ackQuorum=3 with 2 sinks"), tooMany.getMessage());
-            final IllegalArgumentException twice = assertThrows(IllegalArgumentException.class,
+            final SpoolException twice = assertThrows(SpoolException.class,
                     () -> ReplicationSource.builder(primary, a, b, a).start());
             assertTrue(twice.getMessage().contains("a sink is given twice"), twice.getMessage());
-            final IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+            final SpoolException zero = assertThrows(SpoolException.class,
                     () -> ReplicationSource.builder(primary, a).ackQuorum(0));
             assertTrue(zero.getMessage().contains("ackQuorum=0"), zero.getMessage());
         }
@@ -208,7 +209,7 @@ class MultiReplicaTest extends SpoolTestBase {
         try (SpoolQueue b = open(tempDir.resolve("b")); SpoolQueue c = open(tempDir.resolve("c"))) {
             assertSame(b, Failover.mostAdvanced(List.of(c, b)), "b holds 150 excerpts, c 100");
             try (SpoolQueue other = open(tempDir.resolve("other"))) {
-                final IllegalArgumentException notReplica = assertThrows(IllegalArgumentException.class,
+                final SpoolException notReplica = assertThrows(SpoolException.class,
                         () -> Failover.mostAdvanced(List.of(b, other)));
                 assertTrue(notReplica.getMessage().contains("not a replica"), notReplica.getMessage());
             }

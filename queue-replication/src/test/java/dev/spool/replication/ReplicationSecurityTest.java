@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
@@ -74,15 +75,15 @@ class ReplicationSecurityTest extends SpoolTestBase {
         expectWarning("is insecure()");
         try (SpoolQueue primary = open(tempDir.resolve("primary"))) {
             final InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getLoopbackAddress(), 9);
-            assertTrue(assertThrows(IllegalStateException.class, () -> ReplicationSink.builder(tempDir.resolve("r"))
+            assertTrue(assertThrows(SpoolException.class, () -> ReplicationSink.builder(tempDir.resolve("r"))
                     .start()).getMessage().contains("has no shared secret: give it sharedSecret(...), or call insecure()"));
-            assertTrue(assertThrows(IllegalStateException.class, () -> ReplicationSource.builder(primary, nowhere)
+            assertTrue(assertThrows(SpoolException.class, () -> ReplicationSource.builder(primary, nowhere)
                     .start()).getMessage().contains("the source of " + primary.directory() + " has no shared secret"));
-            assertTrue(assertThrows(IllegalStateException.class, () -> PublishGateway.builder(primary, null).start())
+            assertTrue(assertThrows(SpoolException.class, () -> PublishGateway.builder(primary, null).start())
                     .getMessage().contains("the publish gateway of " + primary.directory() + " has no shared secret"));
-            assertTrue(assertThrows(IllegalStateException.class, () -> ReplicationSource.builder(primary, nowhere)
+            assertTrue(assertThrows(SpoolException.class, () -> ReplicationSource.builder(primary, nowhere)
                     .sharedSecret(SECRET).insecure().start()).getMessage().contains("choose one"));
-            assertThrows(IllegalArgumentException.class, () -> ReplicationSink.builder(tempDir.resolve("r"))
+            assertThrows(SpoolException.class, () -> ReplicationSink.builder(tempDir.resolve("r"))
                     .sharedSecret(new byte[15]));
             try (ReplicationSink insecure = ReplicationSink.builder(tempDir.resolve("r")).insecure().start()) {
                 assertTrue(logged("replication sink of " + tempDir.resolve("r") + " is insecure(): any process that"

@@ -204,7 +204,7 @@ public final class Drainer implements Agent, AutoCloseable {
         } catch (CorruptQueueException e) {
             // names the queue file and position already, and callers may catch it by type
             throw e;
-        } catch (SpoolException | IllegalArgumentException e) {
+        } catch (SpoolException e) {
             throw new SpoolException("cannot drain the record at position " + position + " of ring " + ring.path()
                     + " to index " + IndexFormat.format(index, queue.rollCycle()) + ", the one its claim time gives: " + e.getMessage(), e);
         }

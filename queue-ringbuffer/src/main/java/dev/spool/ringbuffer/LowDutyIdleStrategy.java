@@ -1,5 +1,6 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolException;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.util.concurrent.locks.LockSupport;
@@ -22,11 +23,11 @@ public final class LowDutyIdleStrategy implements IdleStrategy {
      * @param fullBatch a batch of this many records or more is a backlog: no parking after it; the drainer's batch
      *                  ({@link AsyncQueueBuilder#drainBatch(int)}).
      * @param periodNs  how long to park after any other batch, in nanoseconds.
-     * @throws IllegalArgumentException if either is not positive.
+     * @throws SpoolException if either is not positive.
      */
     public LowDutyIdleStrategy(final int fullBatch, final long periodNs) {
         if (fullBatch <= 0 || periodNs <= 0) {
-            throw new IllegalArgumentException("low-duty idle strategy: fullBatch=" + fullBatch + " and periodNs="
+            throw new SpoolException("low-duty idle strategy: fullBatch=" + fullBatch + " and periodNs="
                     + periodNs + " must both be positive");
         }
         this.fullBatch = fullBatch;

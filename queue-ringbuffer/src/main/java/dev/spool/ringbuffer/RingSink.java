@@ -1,5 +1,6 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.typed.ExcerptSink;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -20,8 +21,8 @@ final class RingSink implements ExcerptSink {
     public long claim(final int length, final String method) {
         try {
             position = appender.claim(length);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(method + ": a message of " + length + " bytes cannot be appended: "
+        } catch (SpoolException e) {
+            throw new SpoolException(method + ": a message of " + length + " bytes cannot be appended: "
                     + e.getMessage(), e);
         }
         if (position < 0) {

@@ -99,7 +99,7 @@ class DrainerAgentTest extends SpoolTestBase {
         idle.idle(4);
         idle.idle(5);
         assertTrue(System.nanoTime() - before < TimeUnit.SECONDS.toNanos(10), "a full batch means a backlog: no park");
-        final IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new LowDutyIdleStrategy(4, 0));
+        final SpoolException e = assertThrows(SpoolException.class, () -> new LowDutyIdleStrategy(4, 0));
         assertTrue(e.getMessage().contains("periodNs=0"), e.getMessage());
     }
 

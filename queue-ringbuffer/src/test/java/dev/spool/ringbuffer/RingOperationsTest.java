@@ -1,5 +1,6 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,7 @@ class RingOperationsTest extends SpoolTestBase {
     @Test
     void shouldRejectABadRingFileModeAtBuildNamingTheOption() {
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
-            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            final SpoolException e = assertThrows(SpoolException.class,
                     () -> AsyncQueue.builder(queue).ringPath(tempDir.resolve("x.ring"))
                             .ringFileMode(PosixFilePermissions.fromString("rwxrwxrwx")).build());
             assertTrue(e.getMessage().startsWith("ringFileMode=rwxrwxrwx"), e.getMessage());

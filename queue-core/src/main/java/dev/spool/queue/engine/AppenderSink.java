@@ -1,5 +1,6 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.typed.ExcerptSink;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -16,8 +17,8 @@ final class AppenderSink implements ExcerptSink {
     public long claim(final int length, final String method) {
         try {
             return appender.claim(length);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(method + ": a message of " + length + " bytes cannot be appended: "
+        } catch (SpoolException e) {
+            throw new SpoolException(method + ": a message of " + length + " bytes cannot be appended: "
                     + e.getMessage(), e);
         }
     }

@@ -117,7 +117,7 @@ final class StoreAppender implements ExcerptAppender {
     long appendBodyAt(final long index, final BytesStore<?, ?> src, final long offset, final int bodyLength) {
         checkAppend(bodyLength - checksumLength);
         if (offset < src.start() || offset + bodyLength > src.capacity()) {
-            throw new IllegalArgumentException("offset=" + offset + " length=" + bodyLength + " outside the source's ["
+            throw new SpoolException("offset=" + offset + " length=" + bodyLength + " outside the source's ["
                     + src.start() + ", " + src.capacity() + ")");
         }
         final long address = tail.begin(checkIndex(index));
@@ -134,7 +134,7 @@ final class StoreAppender implements ExcerptAppender {
                 // nothing of it stays: a replica's files hold the bytes of its primary's, zeros past the tail
                 MEMORY.setMemory(address + HEADER_LENGTH, bodyLength, (byte) 0);
                 tail.abandon();
-                throw new IllegalArgumentException(String.format("index %d of %s: the body's CRC32C field holds 0x%08x"
+                throw new SpoolException(String.format("index %d of %s: the body's CRC32C field holds 0x%08x"
                         + " but its payload of length=%d gives 0x%08x: damaged before it arrived, not written", index,
                         store.directory(), stored, bodyLength - CHECKSUM_LENGTH, computed));
             }

@@ -123,18 +123,18 @@ final class StoreOpener {
         }
         final String rollTime = "rollTime=" + config.rollTime() + " " + config.rollZone();
         if (config.rollCycle() != null && config.rollCycle() != RollCycle.DAILY) {
-            throw new IllegalArgumentException(rollTime + " rolls daily: it cannot be combined with rollCycle="
+            throw new SpoolException(rollTime + " rolls daily: it cannot be combined with rollCycle="
                     + config.rollCycle());
         }
         if (config.epochMillis() != null) {
-            throw new IllegalArgumentException(rollTime + " sets when cycles start: it cannot be combined with epochMillis="
+            throw new SpoolException(rollTime + " sets when cycles start: it cannot be combined with epochMillis="
                     + config.epochMillis());
         }
         if (config.rollTime().getSecond() != 0 || config.rollTime().getNano() != 0) {
-            throw new IllegalArgumentException(rollTime + " must be a whole minute");
+            throw new SpoolException(rollTime + " must be a whole minute");
         }
         if (config.rollZone().getId().getBytes(StandardCharsets.UTF_8).length > MetadataDescriptor.ROLL_ZONE_MAX_LENGTH) {
-            throw new IllegalArgumentException(rollTime + ": the zone id is longer than "
+            throw new SpoolException(rollTime + ": the zone id is longer than "
                     + MetadataDescriptor.ROLL_ZONE_MAX_LENGTH + " bytes");
         }
     }

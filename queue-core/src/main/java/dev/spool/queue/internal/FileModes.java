@@ -31,20 +31,20 @@ public final class FileModes {
      * @param option   the builder option, for the message.
      * @param fileMode a mode for data files.
      * @return {@code fileMode}, copied.
-     * @throws IllegalArgumentException unless the owner may read and write, and nobody may execute.
+     * @throws SpoolException unless the owner may read and write, and nobody may execute.
      */
     public static Set<PosixFilePermission> checkFileMode(final String option, final Set<PosixFilePermission> fileMode) {
         if (fileMode == null) {
-            throw new IllegalArgumentException(option + "=null: give a mode such as rw-r-----");
+            throw new SpoolException(option + "=null: give a mode such as rw-r-----");
         }
         final Set<PosixFilePermission> mode = copy(fileMode);
         if (!mode.contains(PosixFilePermission.OWNER_READ) || !mode.contains(PosixFilePermission.OWNER_WRITE)) {
-            throw new IllegalArgumentException(option + "=" + PosixFilePermissions.toString(mode)
+            throw new SpoolException(option + "=" + PosixFilePermissions.toString(mode)
                     + " must let the owner read and write: the creating process maps the files read-write");
         }
         if (mode.contains(PosixFilePermission.OWNER_EXECUTE) || mode.contains(PosixFilePermission.GROUP_EXECUTE)
                 || mode.contains(PosixFilePermission.OTHERS_EXECUTE)) {
-            throw new IllegalArgumentException(option + "=" + PosixFilePermissions.toString(mode)
+            throw new SpoolException(option + "=" + PosixFilePermissions.toString(mode)
                     + " must not let anyone execute a data file");
         }
         return mode;
@@ -54,17 +54,17 @@ public final class FileModes {
      * @param option        the builder option, for the message.
      * @param directoryMode a mode for directories.
      * @return {@code directoryMode}, copied.
-     * @throws IllegalArgumentException unless the owner may read, write and search.
+     * @throws SpoolException unless the owner may read, write and search.
      */
     public static Set<PosixFilePermission> checkDirectoryMode(final String option,
                                                               final Set<PosixFilePermission> directoryMode) {
         if (directoryMode == null) {
-            throw new IllegalArgumentException(option + "=null: give a mode such as rwxr-x---");
+            throw new SpoolException(option + "=null: give a mode such as rwxr-x---");
         }
         final Set<PosixFilePermission> mode = copy(directoryMode);
         if (!mode.containsAll(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
                 PosixFilePermission.OWNER_EXECUTE))) {
-            throw new IllegalArgumentException(option + "=" + PosixFilePermissions.toString(mode)
+            throw new SpoolException(option + "=" + PosixFilePermissions.toString(mode)
                     + " must let the owner read, write and search (rwx): it creates and deletes files there");
         }
         return mode;

@@ -38,7 +38,7 @@ public interface IndexedAppender extends AutoCloseable {
      * ({@link QueueInternals#createBodyTailer()}) delivers it: in a queue with checksums, the CRC32C field then the
      * payload (see {@code ExcerptDescriptor}); otherwise the payload alone. Written verbatim, so the files of a
      * replica hold the same bytes as its primary's. In a queue with checksums, a body whose CRC32C does not match its
-     * payload is refused with an {@link IllegalArgumentException} naming the index and both values, and nothing is
+     * payload is refused with an {@link SpoolException} naming the index and both values, and nothing is
      * written.
      *
      * @param index      the index the excerpt takes.

@@ -1,5 +1,6 @@
 package dev.spool.queue.internal;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.engine.QueueEngine;
@@ -25,11 +26,11 @@ public final class QueueInternals {
      * Installs how an instance reaches a queue's engine; called once, by {@link SpoolQueue}'s static initializer.
      *
      * @param access returns the engine of a queue.
-     * @throws IllegalStateException if one is installed already.
+     * @throws SpoolException if one is installed already.
      */
     public static synchronized void install(final Function<SpoolQueue, QueueEngine> access) {
         if (engines != null) {
-            throw new IllegalStateException("the queue engine access is installed already");
+            throw new SpoolException("the queue engine access is installed already");
         }
         engines = Objects.requireNonNull(access, "access");
     }

@@ -1,5 +1,6 @@
 package dev.spool.queue.internal;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.format.MetadataDescriptor;
 
@@ -19,7 +20,7 @@ public enum QueueRole {
     /**
      * @param role a role as {@link MetadataDescriptor#ROLE_OFFSET} holds it.
      * @return the role.
-     * @throws IllegalArgumentException if there is no such role.
+     * @throws SpoolException if there is no such role.
      */
     public static QueueRole of(final int role) {
         switch (role) {
@@ -30,7 +31,7 @@ public enum QueueRole {
             case MetadataDescriptor.ROLE_FENCED:
                 return FENCED;
             default:
-                throw new IllegalArgumentException("unknown queue role " + role);
+                throw new SpoolException("unknown queue role " + role);
         }
     }
 }

@@ -16,7 +16,7 @@ import java.nio.file.StandardOpenOption;
  * <p>
  * A live writer grows a cycle file a chunk at a time, before it writes there, so the length is taken when the file
  * is opened and taken again only when a check finds a position past it. Reads outside the length are the caller's
- * bug and fail with {@link IllegalArgumentException}; callers check every length they took from the file with
+ * bug and fail with {@link SpoolException}; callers check every length they took from the file with
  * {@link #contains(long, long)} before reading.
  */
 final class ReadOnlyFile implements AutoCloseable {
@@ -149,7 +149,7 @@ final class ReadOnlyFile implements AutoCloseable {
 
     private void check(final long position, final int count) {
         if (!contains(position, count)) {
-            throw new IllegalArgumentException("read of " + count + " bytes at position=" + position + " is outside "
+            throw new SpoolException("read of " + count + " bytes at position=" + position + " is outside "
                     + path + " (length=" + length + ")");
         }
     }

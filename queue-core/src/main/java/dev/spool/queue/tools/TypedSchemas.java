@@ -103,7 +103,7 @@ final class TypedSchemas {
                     entries = new ArrayList<>();
                     messages.put(words[1], entries);
                 } else if (!lines.get(i).isBlank()) {
-                    throw new IllegalArgumentException("unexpected line");
+                    throw new SpoolException("unexpected line");
                 }
             } catch (RuntimeException e) {
                 throw new SpoolException("typed schema " + file + " line " + (i + 1) + " cannot be parsed: \""
@@ -133,7 +133,7 @@ final class TypedSchemas {
         try {
             fields(buffer, length, methodName == null ? List.of() : known.parameters().get(methodId), text);
             text.append(')');
-        } catch (IllegalStateException | IndexOutOfBoundsException | java.nio.BufferUnderflowException e) {
+        } catch (SpoolException | IllegalStateException | IndexOutOfBoundsException | java.nio.BufferUnderflowException e) {
             text.append(" !! ").append(e.getMessage() == null ? "cut short" : e.getMessage())
                     .append(" at offset ").append(buffer.position());
         }
@@ -180,7 +180,7 @@ final class TypedSchemas {
                 final int length = buffer.getInt();
                 final int end = buffer.position() + length;
                 if (length < 0 || end > buffer.limit()) {
-                    throw new IllegalStateException("a message of length=" + length + " runs past the end");
+                    throw new SpoolException("a message of length=" + length + " runs past the end");
                 }
                 final List<Entry> fields = entry != null && entry.type().startsWith("message:")
                         ? messages.getOrDefault(entry.argument(), List.of()) : List.of();
@@ -189,13 +189,13 @@ final class TypedSchemas {
                 text.append('}');
                 buffer.position(end);
             }
-            default -> throw new IllegalStateException("unknown " + tagName(tag));
+            default -> throw new SpoolException("unknown " + tagName(tag));
         }
     }
 
     private static byte[] region(final ByteBuffer buffer, final int length) {
         if (length < 0 || length > buffer.remaining()) {
-            throw new IllegalStateException("a field of length=" + length + " runs past the end");
+            throw new SpoolException("a field of length=" + length + " runs past the end");
         }
         final byte[] bytes = new byte[length];
         buffer.get(bytes);

@@ -1,5 +1,6 @@
 package dev.spool.queue.typed;
 
+import dev.spool.queue.SpoolException;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /**
@@ -13,7 +14,7 @@ public interface ExcerptSink {
      * @param length the payload's exact length.
      * @param method the interface and method being written, for the message of an error.
      * @return where the payload starts in {@link #bytes()}.
-     * @throws IllegalArgumentException if {@code length} exceeds the most the queue (or ring) accepts.
+     * @throws SpoolException if {@code length} exceeds the most the queue (or ring) accepts.
      */
     long claim(int length, String method);
 

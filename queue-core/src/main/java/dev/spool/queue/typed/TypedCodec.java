@@ -1,5 +1,6 @@
 package dev.spool.queue.typed;
 
+import dev.spool.queue.SpoolException;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesMarshallable;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -81,19 +82,19 @@ public final class TypedCodec {
      * @param method the interface and method being written.
      * @param field  the parameter or field path.
      * @return the bytes of its field.
-     * @throws IllegalArgumentException if it is longer than {@code length} or has a character above U+00FF.
+     * @throws SpoolException if it is longer than {@code length} or has a character above U+00FF.
      */
     public static int sizeOfFixedString(final CharSequence value, final int length, final String method, final String field) {
         requireNonNull(value, method, field);
         final int chars = value.length();
         if (chars > length) {
-            throw new IllegalArgumentException(method + ": " + field + " has " + chars + " characters, more than its @Fixed("
+            throw new SpoolException(method + ": " + field + " has " + chars + " characters, more than its @Fixed("
                     + length + ")");
         }
         for (int i = 0; i < chars; i++) {
             final char c = value.charAt(i);
             if (c > 0xFF) {
-                throw new IllegalArgumentException(method + ": " + field + " has character U+" + String.format("%04X", (int) c)
+                throw new SpoolException(method + ": " + field + " has character U+" + String.format("%04X", (int) c)
                         + " at " + i + ", outside the ISO-8859-1 of a @Fixed string");
             }
         }
@@ -117,12 +118,12 @@ public final class TypedCodec {
      * @param method the interface and method being written.
      * @param field  the parameter or field path.
      * @return the bytes of its field.
-     * @throws IllegalArgumentException if the array's length is not {@code length}.
+     * @throws SpoolException if the array's length is not {@code length}.
      */
     public static int sizeOfFixedBytes(final byte[] value, final int length, final String method, final String field) {
         requireNonNull(value, method, field);
         if (value.length != length) {
-            throw new IllegalArgumentException(method + ": " + field + " has " + value.length + " bytes, not its @Fixed("
+            throw new SpoolException(method + ": " + field + " has " + value.length + " bytes, not its @Fixed("
                     + length + ")");
         }
         return TAG_LENGTH + FIXED_LENGTH_LENGTH + length;

@@ -41,7 +41,7 @@ public final class TypedMessages {
      * @param directory the queue's directory.
      * @param <T>       the interface.
      * @return an implementation of {@code events} whose every call appends one excerpt.
-     * @throws IllegalArgumentException if {@code events} is not an {@link Events} interface or has no generated writer.
+     * @throws SpoolException if {@code events} is not an {@link Events} interface or has no generated writer.
      */
     public static <T> T writer(final Class<T> events, final ExcerptSink sink, final Path directory) {
         final Class<?> type = generated(events, WRITER_SUFFIX);
@@ -49,9 +49,9 @@ public final class TypedMessages {
             storeSchema(directory, events, (String) type.getField(SCHEMA_FIELD).get(null));
             return events.cast(type.getConstructor(ExcerptSink.class).newInstance(sink));
         } catch (NoSuchMethodException | NoSuchFieldException | IllegalAccessException | InstantiationException e) {
-            throw new IllegalStateException(type.getName() + " is not a writer the spool-processor generates: " + e, e);
+            throw new SpoolException(type.getName() + " is not a writer the spool-processor generates: " + e, e);
         } catch (InvocationTargetException e) {
-            throw new IllegalStateException("cannot create " + type.getName() + ": " + e.getCause(), e.getCause());
+            throw new SpoolException("cannot create " + type.getName() + ": " + e.getCause(), e.getCause());
         }
     }
 
@@ -59,7 +59,7 @@ public final class TypedMessages {
      * @param source reads the excerpts.
      * @param target implements exactly one {@link Events} interface.
      * @return a reader calling {@code target}.
-     * @throws IllegalArgumentException if {@code target} implements no {@link Events} interface, or several.
+     * @throws SpoolException if {@code target} implements no {@link Events} interface, or several.
      */
     public static MethodReader reader(final ExcerptSource source, final Object target) {
         final List<Class<?>> found = new ArrayList<>();
@@ -67,7 +67,7 @@ public final class TypedMessages {
             collectEvents(type, found);
         }
         if (found.size() != 1) {
-            throw new IllegalArgumentException(target.getClass().getName() + " implements " + (found.isEmpty()
+            throw new SpoolException(target.getClass().getName() + " implements " + (found.isEmpty()
                     ? "no @Events interface" : "several @Events interfaces " + found
                     + ": pass the one to read, as methodReader(Events.class, impl)"));
         }
@@ -84,14 +84,14 @@ public final class TypedMessages {
     public static <T> MethodReader reader(final ExcerptSource source, final Class<T> events, final Object target) {
         final Class<?> type = generated(events, READER_SUFFIX);
         if (!events.isInstance(target)) {
-            throw new IllegalArgumentException(target.getClass().getName() + " does not implement " + events.getName());
+            throw new SpoolException(target.getClass().getName() + " does not implement " + events.getName());
         }
         try {
             return new MethodReader(source, (TypedDecoder) type.getConstructor(events).newInstance(target));
         } catch (NoSuchMethodException | IllegalAccessException | InstantiationException | ClassCastException e) {
-            throw new IllegalStateException(type.getName() + " is not a reader the spool-processor generates: " + e, e);
+            throw new SpoolException(type.getName() + " is not a reader the spool-processor generates: " + e, e);
         } catch (InvocationTargetException e) {
-            throw new IllegalStateException("cannot create " + type.getName() + ": " + e.getCause(), e.getCause());
+            throw new SpoolException("cannot create " + type.getName() + ": " + e.getCause(), e.getCause());
         }
     }
 
@@ -106,7 +106,7 @@ public final class TypedMessages {
 
     private static Class<?> generated(final Class<?> events, final String suffix) {
         if (!events.isInterface() || !events.isAnnotationPresent(Events.class)) {
-            throw new IllegalArgumentException(events.getName() + " is not an interface annotated @Events");
+            throw new SpoolException(events.getName() + " is not an interface annotated @Events");
         }
         final String packageName = events.getPackageName();
         final String simple = events.getName().substring(packageName.isEmpty() ? 0 : packageName.length() + 1)
@@ -115,7 +115,7 @@ public final class TypedMessages {
         try {
             return Class.forName(name, true, events.getClassLoader());
         } catch (ClassNotFoundException e) {
-            throw new IllegalArgumentException("no generated " + name + " for " + events.getName()
+            throw new SpoolException("no generated " + name + " for " + events.getName()
                     + ": is spool-processor on the compiler's annotation processor path? (see docs/operations.md)", e);
         }
     }

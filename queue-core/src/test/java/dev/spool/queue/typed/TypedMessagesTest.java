@@ -1,5 +1,6 @@
 package dev.spool.queue.typed;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.RollCycle;
@@ -202,7 +203,7 @@ class TypedMessagesTest extends SpoolTestBase {
             assertEquals("OrderEvents.newOrder: order.side is null; a typed message has no nulls", e.getMessage());
             e = assertThrows(NullPointerException.class, () -> writer.cancel(2, null));
             assertTrue(e.getMessage().startsWith("OrderEvents.cancel: why is null"), e.getMessage());
-            final IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+            final SpoolException tooLong = assertThrows(SpoolException.class,
                     () -> writer.note("x", "123456789"));
             assertEquals("OrderEvents.note: tag has 9 characters, more than its @Fixed(8)", tooLong.getMessage());
             assertEquals(last, appender.lastIndexAppended(), "nothing appended");
@@ -217,7 +218,7 @@ class TypedMessagesTest extends SpoolTestBase {
              ExcerptAppender appender = queue.createAppender(); ExcerptTailer tailer = queue.createTailer()) {
             final OrderEvents writer = appender.methodWriter(OrderEvents.class);
             writer.note("short", "t");
-            final IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            final SpoolException e = assertThrows(SpoolException.class,
                     () -> writer.note("x".repeat(100), "t"));
             assertTrue(e.getMessage().startsWith("OrderEvents.note: a message of 122 bytes cannot be appended"), e.getMessage());
             writer.note("again", "t");
@@ -263,7 +264,7 @@ class TypedMessagesTest extends SpoolTestBase {
             appender.methodWriter(OrderEvents.class).cancel(1, CancelReason.USER);
             appender.methodWriter(Unprocessed.Audit.class).audit(2);
             final Unprocessed.Both both = new Unprocessed.Both();
-            final IllegalArgumentException ambiguous = assertThrows(IllegalArgumentException.class, () -> tailer.methodReader(both));
+            final SpoolException ambiguous = assertThrows(SpoolException.class, () -> tailer.methodReader(both));
             assertTrue(ambiguous.getMessage().contains("implements several @Events interfaces")
                     && ambiguous.getMessage().contains("methodReader(Events.class, impl)"), ambiguous.getMessage());
             final MethodReader audits = tailer.methodReader(Unprocessed.Audit.class, both);
@@ -279,10 +280,10 @@ class TypedMessagesTest extends SpoolTestBase {
     void shouldRefuseAnInterfaceWithoutGeneratedCode() {
         try (SpoolQueue queue = open(); ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            SpoolException e = assertThrows(SpoolException.class,
                     () -> appender.methodWriter(Unprocessed.Plain.class));
             assertEquals("dev.spool.queue.typed.Unprocessed$Plain is not an interface annotated @Events", e.getMessage());
-            e = assertThrows(IllegalArgumentException.class, () -> tailer.methodReader((Unprocessed.Plain) id -> { }));
+            e = assertThrows(SpoolException.class, () -> tailer.methodReader((Unprocessed.Plain) id -> { }));
             assertTrue(e.getMessage().endsWith("implements no @Events interface"), e.getMessage());
         }
     }
