@@ -98,8 +98,8 @@ public final class SpoolQueueBuilder {
      * zone's rules place it that day: a cycle spans 23 or 25 hours across a daylight-saving change, and its file is
      * named {@code yyyyMMdd-HHmm.cycle} of its local start, which sorts as the cycles do. Rolls daily: not with a
      * {@link #rollCycle} other than {@link RollCycle#DAILY}, nor with {@link #epochMillis}; checked at
-     * {@link #build()}. Persisted (a queue with it is format version 2, which builds before it refuse). Default:
-     * cycles of the roll cycle from the epoch.
+     * {@link #open()}, {@link #create()} or {@link #openOrCreate()}. Persisted (a queue with it is format version 2,
+     * which builds before it refuse). Default: cycles of the roll cycle from the epoch.
      *
      * @param rollTime the local time each cycle starts, a whole minute.
      * @param zone     the zone whose rules place it, e.g. {@code ZoneId.of("America/New_York")}.

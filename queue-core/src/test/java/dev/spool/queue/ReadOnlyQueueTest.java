@@ -90,10 +90,10 @@ class ReadOnlyQueueTest extends SpoolTestBase {
         final Path directory = writeQueue();
         final SpoolException sync = assertThrows(SpoolException.class,
                 () -> SpoolQueue.builder(directory).readOnly().syncPolicy(SyncPolicy.everyMessage()).openOrCreate());
-        assertTrue(sync.getMessage().startsWith("syncPolicy=") && sync.getMessage().contains("readOnly()"), sync.getMessage());
+        assertTrue(sync.getMessage().contains("syncPolicy=") && sync.getMessage().contains("readOnly()"), sync.getMessage());
         final SpoolException retain = assertThrows(SpoolException.class,
                 () -> SpoolQueue.builder(directory).readOnly().retainCycles(2).openOrCreate());
-        assertTrue(retain.getMessage().startsWith("retainCycles=2"), retain.getMessage());
+        assertTrue(retain.getMessage().contains("retainCycles=2"), retain.getMessage());
     }
 
     @Test
