@@ -26,13 +26,13 @@ class ReplicationMetricsTest extends SpoolTestBase {
         final ObjectName name = new ObjectName("dev.spool:type=ReplicationSink,name="
                 + ObjectName.quote(replicaDirectory.toString()));
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
-             ReplicationSink sink = ReplicationSink.builder(replicaDirectory).queueSettings(b -> b.chunkLength(1 << 20))
+             ReplicationSink sink = ReplicationSink.builder(replicaDirectory).sharedSecret(Replicas.SECRET).queueSettings(b -> b.chunkLength(1 << 20))
                      .heartbeatInterval(HEARTBEAT).registerMBean().start()) {
             append(appender, 0, 100);
             final QueueMXBean metrics = primary.metrics();
             assertEquals(100, metrics.getAckLag(), "nothing acknowledged before a source runs");
             assertEquals(Boolean.FALSE, server.getAttribute(name, "Connected"));
-            try (ReplicationSource source = ReplicationSource.builder(primary, sink.address()).heartbeatInterval(HEARTBEAT)
+            try (ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(Replicas.SECRET).heartbeatInterval(HEARTBEAT)
                     .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100)).start()) {
                 await(() -> metrics.getAckLag() == 0, "the replica acknowledged everything");
                 assertEquals(primary.lastIndex(), metrics.getLastAckedIndex());
