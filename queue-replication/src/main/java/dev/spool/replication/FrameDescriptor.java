@@ -1,5 +1,7 @@
 package dev.spool.replication;
 
+import dev.spool.queue.format.MetadataDescriptor;
+
 /**
  * Layout of a replication frame, little-endian. Every frame starts with the same header; the type says what
  * follows. A frame is at most the receiver's frame length limit; a frame whose length, version or type is wrong,
@@ -107,8 +109,12 @@ package dev.spool.replication;
 final class FrameDescriptor {
     /** 'SPLF' in little-endian: the HELLO's magic since protocol version 2. */
     static final int MAGIC = 0x464C5053;
-    /** Protocol version; a frame with another one closes the connection. */
-    static final short VERSION = 2;
+    /**
+     * Protocol version; a frame with another one closes the connection. Version 3 authenticates both peers and every
+     * frame, and its HELLO carries the queue's features and trading-day roll, so a new replica is created like its
+     * primary.
+     */
+    static final short VERSION = 3;
     /** 'SPLR' in little-endian: protocol version 1's HELLO magic, shared with the ring buffer file. */
     static final int VERSION_1_MAGIC = 0x524C5053;
 
@@ -144,7 +150,17 @@ final class FrameDescriptor {
     static final int HELLO_LAST_INDEX_OFFSET = HELLO_TERM_OFFSET + Long.BYTES;
     static final int HELLO_MAX_MESSAGE_LENGTH_OFFSET = HELLO_LAST_INDEX_OFFSET + Long.BYTES;
     static final int HELLO_FRAME_LIMIT_OFFSET = HELLO_MAX_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
-    static final int HELLO_NONCE_OFFSET = HELLO_FRAME_LIMIT_OFFSET + Integer.BYTES;
+    /** The source queue's features (metadata's bit set: checksums, index times, zoned roll). */
+    static final int HELLO_FEATURES_OFFSET = HELLO_FRAME_LIMIT_OFFSET + Integer.BYTES;
+    /** With the zoned-roll feature: the minute of the day cycles start; else 0. */
+    static final int HELLO_ROLL_MINUTE_OFFSET = HELLO_FEATURES_OFFSET + Integer.BYTES;
+    /** With the zoned-roll feature: the length of the zone id; else 0. */
+    static final int HELLO_ROLL_ZONE_LENGTH_OFFSET = HELLO_ROLL_MINUTE_OFFSET + Integer.BYTES;
+    /** The zone id, UTF-8, in a field of {@link #HELLO_ROLL_ZONE_MAX_LENGTH} bytes. */
+    static final int HELLO_ROLL_ZONE_OFFSET = HELLO_ROLL_ZONE_LENGTH_OFFSET + Integer.BYTES;
+    /** The longest zone id, as the metadata stores it. */
+    static final int HELLO_ROLL_ZONE_MAX_LENGTH = MetadataDescriptor.ROLL_ZONE_MAX_LENGTH;
+    static final int HELLO_NONCE_OFFSET = HELLO_ROLL_ZONE_OFFSET + HELLO_ROLL_ZONE_MAX_LENGTH;
     static final int HELLO_LENGTH = HELLO_NONCE_OFFSET + NONCE_LENGTH;
 
     static final int WELCOME_LAST_INDEX_OFFSET = HEADER_LENGTH;

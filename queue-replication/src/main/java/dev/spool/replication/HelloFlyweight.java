@@ -1,9 +1,16 @@
 package dev.spool.replication;
 
+import dev.spool.queue.format.MetadataDescriptor;
+
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.DateTimeException;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.UUID;
 
 import static dev.spool.replication.FrameDescriptor.HELLO_EPOCH_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_FEATURES_OFFSET;
 import static dev.spool.replication.FrameDescriptor.HELLO_FRAME_LIMIT_OFFSET;
 import static dev.spool.replication.FrameDescriptor.HELLO_LAST_INDEX_OFFSET;
 import static dev.spool.replication.FrameDescriptor.HELLO_MAGIC_OFFSET;
@@ -12,6 +19,10 @@ import static dev.spool.replication.FrameDescriptor.HELLO_NONCE_OFFSET;
 import static dev.spool.replication.FrameDescriptor.HELLO_QUEUE_ID_LEAST_OFFSET;
 import static dev.spool.replication.FrameDescriptor.HELLO_QUEUE_ID_MOST_OFFSET;
 import static dev.spool.replication.FrameDescriptor.HELLO_ROLL_CYCLE_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_ROLL_MINUTE_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_ROLL_ZONE_LENGTH_OFFSET;
+import static dev.spool.replication.FrameDescriptor.HELLO_ROLL_ZONE_MAX_LENGTH;
+import static dev.spool.replication.FrameDescriptor.HELLO_ROLL_ZONE_OFFSET;
 import static dev.spool.replication.FrameDescriptor.HELLO_TERM_OFFSET;
 import static dev.spool.replication.FrameDescriptor.MAGIC;
 import static dev.spool.replication.FrameDescriptor.NONCE_LENGTH;
@@ -20,7 +31,7 @@ import static dev.spool.replication.FrameDescriptor.VERSION_1_MAGIC;
 
 /**
  * Flyweight over a HELLO frame, the source's opening of the handshake: magic, the queue's identity and limits, the
- * source's term and last index, its frame limit and nonce. Wraps a little-endian buffer at the frame's offset; the
+ * source's term and last index, its frame limit, the queue's features and trading-day roll, and the nonce. Wraps a little-endian buffer at the frame's offset; the
  * header is {@link FrameHeader}'s. Once per connection, so the nonce and queue id are returned as new objects.
  */
 final class HelloFlyweight {
@@ -152,6 +163,49 @@ final class HelloFlyweight {
         return this;
     }
 
+    /** @return the source queue's features, the metadata's bit set ({@code MetadataDescriptor.FEATURE_*}). */
+    int features() {
+        return buffer.getInt(offset + HELLO_FEATURES_OFFSET);
+    }
+
+    /**
+     * @param features the source queue's features.
+     * @return this flyweight.
+     */
+    HelloFlyweight features(final int features) {
+        buffer.putInt(offset + HELLO_FEATURES_OFFSET, features);
+        return this;
+    }
+
+    /** @return the local time of day the source's cycles start, or null unless it rolls at a time in a zone. */
+    LocalTime rollTime() {
+        return (features() & MetadataDescriptor.FEATURE_ZONED_ROLL) == 0 ? null
+                : LocalTime.ofSecondOfDay(buffer.getInt(offset + HELLO_ROLL_MINUTE_OFFSET) * 60L);
+    }
+
+    /** @return the zone of {@link #rollTime()}, or null; once per connection, so a new object. */
+    ZoneId rollZone() {
+        if ((features() & MetadataDescriptor.FEATURE_ZONED_ROLL) == 0) {
+            return null;
+        }
+        final byte[] zone = new byte[buffer.getInt(offset + HELLO_ROLL_ZONE_LENGTH_OFFSET)];
+        buffer.get(offset + HELLO_ROLL_ZONE_OFFSET, zone);
+        return ZoneId.of(new String(zone, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * @param rollTime the local time of day the source's cycles start, or null.
+     * @param zone     its zone, or null.
+     * @return this flyweight.
+     */
+    HelloFlyweight roll(final LocalTime rollTime, final ZoneId zone) {
+        final byte[] id = zone == null ? new byte[0] : zone.getId().getBytes(StandardCharsets.UTF_8);
+        buffer.putInt(offset + HELLO_ROLL_MINUTE_OFFSET, rollTime == null ? 0 : rollTime.toSecondOfDay() / 60);
+        buffer.putInt(offset + HELLO_ROLL_ZONE_LENGTH_OFFSET, id.length);
+        buffer.put(offset + HELLO_ROLL_ZONE_OFFSET, id, 0, id.length);
+        return this;
+    }
+
     /** @return a copy of the source's nonce. */
     byte[] nonce() {
         final byte[] nonce = new byte[NONCE_LENGTH];
@@ -199,6 +253,36 @@ final class HelloFlyweight {
         if (frameLimit() < DataFlyweight.frameLength(1)) {
             throw new FrameException("HELLO frame from " + peer + ": frameLimit=" + frameLimit()
                     + " cannot hold one excerpt, which takes at least " + DataFlyweight.frameLength(1));
+        }
+        final int features = features();
+        if ((features & ~MetadataDescriptor.KNOWN_FEATURES) != 0) {
+            throw new FrameException(String.format("HELLO frame from %s: features=0x%x include 0x%x, which this build"
+                    + " does not know: the source runs a newer Spool", peer, features, features & ~MetadataDescriptor.KNOWN_FEATURES));
+        }
+        checkRoll(peer, (features & MetadataDescriptor.FEATURE_ZONED_ROLL) != 0);
+    }
+
+    private void checkRoll(final String peer, final boolean zoned) throws FrameException {
+        final int minute = buffer.getInt(offset + HELLO_ROLL_MINUTE_OFFSET);
+        final int zoneLength = buffer.getInt(offset + HELLO_ROLL_ZONE_LENGTH_OFFSET);
+        if (!zoned) {
+            if (minute != 0 || zoneLength != 0) {
+                throw new FrameException("HELLO frame from " + peer + ": rollMinute=" + minute + " and zone length="
+                        + zoneLength + " without the zoned-roll feature");
+            }
+            return;
+        }
+        if (minute < 0 || minute >= 24 * 60) {
+            throw new FrameException("HELLO frame from " + peer + ": rollMinute=" + minute + " is not a minute of a day");
+        }
+        if (zoneLength < 1 || zoneLength > HELLO_ROLL_ZONE_MAX_LENGTH) {
+            throw new FrameException("HELLO frame from " + peer + ": zone length=" + zoneLength + " outside [1, "
+                    + HELLO_ROLL_ZONE_MAX_LENGTH + "]");
+        }
+        try {
+            rollZone();
+        } catch (DateTimeException e) {
+            throw new FrameException("HELLO frame from " + peer + ": zone is not a time zone: " + e.getMessage());
         }
     }
 }

@@ -2,8 +2,15 @@ package dev.spool.replication;
 
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.CycleCalendar;
+import dev.spool.queue.internal.QueueInternals;
 
 import java.nio.file.Path;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.util.Objects;
 import java.util.UUID;
 
 import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
@@ -74,8 +81,14 @@ final class SinkHandshake {
         final int frameLimit = hello.frameLimit();
         sourceNonce = hello.nonce();
         helloReceived = Handshake.copy(connection.received(), connection.frameOffset(), HELLO_LENGTH);
+        final int features = hello.features();
+        final LocalTime rollTime = hello.rollTime();
+        final ZoneId rollZone = hello.rollZone();
         final RollCycle rollCycle = rollCycle(rollCycleId);
-        final String mismatch = mismatch(queueId, rollCycle, rollCycleId, epochMillis, maxMessageLength);
+        String mismatch = mismatch(queueId, rollCycle, rollCycleId, epochMillis, maxMessageLength);
+        if (mismatch == null) {
+            mismatch = featureMismatch(features, rollTime, rollZone);
+        }
         if (mismatch != null) {
             throw refusal(connection, ERROR_QUEUE_MISMATCH, mismatch);
         }
@@ -88,8 +101,15 @@ final class SinkHandshake {
         }
         final SpoolQueue queue = replica.queue();
         if (queue == null) {
-            replica.queueBuilder().replicaOf(queueId).rollCycle(rollCycle).epochMillis(epochMillis)
-                    .maxMessageLength(maxMessageLength);
+            // created as the primary was: the same roll, checksums and index times
+            final SpoolQueueBuilder builder = replica.queueBuilder().replicaOf(queueId).maxMessageLength(maxMessageLength)
+                    .checksums((features & MetadataDescriptor.FEATURE_CRC32C) != 0)
+                    .indexTimes((features & MetadataDescriptor.FEATURE_INDEX_TIMES) != 0);
+            if (rollZone != null) {
+                builder.rollTime(rollTime, rollZone);
+            } else {
+                builder.rollCycle(rollCycle).epochMillis(epochMillis);
+            }
         }
         final long last = queue == null ? -1 : queue.lastIndex();
         sinkNonce = Handshake.nonce();
@@ -146,6 +166,27 @@ final class SinkHandshake {
             if (rollCycle.id() == id) {
                 return rollCycle;
             }
+        }
+        return null;
+    }
+
+    /** @return why the replica's features or trading-day roll differ from the source's, or null if they do not. */
+    private String featureMismatch(final int features, final LocalTime rollTime, final ZoneId rollZone) {
+        final SpoolQueue queue = replica.queue();
+        if (queue == null) {
+            return null;
+        }
+        final QueueInternals internals = QueueInternals.of(queue);
+        if (internals.features() != features) {
+            return String.format("the sink's replica %s has features=0x%x, the source's queue 0x%x (checksums %d,"
+                    + " zoned roll %d, index times %d): create the replica with the primary's settings", directory,
+                    internals.features(), features, MetadataDescriptor.FEATURE_CRC32C,
+                    MetadataDescriptor.FEATURE_ZONED_ROLL, MetadataDescriptor.FEATURE_INDEX_TIMES);
+        }
+        final CycleCalendar calendar = internals.calendar();
+        if (!Objects.equals(calendar.rollTime(), rollTime) || !Objects.equals(calendar.zone(), rollZone)) {
+            return "the sink's replica " + directory + " rolls at " + calendar.rollTime() + " " + calendar.zone()
+                    + ", the source's queue at " + rollTime + " " + rollZone;
         }
         return null;
     }

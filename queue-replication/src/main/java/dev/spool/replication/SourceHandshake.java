@@ -79,7 +79,8 @@ final class SourceHandshake {
         final int offset = connection.beginFrame(TYPE_HELLO);
         hello.wrap(connection.send(), offset).magic(MAGIC).rollCycleId(queue.rollCycle().id()).queueId(queue.queueId())
                 .epochMillis(queue.epochMillis()).term(term).lastIndex(queue.lastIndex())
-                .maxMessageLength(queue.maxMessageLength()).frameLimit(frameLimit).nonce(sourceNonce);
+                .maxMessageLength(queue.maxMessageLength()).frameLimit(frameLimit).features(internals.features())
+                .roll(internals.calendar().rollTime(), internals.calendar().zone()).nonce(sourceNonce);
         connection.endFrame(offset, HELLO_LENGTH);
         helloSent = Handshake.copy(connection.send(), offset, HELLO_LENGTH);
     }

@@ -1,10 +1,14 @@
 package dev.spool.replication;
 
+import dev.spool.queue.format.MetadataDescriptor;
+
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.UUID;
 
 import static dev.spool.replication.FrameDescriptor.*;
@@ -18,12 +22,12 @@ class FrameCodecTest {
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(1024).order(ByteOrder.LITTLE_ENDIAN);
 
     @Test
-    void shouldGiveFramesTheirOwnMagicAndVersionTwo() {
+    void shouldGiveFramesTheirOwnMagicAndVersionThree() {
         assertEquals(0x464C5053, MAGIC);
         assertEquals("SPLF", new String(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(MAGIC).array(),
                 StandardCharsets.US_ASCII));
         assertNotEquals(VERSION_1_MAGIC, MAGIC, "the ring buffer file's magic is no longer the frames'");
-        assertEquals(2, VERSION);
+        assertEquals(3, VERSION);
     }
 
     @Test
@@ -38,7 +42,7 @@ class FrameCodecTest {
     void shouldRefuseAHeaderOfAnOlderSpoolNamingPeerTypeAndVersions() {
         new FrameHeader().wrap(buffer, AT).encode(TYPE_HELLO).version(1).frameLength(HELLO_LENGTH);
         final FrameException e = assertThrows(FrameException.class, () -> new FrameHeader().wrap(buffer, AT).check(PEER, 4096, 0));
-        assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 2: the peer runs an older Spool",
+        assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 3: the peer runs an older Spool",
                 e.getMessage());
     }
 
@@ -73,10 +77,24 @@ class FrameCodecTest {
         assertArrayEquals(nonce, hello.nonce());
         hello.magic(VERSION_1_MAGIC);
         assertEquals("HELLO frame from " + PEER + ": magic=0x524c5053, protocol version 1's (the peer runs an older"
-                + " Spool), expected 0x464c5053 of version 2",
+                + " Spool), expected 0x464c5053 of version 3",
                 assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage());
         hello.magic(MAGIC).frameLimit(8);
         assertTrue(assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage().contains("frameLimit=8"));
+        hello.frameLimit(4096).features(MetadataDescriptor.FEATURE_ZONED_ROLL | MetadataDescriptor.FEATURE_CRC32C)
+                .roll(LocalTime.of(17, 0), ZoneId.of("America/New_York"));
+        hello.check(PEER);
+        assertEquals(LocalTime.of(17, 0), hello.rollTime());
+        assertEquals(ZoneId.of("America/New_York"), hello.rollZone());
+        hello.features(0x100);
+        assertEquals("HELLO frame from " + PEER + ": features=0x100 include 0x100, which this build does not know: the"
+                + " source runs a newer Spool", assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage());
+        hello.features(MetadataDescriptor.FEATURE_ZONED_ROLL).roll(LocalTime.of(17, 0), ZoneId.of("Etc/UTC"));
+        buffer.putInt(AT + HELLO_ROLL_ZONE_OFFSET, 0x2f2f2f2f);
+        assertTrue(assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage().contains("zone is not a time zone"));
+        hello.features(0);
+        assertTrue(assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage()
+                .contains("without the zoned-roll feature"));
     }
 
     @Test

@@ -38,7 +38,8 @@ class MultiReplicaTest extends SpoolTestBase {
 
     @Test
     void shouldKeepReplicatingToOneReplicaWhileTheOtherStopsReadingAndNeverHoldBackTheWriter() throws Exception {
-        expectWarning("no frame from the sink for");
+        // the paused link is silent both ways: the source, and on a slow machine the sink too, may give up on it
+        expectWarning("no frame from");
         expectWarning(" lost: ");
         final Duration heartbeat = Duration.ofSeconds(3);
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();

@@ -3,6 +3,7 @@ package dev.spool.replication;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.format.MetadataDescriptor;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -35,14 +36,15 @@ class ReplicationChecksumTest extends SpoolTestBase {
         return SpoolQueue.builder(directory).chunkLength(1 << 20).checksums(true).openOrCreate();
     }
 
-    private ReplicationSink sink(final boolean checksums) {
-        return sink(checksums, true);
+    /** @return a sink that creates its replica as the source's HELLO says: checksums if the primary has them. */
+    private ReplicationSink sink() {
+        return sink(true);
     }
 
     /** @param secure false: insecure(), so that a test can speak the source's side with hand-made, unsigned frames. */
-    private ReplicationSink sink(final boolean checksums, final boolean secure) {
+    private ReplicationSink sink(final boolean secure) {
         final ReplicationSink.Builder builder = ReplicationSink.builder(tempDir.resolve("replica"))
-                .queueSettings(b -> b.chunkLength(1 << 20).checksums(checksums)).heartbeatInterval(HEARTBEAT);
+                .queueSettings(b -> b.chunkLength(1 << 20)).heartbeatInterval(HEARTBEAT);
         return (secure ? builder.sharedSecret(Replicas.SECRET) : builder.insecure()).start();
     }
 
@@ -65,7 +67,7 @@ class ReplicationChecksumTest extends SpoolTestBase {
     @Test
     void shouldReplicateAChecksummedQueueIntoByteIdenticalCycleFiles() throws IOException {
         try (SpoolQueue primary = openChecksummed(tempDir.resolve("primary"));
-             ExcerptAppender appender = primary.createAppender(); ReplicationSink sink = sink(true);
+             ExcerptAppender appender = primary.createAppender(); ReplicationSink sink = sink();
              ReplicationSource source = source(primary, sink)) {
             append(appender, 0, 500);
             await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
@@ -91,7 +93,7 @@ class ReplicationChecksumTest extends SpoolTestBase {
         expectWarning("lost");
         expectWarning("insecure()");
         try (SpoolQueue primary = openChecksummed(tempDir.resolve("primary"));
-             ExcerptAppender appender = primary.createAppender(); ReplicationSink sink = sink(true, false)) {
+             ExcerptAppender appender = primary.createAppender(); ReplicationSink sink = sink(false)) {
             append(appender, 0, 10);
             try (ReplicationSource source = source(primary, sink, false)) {
                 await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
@@ -121,7 +123,8 @@ class ReplicationChecksumTest extends SpoolTestBase {
             final ByteBuffer hello = frame(HELLO_LENGTH, TYPE_HELLO);
             new HelloFlyweight().wrap(hello, 0).magic(MAGIC).rollCycleId(primary.rollCycle().id())
                     .queueId(primary.queueId()).epochMillis(primary.epochMillis()).term(0).lastIndex(primary.lastIndex())
-                    .maxMessageLength(primary.maxMessageLength()).frameLimit(4096);
+                    .maxMessageLength(primary.maxMessageLength()).frameLimit(4096)
+                    .features(MetadataDescriptor.FEATURE_CRC32C);
             out.write(hello.array());
             final InputStream in = socket.getInputStream();
             assertEquals(WELCOME_LENGTH, in.readNBytes(WELCOME_LENGTH).length);
@@ -177,13 +180,18 @@ class ReplicationChecksumTest extends SpoolTestBase {
     void shouldRefuseASourceWhoseQueueDiffersFromTheReplicaInChecksums() {
         expectWarning("refusing the source");
         expectWarning("reports error");
+        expectWarning("stopped");
         try (SpoolQueue primary = openChecksummed(tempDir.resolve("primary"));
-             ExcerptAppender appender = primary.createAppender(); ReplicationSink sink = sink(false);
-             ReplicationSource source = source(primary, sink)) {
-            append(appender, 0, 3);
-            await(() -> source.failure() != null, "the source is refused");
-            assertTrue(source.failure().getMessage().contains("checksums"), source.failure().getMessage());
-            assertEquals(-1, sink.lastIndex());
+             ExcerptAppender appender = primary.createAppender()) {
+            // a replica made beforehand without checksums: the handshake, not the first DATA frame, refuses
+            SpoolQueue.builder(tempDir.resolve("replica")).replicaOf(primary.queueId()).chunkLength(1 << 20).create().close();
+            try (ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink)) {
+                append(appender, 0, 3);
+                await(() -> source.failure() != null, "the source is refused");
+                assertTrue(source.failure().getMessage().contains("features=0x0, the source's queue 0x1"),
+                        source.failure().getMessage());
+                assertEquals(-1, sink.lastIndex());
+            }
         }
     }
 }

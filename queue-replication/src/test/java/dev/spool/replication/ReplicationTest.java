@@ -4,6 +4,7 @@ import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.internal.QueueInternals;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -11,6 +12,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.ZoneId;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -57,6 +60,33 @@ class ReplicationTest extends SpoolTestBase {
             assertEquals(primary.queueId(), replica.queueId());
             final SpoolException refused = assertThrows(SpoolException.class, replica::createAppender);
             assertTrue(refused.getMessage().contains("local appends are refused"), refused.getMessage());
+        }
+    }
+
+    @Test
+    void shouldCreateTheReplicaWithThePrimarysTradingDayRollIndexTimesAndChecksums() throws IOException {
+        final LocalTime rollTime = LocalTime.of(17, 0);
+        final ZoneId newYork = ZoneId.of("America/New_York");
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20)
+                .rollTime(rollTime, newYork).indexTimes(true).checksums(true).create();
+             ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
+            append(appender, 0, 200);
+            awaitReplicated(primary, sink);
+        }
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
+            assertEquals(200, assertIdentical(primary, replica));
+            final QueueInternals internals = QueueInternals.of(replica);
+            assertEquals(QueueInternals.of(primary).features(), internals.features());
+            assertEquals(rollTime, internals.calendar().rollTime());
+            assertEquals(newYork, internals.calendar().zone());
+            assertTrue(replica.checksums());
+        }
+        try (Stream<Path> primaryFiles = Files.list(tempDir.resolve("primary"));
+             Stream<Path> replicaFiles = Files.list(tempDir.resolve("replica"))) {
+            assertEquals(primaryFiles.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".cycle")).sorted().toList(),
+                    replicaFiles.map(f -> f.getFileName().toString()).filter(n -> n.endsWith(".cycle")).sorted().toList(),
+                    "cycle files named by the same trading days");
         }
     }
 

@@ -402,6 +402,11 @@ public final class QueueEngine {
         return store.calendar();
     }
 
+    /** @return the features the queue was created with, fixed since: the metadata's bit set. */
+    public int features() {
+        return store.metadata().features();
+    }
+
     /** @return the queue's identity. */
     public UUID queueId() {
         return metadata.queueId();

@@ -146,19 +146,24 @@ final class StoreTailer implements ExcerptTailer {
      */
     private int checkedLength(final int header, final long at, final long index) {
         final int length = length(header);
+        // one test on the hot path of a queue without checksums: the checks are in a method of their own
+        if (length < minDataLength || crc != null) {
+            checkBody(length, header, at, index);
+        }
+        return length;
+    }
+
+    private void checkBody(final int length, final int header, final long at, final long index) {
         if (length < minDataLength) {
             throw new CorruptQueueException(file.path(), at, String.format("bad header 0x%08x (%s) of index %d: a"
                     + " checksummed data excerpt holds at least %d bytes", header, describe(header), index, minDataLength));
         }
-        if (crc != null) {
-            final long address = cursor.address(at);
-            final int expected = MEMORY.readInt(address + CHECKSUM_OFFSET);
-            final int found = crc.of(address + CHECKSUMMED_PAYLOAD_OFFSET, length - CHECKSUM_LENGTH);
-            if (found != expected) {
-                throw checksumMismatch(at, index, expected, found, length - CHECKSUM_LENGTH);
-            }
+        final long address = cursor.address(at);
+        final int expected = MEMORY.readInt(address + CHECKSUM_OFFSET);
+        final int found = crc.of(address + CHECKSUMMED_PAYLOAD_OFFSET, length - CHECKSUM_LENGTH);
+        if (found != expected) {
+            throw checksumMismatch(at, index, expected, found, length - CHECKSUM_LENGTH);
         }
-        return length;
     }
 
     private CorruptQueueException checksumMismatch(final long at, final long index, final int expected, final int found,

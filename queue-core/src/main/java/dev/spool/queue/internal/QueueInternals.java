@@ -159,6 +159,11 @@ public final class QueueInternals {
         engine.adoptTerm(term);
     }
 
+    /** @return the features the queue was created with: the metadata's bit set ({@code MetadataDescriptor}). */
+    public int features() {
+        return engine.features();
+    }
+
     /**
      * @return true if the queue was created with checksums: each data excerpt's body is its CRC32C, then its payload.
      */
