@@ -4,6 +4,7 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.MBeans;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
 import org.agrona.concurrent.Agent;
@@ -12,6 +13,7 @@ import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.management.ObjectName;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
@@ -79,6 +81,8 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     private final SpoolQueue queue;
     private final SourceLinks agent;
+    /** The source's MBean, or null if not registered. */
+    private final ObjectName mbeanName;
     private final AgentHost host;
     /** One invoked pass, made once: a call of {@link #doWork()} allocates nothing. */
     private final IntSupplier pass = this::pass;
@@ -109,6 +113,17 @@ public final class ReplicationSource implements Agent, AutoCloseable {
                     builder.heartbeatInterval.toMillis() / 2));
             host = AgentHost.onOwnThread(what, THREAD_NAME, agent, null,
                     new SelectorIdleStrategy(agent.selector(), appended, IDLE_SPINS, IDLE_YIELDS, maxSleepMs), appended, LOG);
+        }
+        mbeanName = builder.registerMBean ? register(queue.directory().toAbsolutePath().normalize().toString()) : null;
+    }
+
+    private ObjectName register(final String directory) {
+        try {
+            return MBeans.register("ReplicationSource", directory, new SourceMetrics(this, directory),
+                    ReplicationSourceMXBean.class);
+        } catch (RuntimeException e) {
+            host.close(agent);
+            throw e;
         }
     }
 
@@ -296,6 +311,9 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     @Override
     public void close() {
         host.close(agent);
+        if (mbeanName != null) {
+            MBeans.unregister(mbeanName);
+        }
     }
 
     /** Settings of a {@link ReplicationSource}. */
@@ -313,6 +331,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         IdleStrategy idle;
         boolean invoked;
         Duration maxSleep = Duration.ofMillis(1);
+        boolean registerMBean;
 
         private Builder(final SpoolQueue queue, final InetSocketAddress sink, final InetSocketAddress... more) {
             this.queue = Objects.requireNonNull(queue, "queue");
@@ -320,6 +339,18 @@ public final class ReplicationSource implements Agent, AutoCloseable {
             for (final InetSocketAddress address : Objects.requireNonNull(more, "more")) {
                 sinks.add(Objects.requireNonNull(address, "sink"));
             }
+        }
+
+        /**
+         * Registers the source's {@link ReplicationSourceMXBean} (state and lag of every replica) with the platform
+         * MBean server as {@code dev.spool:type=ReplicationSource,name="<primary directory>"} when it starts, and
+         * unregisters it when it closes.
+         *
+         * @return this builder.
+         */
+        public Builder registerMBean() {
+            this.registerMBean = true;
+            return this;
         }
 
         /**

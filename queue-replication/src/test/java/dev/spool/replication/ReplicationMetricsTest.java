@@ -44,4 +44,35 @@ class ReplicationMetricsTest extends SpoolTestBase {
         }
         assertFalse(server.isRegistered(name), "closing the sink unregisters its MBean");
     }
+
+    @Test
+    void shouldShowEachReplicasAckedIndexAndLagThroughTheSourcesMBean() throws Exception {
+        final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        final Path primaryDirectory = tempDir.resolve("primary").toAbsolutePath().normalize();
+        final ObjectName name = new ObjectName("dev.spool:type=ReplicationSource,name="
+                + ObjectName.quote(primaryDirectory.toString()));
+        try (SpoolQueue primary = open(primaryDirectory); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink one = ReplicationSink.builder(tempDir.resolve("one")).sharedSecret(Replicas.SECRET)
+                     .heartbeatInterval(HEARTBEAT).start();
+             ReplicationSink two = ReplicationSink.builder(tempDir.resolve("two")).sharedSecret(Replicas.SECRET)
+                     .heartbeatInterval(HEARTBEAT).start();
+             ReplicationSource source = ReplicationSource.builder(primary, one.address(), two.address())
+                     .sharedSecret(Replicas.SECRET).heartbeatInterval(HEARTBEAT)
+                     .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100)).registerMBean().start()) {
+            append(appender, 0, 100);
+            final long last = primary.lastIndex();
+            await(() -> source.ackedIndex(0) == last && source.ackedIndex(1) == last && Failover.quorumAckedIndex(primary) == last,
+                    "both replicas acknowledged everything");
+            assertEquals(2, server.getAttribute(name, "Replicas"));
+            assertEquals(2, server.getAttribute(name, "AckQuorum"));
+            assertEquals(2, server.getAttribute(name, "ConnectedReplicas"));
+            assertEquals(last, server.getAttribute(name, "QuorumAckedIndex"));
+            assertArrayEquals(new long[]{last, last}, (long[]) server.getAttribute(name, "AckedIndices"));
+            assertArrayEquals(new long[]{0, 0}, (long[]) server.getAttribute(name, "UnackedBytes"));
+            assertArrayEquals(new String[]{"", ""}, (String[]) server.getAttribute(name, "Failures"));
+            assertArrayEquals(new String[]{one.address().toString(), two.address().toString()},
+                    (String[]) server.getAttribute(name, "ReplicaAddresses"));
+        }
+        assertFalse(server.isRegistered(name), "closing the source unregisters its MBean");
+    }
 }
