@@ -104,7 +104,7 @@ public final class Demo {
             inOrder[0] &= read.id == expected[0] && read.side == Side.BUY && read.instrument.length() == 6;
             expected[0]++;
         };
-        try (SpoolQueue queue = SpoolQueue.open(directory);
+        try (SpoolQueue queue = SpoolQueue.create(directory);
              ExcerptAppender appender = queue.createAppender(); ExcerptTailer tailer = queue.createTailer()) {
             final OrderEvents orders = appender.methodWriter(OrderEvents.class);
             final long start = System.nanoTime();
