@@ -1,0 +1,27 @@
+package dev.spool.benchmarks.demo;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+/** The README's main command, {@code java -jar benchmarks.jar demo}, as a user runs it: every phase, every check. */
+class DemoTest {
+    @Test
+    void shouldRunEveryPhaseAndPassEveryCheck() {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final int status = Demo.run(new String[0], new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        final String report = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+        assertEquals(0, status, report);
+        for (final String phase : new String[]{"typed:", "live:", "burst:", "metrics (JMX", "ring:", "replication:"}) {
+            assertTrue(report.contains(phase), "the demo reports its " + phase + " phase\n" + report);
+        }
+        assertFalse(report.contains(": false"), "every check of the demo holds\n" + report);
+        assertEquals(4, report.split(": true", -1).length - 1, "typed, live, ring and replica checks\n" + report);
+    }
+}
