@@ -1,6 +1,5 @@
 package dev.spool.queue;
 
-import java.util.concurrent.TimeUnit;
 
 /** The tailer contract for a queue's own {@link ExcerptTailer}. */
 class ExcerptTailerContractTest extends TailerContract {
@@ -19,12 +18,12 @@ class ExcerptTailerContractTest extends TailerContract {
 
             @Override
             public Reader createTailer() {
-                return new Adapter(queue.createTailer());
+                return new TailerContract.ReaderOf(queue.createTailer());
             }
 
             @Override
             public Reader createTailer(final String name, final CommitMode mode) {
-                return new Adapter(queue.createTailer(name, mode));
+                return new TailerContract.ReaderOf(queue.createTailer(name, mode));
             }
 
             @Override
@@ -32,69 +31,5 @@ class ExcerptTailerContractTest extends TailerContract {
                 queue.close();
             }
         };
-    }
-
-    private static final class Adapter implements Reader {
-        private final ExcerptTailer tailer;
-        private long index = -1;
-        private int value;
-
-        Adapter(final ExcerptTailer tailer) {
-            this.tailer = tailer;
-        }
-
-        @Override
-        public int read() {
-            final boolean read = tailer.read((bytes, offset, length, at) -> {
-                index = at;
-                value = bytes.readInt(offset);
-            });
-            return read ? value : -1;
-        }
-
-        @Override
-        public long lastIndex() {
-            return index;
-        }
-
-        @Override
-        public boolean await(final long timeout, final TimeUnit unit) throws InterruptedException {
-            return tailer.await(timeout, unit);
-        }
-
-        @Override
-        public boolean moveToIndex(final long index) {
-            return tailer.moveToIndex(index);
-        }
-
-        @Override
-        public void toStart() {
-            tailer.toStart();
-        }
-
-        @Override
-        public void toEnd() {
-            tailer.toEnd();
-        }
-
-        @Override
-        public void commit(final long index) {
-            tailer.commit(index);
-        }
-
-        @Override
-        public void commit() {
-            tailer.commit();
-        }
-
-        @Override
-        public String name() {
-            return tailer.name();
-        }
-
-        @Override
-        public void close() {
-            tailer.close();
-        }
     }
 }

@@ -59,6 +59,71 @@ public abstract class TailerContract extends SpoolTestBase {
         void close();
     }
 
+    /** A {@link Reader} over any {@link ExcerptReader}: the queue's tailer and the ring's read through one adapter. */
+    public static final class ReaderOf implements Reader {
+        private final ExcerptReader reader;
+        private long index = -1;
+        private int value;
+
+        public ReaderOf(final ExcerptReader reader) {
+            this.reader = reader;
+        }
+
+        @Override
+        public int read() {
+            final boolean read = reader.read((bytes, offset, length, at) -> {
+                index = at;
+                value = bytes.readInt(offset);
+            });
+            return read ? value : -1;
+        }
+
+        @Override
+        public long lastIndex() {
+            return index;
+        }
+
+        @Override
+        public boolean await(final long timeout, final TimeUnit unit) throws InterruptedException {
+            return reader.await(timeout, unit);
+        }
+
+        @Override
+        public boolean moveToIndex(final long index) {
+            return reader.moveToIndex(index);
+        }
+
+        @Override
+        public void toStart() {
+            reader.toStart();
+        }
+
+        @Override
+        public void toEnd() {
+            reader.toEnd();
+        }
+
+        @Override
+        public void commit(final long index) {
+            reader.commit(index);
+        }
+
+        @Override
+        public void commit() {
+            reader.commit();
+        }
+
+        @Override
+        public String name() {
+            return reader.name();
+        }
+
+        @Override
+        public void close() {
+            reader.close();
+        }
+    }
+
     private static long[] appendAndIndex(final Subject subject, final int count) {
         for (int i = 0; i < count; i++) {
             subject.append(i);

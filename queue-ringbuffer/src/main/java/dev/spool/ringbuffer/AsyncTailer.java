@@ -3,6 +3,7 @@ package dev.spool.ringbuffer;
 import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.CommitMode;
 import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptReader;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RollCycle;
@@ -10,8 +11,6 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.internal.QueueInternals;
-import dev.spool.queue.typed.MethodReader;
-import dev.spool.queue.typed.TypedMessages;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.NamedPosition;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -48,7 +47,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * excerpts; either is valid only during the call, and holds the payload's bytes as the appender wrote them. Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
  * Reads never block and allocate nothing. One tailer belongs to one thread at a time.
  */
-public final class AsyncTailer implements AutoCloseable {
+public final class AsyncTailer implements ExcerptReader {
     /** The longest sleep of {@link #await}: how late it sees a record committed by another process, at most. */
     static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** The first sleep of {@link #await}; each sleep doubles up to {@link #MAX_PARK_NANOS}. */
@@ -491,17 +490,6 @@ public final class AsyncTailer implements AutoCloseable {
                     + IndexFormat.format(highestRead, rollCycle));
         }
         named.commit(index);
-    }
-
-    /**
-     * Returns a reader of typed messages over this tailer: records from the ring before they reach disk, then the
-     * queue; see {@link dev.spool.queue.ExcerptTailer#methodReader(Object)}.
-     *
-     * @param target implements exactly one interface annotated {@link dev.spool.queue.typed.Events}.
-     * @return the reader the {@code spool-processor} generated for that interface, over this tailer.
-     */
-    public MethodReader methodReader(final Object target) {
-        return TypedMessages.reader(this::read, target);
     }
 
     /**

@@ -5,7 +5,6 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.TailerContract;
 import org.junit.jupiter.api.Nested;
 
-import java.util.concurrent.TimeUnit;
 
 /**
  * The tailer contract for {@link AsyncTailer}, twice: with every record still in the ring (nothing drained), and
@@ -56,81 +55,17 @@ class AsyncTailerContractTest {
 
         @Override
         public TailerContract.Reader createTailer() {
-            return new Adapter(async.createTailer());
+            return new TailerContract.ReaderOf(async.createTailer());
         }
 
         @Override
         public TailerContract.Reader createTailer(final String name, final CommitMode mode) {
-            return new Adapter(async.createTailer(name, mode));
+            return new TailerContract.ReaderOf(async.createTailer(name, mode));
         }
 
         @Override
         public void close() {
             async.close();
-        }
-    }
-
-    private static final class Adapter implements TailerContract.Reader {
-        private final AsyncTailer tailer;
-        private long index = -1;
-        private int value;
-
-        Adapter(final AsyncTailer tailer) {
-            this.tailer = tailer;
-        }
-
-        @Override
-        public int read() {
-            final boolean read = tailer.read((bytes, offset, length, at) -> {
-                index = at;
-                value = bytes.readInt(offset);
-            });
-            return read ? value : -1;
-        }
-
-        @Override
-        public long lastIndex() {
-            return index;
-        }
-
-        @Override
-        public boolean await(final long timeout, final TimeUnit unit) throws InterruptedException {
-            return tailer.await(timeout, unit);
-        }
-
-        @Override
-        public boolean moveToIndex(final long index) {
-            return tailer.moveToIndex(index);
-        }
-
-        @Override
-        public void toStart() {
-            tailer.toStart();
-        }
-
-        @Override
-        public void toEnd() {
-            tailer.toEnd();
-        }
-
-        @Override
-        public void commit(final long index) {
-            tailer.commit(index);
-        }
-
-        @Override
-        public void commit() {
-            tailer.commit();
-        }
-
-        @Override
-        public String name() {
-            return tailer.name();
-        }
-
-        @Override
-        public void close() {
-            tailer.close();
         }
     }
 }
