@@ -19,6 +19,7 @@ import java.util.Map;
 import static dev.spool.processor.Names.BYTES;
 import static dev.spool.processor.Names.BYTES_STORE;
 import static dev.spool.processor.Names.CURSOR;
+import static dev.spool.processor.Names.DESCRIPTOR;
 
 /**
  * Generates {@code <Name>SpoolReader}: decodes one typed excerpt with a reused {@code TypedCursor} and calls the
@@ -26,6 +27,8 @@ import static dev.spool.processor.Names.CURSOR;
  * reader and refilled for each excerpt; message fields are read inline, so error paths are constants.
  */
 final class ReaderGenerator {
+    static final TypeName STORE = ParameterizedTypeName.get(BYTES_STORE, WildcardTypeName.subtypeOf(Object.class),
+            WildcardTypeName.subtypeOf(Object.class));
     private static final TypeName ANY_BYTES = ParameterizedTypeName.get(BYTES, WildcardTypeName.subtypeOf(Object.class));
 
     private final EventsModel model;
@@ -59,36 +62,78 @@ final class ReaderGenerator {
                 .addAnnotation(Override.class)
                 .addModifiers(Modifier.PUBLIC)
                 .returns(boolean.class)
-                .addParameter(ParameterizedTypeName.get(BYTES_STORE, WildcardTypeName.subtypeOf(Object.class),
-                        WildcardTypeName.subtypeOf(Object.class)), "bytes", Modifier.FINAL)
+                .addParameter(STORE, "bytes", Modifier.FINAL)
                 .addParameter(long.class, "offset", Modifier.FINAL)
                 .addParameter(int.class, "length", Modifier.FINAL)
                 .addParameter(long.class, "index", Modifier.FINAL)
-                .addStatement("final int ids = cursor.start(bytes, offset, length, index)")
-                .beginControlFlow("if (ids >>> 16 != EVENTS_ID)")
-                .addStatement("return false")
-                .endControlFlow()
-                .beginControlFlow("switch (ids & 0xFFFF)");
+                .beginControlFlow("if (length >= $T.HEADER_LENGTH && bytes.readUnsignedShort(offset) == $T.MAGIC\n"
+                        + "&& bytes.readUnsignedShort(offset + $T.EVENTS_ID_OFFSET) == EVENTS_ID)",
+                        DESCRIPTOR, DESCRIPTOR, DESCRIPTOR)
+                .beginControlFlow("switch (bytes.readUnsignedShort(offset + $T.METHOD_ID_OFFSET))", DESCRIPTOR);
         for (final Method method : model.methods()) {
-            final String handler = "on" + Character.toUpperCase(method.name().charAt(0)) + method.name().substring(1)
-                    + method.id();
+            final String handler = "on" + Character.toUpperCase(method.name().charAt(0)) + key(method).substring(1);
             type.addMethod(method(method, handler));
-            decode.addCode("case $L:\n", method.id()).addStatement("$>$L()", handler).addStatement("return true$<");
+            decode.addCode("case $L:\n", method.id())
+                    .addStatement("$>$L(bytes, offset, length, index)", handler)
+                    .addStatement("return true$<");
         }
-        decode.addCode("default:\n").addStatement("$>return false$<").endControlFlow();
+        decode.addCode("default:\n").addStatement("$>return false$<").endControlFlow().endControlFlow()
+                .addComment("not this interface's: the cursor throws if it is not a typed excerpt at all")
+                .addStatement("cursor.start(bytes, offset, length, index)")
+                .addStatement("return false");
         type.addMethod(decode.build());
+        type.addMethod(MethodSpec.methodBuilder("layoutMismatches")
+                .addAnnotation(Override.class)
+                .addModifiers(Modifier.PUBLIC)
+                .returns(long.class)
+                .addStatement("return cursor.layoutMismatches()")
+                .build());
         return type.build();
     }
 
+    /**
+     * A method's handler: where the method's arguments are all of fixed length (primitives, enums, fixed strings
+     * and byte arrays, messages of those) and the excerpt has exactly the layout this reader's build writes, they
+     * are read at constant offsets after one check of every tag and length; any difference (an older or newer
+     * writer, a changed type, a damaged excerpt) takes the general path, field by field through the cursor, which
+     * reads defaults, skips unknown fields and names what cannot be read.
+     */
     private MethodSpec method(final Method method, final String handler) {
-        final CodeBlock.Builder body = CodeBlock.builder().addStatement("cursor.method($S)", model.qualified(method));
+        final MethodSpec.Builder spec = MethodSpec.methodBuilder(handler).addModifiers(Modifier.PRIVATE)
+                .addParameter(STORE, "bytes", Modifier.FINAL)
+                .addParameter(long.class, "offset", Modifier.FINAL)
+                .addParameter(int.class, "length", Modifier.FINAL)
+                .addParameter(long.class, "index", Modifier.FINAL);
+        if (method.parameters().stream().allMatch(ReaderGenerator::isFixed)) {
+            final String fast = "fast" + handler.substring(2);
+            type.addMethod(new FixedLayoutReader(this, method, fast).generate());
+            spec.beginControlFlow("if ($L(bytes, offset, length))", fast).addStatement("return").endControlFlow()
+                    .addStatement("cursor.layoutMismatch()");
+        }
+        final CodeBlock.Builder body = CodeBlock.builder()
+                .addStatement("cursor.start(bytes, offset, length, index)")
+                .addStatement("cursor.method($S)", model.qualified(method));
         final List<String> arguments = new ArrayList<>();
         int i = 0;
         for (final Field parameter : method.parameters()) {
             arguments.add(parameter(parameter, method.name() + i++, body));
         }
         body.addStatement("target.$L($L)", method.name(), String.join(", ", arguments));
-        return MethodSpec.methodBuilder(handler).addModifiers(Modifier.PRIVATE).addCode(body.build()).build();
+        return spec.addCode(body.build()).build();
+    }
+
+    /** @return the method's name and id, which no other method of the interface shares: {@code fill$1}. */
+    static String key(final Method method) {
+        return method.name() + "$" + method.id();
+    }
+
+    private static boolean isFixed(final Field field) {
+        return switch (field.kind()) {
+            case ENUM, FIXED_STRING, FIXED_BYTES -> true;
+            case MESSAGE -> field.fields().stream().allMatch(ReaderGenerator::isFixed);
+            case STRING, BYTES, MARSHALLABLE -> false;
+            default -> field.kind().isPrimitive();
+        };
     }
 
     /** @return the expression passed for the parameter. */
@@ -162,26 +207,14 @@ final class ReaderGenerator {
         }
         switch (kind) {
             case ENUM -> readEnum(field, path, target, body, false);
-            case STRING, FIXED_STRING -> {
-                if (field.isCharSequence()) {
-                    body.beginControlFlow("if (!($L instanceof $T))", target, StringBuilder.class)
-                            .addStatement("$L = new $T()", target, StringBuilder.class)
-                            .endControlFlow()
-                            .addStatement("cursor.readString($S, ($T) $L)", path, StringBuilder.class, target);
-                } else {
-                    createIfNull(target, CodeBlock.of("new $T()", StringBuilder.class), body);
-                    body.addStatement("cursor.readString($S, $L)", path, target);
-                }
-            }
+            case STRING, FIXED_STRING -> body.addStatement("cursor.readString($S, $L)", path, memberString(field, target, body));
             case BYTES -> {
                 createIfNull(target, CodeBlock.of("$T.allocateElasticOnHeap(64)", BYTES), body);
                 body.addStatement("cursor.readBytes($S, $L)", path, target);
             }
             case FIXED_BYTES -> {
-                body.beginControlFlow("if ($L == null || $L.length != $L)", target, target, field.fixed())
-                        .addStatement("$L = new byte[$L]", target, field.fixed())
-                        .endControlFlow()
-                        .addStatement("cursor.readFixedBytes($S, $L)", path, target);
+                memberFixedBytes(field, target, body);
+                body.addStatement("cursor.readFixedBytes($S, $L)", path, target);
             }
             case MARSHALLABLE -> {
                 body.beginControlFlow("if (cursor.present())");
@@ -202,19 +235,59 @@ final class ReaderGenerator {
     private void readEnum(final Field field, final String path, final String target, final CodeBlock.Builder body,
                           final boolean declare) {
         final TypeName type = TypeName.get(field.type());
-        final String values = enumValues.computeIfAbsent(field.element().getQualifiedName().toString(), name -> {
-            final String constant = "VALUES" + enumValues.size();
-            this.type.addField(FieldSpec.builder(ArrayTypeName.of(type), constant, Modifier.PRIVATE, Modifier.STATIC,
-                    Modifier.FINAL).initializer("$T.values()", type).build());
-            return constant;
-        });
+        final String values = enumValues(field);
         final String ordinal = local();
         body.addStatement("final int $L = cursor.readEnum($S, $L.length)", ordinal, path, values);
         body.addStatement((declare ? "final $T " : "") + "$L = $L < 0 ? null : $L[$L]",
                 declare ? new Object[]{type, target, ordinal, values, ordinal} : new Object[]{target, ordinal, values, ordinal});
     }
 
-    private static void createIfNull(final String target, final CodeBlock creation, final CodeBlock.Builder body) {
+    /** @return the name of the reader's constant holding the values of an enum field's type, declared once. */
+    String enumValues(final Field field) {
+        return enumValues.computeIfAbsent(field.element().getQualifiedName().toString(), name -> {
+            final TypeName type = TypeName.get(field.type());
+            final String constant = "VALUES" + enumValues.size();
+            this.type.addField(FieldSpec.builder(ArrayTypeName.of(type), constant, Modifier.PRIVATE, Modifier.STATIC,
+                    Modifier.FINAL).initializer("$T.values()", type).build());
+            return constant;
+        });
+    }
+
+    /**
+     * Makes a string field of a message hold a reused {@code StringBuilder}, creating one if it holds none.
+     *
+     * @return the expression of that builder.
+     */
+    static String memberString(final Field field, final String target, final CodeBlock.Builder body) {
+        if (field.isCharSequence()) {
+            body.beginControlFlow("if (!($L instanceof $T))", target, StringBuilder.class)
+                    .addStatement("$L = new $T()", target, StringBuilder.class)
+                    .endControlFlow();
+            return "((StringBuilder) " + target + ")";
+        }
+        createIfNull(target, CodeBlock.of("new $T()", StringBuilder.class), body);
+        return target;
+    }
+
+    /** Makes a fixed byte array field of a message hold an array of its length. */
+    static void memberFixedBytes(final Field field, final String target, final CodeBlock.Builder body) {
+        body.beginControlFlow("if ($L == null || $L.length != $L)", target, target, field.fixed())
+                .addStatement("$L = new byte[$L]", target, field.fixed())
+                .endControlFlow();
+    }
+
+    /** Adds a method to the generated reader. */
+    void method(final MethodSpec method) {
+        type.addMethod(method);
+    }
+
+    /** Adds a constant to the generated reader. */
+    void constant(final String name, final CodeBlock value) {
+        type.addField(FieldSpec.builder(int.class, name, Modifier.PRIVATE, Modifier.STATIC, Modifier.FINAL)
+                .initializer(value).build());
+    }
+
+    static void createIfNull(final String target, final CodeBlock creation, final CodeBlock.Builder body) {
         body.beginControlFlow("if ($L == null)", target)
                 .addStatement("$L = $L", target, creation)
                 .endControlFlow();

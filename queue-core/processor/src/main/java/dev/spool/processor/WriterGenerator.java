@@ -114,7 +114,8 @@ final class WriterGenerator {
             }
             case FIXED_STRING -> {
                 size.addStatement("length$$ += $T.sizeOfFixedString($L, $L, $S, $S)", CODEC, value, field.fixed(), method, path);
-                write.addStatement("p$$ = $T.writeFixedString(bytes$$, p$$, $L, $L)", CODEC, value, field.fixed());
+                write.addStatement("p$$ = $T.writeFixedString(bytes$$, p$$, $L, $L, $S, $S)", CODEC, value, field.fixed(), method,
+                        path);
             }
             case BYTES -> {
                 size.addStatement("length$$ += $T.sizeOfBytes($L, $S, $S)", CODEC, value, method, path);

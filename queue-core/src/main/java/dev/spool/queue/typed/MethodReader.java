@@ -45,6 +45,18 @@ public final class MethodReader {
         return decode.unknown;
     }
 
+    /**
+     * The reader decodes an excerpt at constant offsets when it has exactly the layout this build writes, and field
+     * by field otherwise. A count that keeps rising means the queue's writers run another build of a message class:
+     * still read correctly (see the evolution rules in docs/file-format.md), more slowly.
+     *
+     * @return how many excerpts of methods whose arguments all have a fixed length were read field by field because
+     * their layout differed from this build's.
+     */
+    public long layoutMismatches() {
+        return decode.decoder.layoutMismatches();
+    }
+
     /** Holds back a decoding failure until the tailer has moved past the excerpt, so one bad excerpt is read once. */
     private static final class Decode implements ExcerptHandler {
         private final TypedDecoder decoder;

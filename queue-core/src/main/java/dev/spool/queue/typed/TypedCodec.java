@@ -44,6 +44,8 @@ public final class TypedCodec {
     public static final int INT_FIELD_LENGTH = TAG_LENGTH + Integer.BYTES;
     /** Bytes of a long or double field, tag included. */
     public static final int LONG_FIELD_LENGTH = TAG_LENGTH + Long.BYTES;
+    /** Bytes before a fixed string's or fixed byte array's value: its tag and length. */
+    public static final int FIXED_PREFIX_LENGTH = TAG_LENGTH + FIXED_LENGTH_LENGTH;
     /** Bytes before a message's fields: its tag and length. */
     public static final int MESSAGE_PREFIX_LENGTH = TAG_LENGTH + LENGTH_LENGTH;
 
@@ -77,12 +79,15 @@ public final class TypedCodec {
     }
 
     /**
+     * Checks a fixed string's length; its characters are checked as {@link #writeFixedString} writes them, so that
+     * the string is read once.
+     *
      * @param value  a string argument or field.
      * @param length its fixed length in bytes.
      * @param method the interface and method being written.
      * @param field  the parameter or field path.
      * @return the bytes of its field.
-     * @throws SpoolException if it is longer than {@code length} or has a character above U+00FF.
+     * @throws SpoolException if it is longer than {@code length}.
      */
     public static int sizeOfFixedString(final CharSequence value, final int length, final String method, final String field) {
         requireNonNull(value, method, field);
@@ -91,14 +96,7 @@ public final class TypedCodec {
             throw new SpoolException(method + ": " + field + " has " + chars + " characters, more than its @Fixed("
                     + length + ")");
         }
-        for (int i = 0; i < chars; i++) {
-            final char c = value.charAt(i);
-            if (c > 0xFF) {
-                throw new SpoolException(method + ": " + field + " has character U+" + String.format("%04X", (int) c)
-                        + " at " + i + ", outside the ISO-8859-1 of a @Fixed string");
-            }
-        }
-        return TAG_LENGTH + FIXED_LENGTH_LENGTH + length;
+        return FIXED_PREFIX_LENGTH + length;
     }
 
     /**
@@ -307,18 +305,26 @@ public final class TypedCodec {
     /**
      * @param bytes    the claim.
      * @param position where the field goes.
-     * @param value    the string, checked by {@link #sizeOfFixedString}.
+     * @param value    the string, its length checked by {@link #sizeOfFixedString}.
      * @param length   its fixed length.
+     * @param method   the interface and method being written.
+     * @param field    the parameter or field path.
      * @return the position after it.
+     * @throws SpoolException if a character is above U+00FF; the generated writer then rolls the claim back.
      */
     public static long writeFixedString(final BytesStore<?, ?> bytes, final long position, final CharSequence value,
-                                        final int length) {
+                                        final int length, final String method, final String field) {
         bytes.writeByte(position, TAG_FIXED_STRING);
         bytes.writeShort(position + TAG_LENGTH, (short) length);
-        final long start = position + TAG_LENGTH + FIXED_LENGTH_LENGTH;
+        final long start = position + FIXED_PREFIX_LENGTH;
         final int chars = value.length();
         for (int i = 0; i < chars; i++) {
-            bytes.writeByte(start + i, (byte) value.charAt(i));
+            final char c = value.charAt(i);
+            if (c > 0xFF) {
+                throw new SpoolException(method + ": " + field + " has character U+" + String.format("%04X", (int) c)
+                        + " at " + i + ", outside the ISO-8859-1 of a @Fixed string");
+            }
+            bytes.writeByte(start + i, (byte) c);
         }
         for (int i = chars; i < length; i++) {
             bytes.writeByte(start + i, (byte) 0);

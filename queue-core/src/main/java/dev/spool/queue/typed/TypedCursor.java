@@ -46,6 +46,7 @@ public final class TypedCursor {
     private long end;
     private long index;
     private String method;
+    private long layoutMismatches;
 
     /**
      * Starts on an excerpt.
@@ -74,6 +75,19 @@ public final class TypedCursor {
         }
         position = offset + HEADER_LENGTH;
         return bytes.readUnsignedShort(offset + EVENTS_ID_OFFSET) << 16 | bytes.readUnsignedShort(offset + METHOD_ID_OFFSET);
+    }
+
+    /**
+     * Counts an excerpt of a method with fixed-length arguments that did not have the layout the reader's build
+     * writes, so is read field by field.
+     */
+    public void layoutMismatch() {
+        layoutMismatches++;
+    }
+
+    /** @return how many excerpts {@link #layoutMismatch()} counted. */
+    public long layoutMismatches() {
+        return layoutMismatches;
     }
 
     /** @param method the interface and method being read, named by errors from now on. */
@@ -190,18 +204,31 @@ public final class TypedCursor {
         final byte tag = bytes.readByte(position);
         if (tag == TAG_FIXED_STRING) {
             final long at = region(tag, FIXED_LENGTH_LENGTH, field);
-            final int length = bytes.readUnsignedShort(at - FIXED_LENGTH_LENGTH);
-            for (int i = 0; i < length; i++) {
-                final int b = bytes.readUnsignedByte(at + i);
-                if (b == 0) {
-                    break;
-                }
-                into.append((char) b);
-            }
+            appendFixedString(bytes, at, (int) (position - at), into);
             return;
         }
         final long at = region(TAG_STRING, LENGTH_LENGTH, field);
         decodeUtf8(at, position, into, field);
+    }
+
+    /**
+     * Appends a fixed string's characters, up to its zero padding: what a generated reader calls for a fixed string
+     * whose position it knows.
+     *
+     * @param bytes  holds it.
+     * @param at     where its characters start.
+     * @param length its fixed length.
+     * @param into   receives the characters.
+     */
+    public static void appendFixedString(final BytesStore<?, ?> bytes, final long at, final int length,
+                                         final StringBuilder into) {
+        for (int i = 0; i < length; i++) {
+            final int b = bytes.readUnsignedByte(at + i);
+            if (b == 0) {
+                return;
+            }
+            into.append((char) b);
+        }
     }
 
     /**

@@ -15,4 +15,11 @@ public interface TypedDecoder {
      * @throws TypedExcerptException if the excerpt is not a typed excerpt or a field cannot be read.
      */
     boolean decode(BytesStore<?, ?> bytes, long offset, int length, long index);
+
+    /**
+     * @return how many excerpts of methods whose arguments all have a fixed length did not have the layout this
+     * reader's build writes (written by an older or newer build of a message, or damaged), and were read field by
+     * field instead of at constant offsets.
+     */
+    long layoutMismatches();
 }
