@@ -64,7 +64,8 @@ public final class EventsProcessor extends AbstractProcessor {
             processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, e.getMessage(), e.element);
         } catch (IOException e) {
             processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR,
-                    "spool-processor cannot write the generated classes or native-image metadata of " + events + ": " + e, events);
+                    "spool-processor cannot write the generated classes or native-image metadata of " + events + ": " + e,
+                    events);
         }
     }
 
