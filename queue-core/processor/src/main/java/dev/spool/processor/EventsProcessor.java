@@ -10,12 +10,17 @@ import javax.lang.model.SourceVersion;
 import javax.lang.model.element.Element;
 import javax.lang.model.element.TypeElement;
 import javax.tools.Diagnostic;
+import javax.tools.FileObject;
+import javax.tools.StandardLocation;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Set;
 
 /**
  * Generates the method writer and reader of every interface annotated {@code dev.spool.queue.typed.Events}, or
- * fails the build with an error on the method that cannot be encoded, saying why. Put this artifact on the
+ * fails the build with an error on the method that cannot be encoded, saying why; and, beside them, the GraalVM
+ * native-image reflection metadata that creating them needs ({@link NativeImageMetadata}). Put this artifact on the
  * compiler's annotation processor path ({@code annotationProcessorPaths} in Maven, {@code annotationProcessor} in
  * Gradle): JDK 23 and later no longer run processors found on the class path.
  */
@@ -54,11 +59,29 @@ public final class EventsProcessor extends AbstractProcessor {
                     .writeTo(processingEnv.getFiler());
             JavaFile.builder(model.packageName(), decoder).skipJavaLangImports(true).build()
                     .writeTo(processingEnv.getFiler());
+            writeNativeImageMetadata(model);
         } catch (ModelReader.Invalid e) {
             processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR, e.getMessage(), e.element);
         } catch (IOException e) {
             processingEnv.getMessager().printMessage(Diagnostic.Kind.ERROR,
-                    "spool-processor cannot write the generated classes of " + events + ": " + e, events);
+                    "spool-processor cannot write the generated classes or native-image metadata of " + events + ": " + e,
+                    events);
+        }
+    }
+
+    /**
+     * Writes the reflection metadata GraalVM native-image needs to create the generated writer and reader, as a
+     * resource of the class output. The interface is its originating element, so that an incremental build rewrites
+     * or deletes the resource with the interface.
+     */
+    private void writeNativeImageMetadata(final EventsModel model) throws IOException {
+        final NativeImageMetadata metadata = new NativeImageMetadata(
+                processingEnv.getElementUtils().getBinaryName(model.type()).toString(), model.packageName(),
+                model.flatName());
+        final FileObject resource = processingEnv.getFiler()
+                .createResource(StandardLocation.CLASS_OUTPUT, "", metadata.path(), model.type());
+        try (OutputStream out = resource.openOutputStream()) {
+            out.write(metadata.json().getBytes(StandardCharsets.US_ASCII));
         }
     }
 }

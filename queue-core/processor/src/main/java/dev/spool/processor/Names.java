@@ -14,6 +14,8 @@ final class Names {
     static final ClassName BYTES_STORE = ClassName.get("net.openhft.chronicle.bytes", "BytesStore");
     static final String WRITER_SUFFIX = "SpoolWriter";
     static final String READER_SUFFIX = "SpoolReader";
+    /** The generated writer's static field holding the schema text; TypedMessages reads it by this name. */
+    static final String SCHEMA_FIELD = "SCHEMA";
 
     private Names() {
     }

@@ -44,7 +44,7 @@ final class WriterGenerator {
                 .addOriginatingElement(model.type())
                 .addModifiers(Modifier.PUBLIC, Modifier.FINAL)
                 .addSuperinterface(events)
-                .addField(FieldSpec.builder(String.class, "SCHEMA", Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
+                .addField(FieldSpec.builder(String.class, Names.SCHEMA_FIELD, Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)
                         .addJavadoc("The schema of $T, stored in the queue directory for dump and tail.\n", events)
                         .initializer("$S", schema).build())
                 .addField(FieldSpec.builder(int.class, "EVENTS_ID", Modifier.PUBLIC, Modifier.STATIC, Modifier.FINAL)

@@ -24,16 +24,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * processor knows them by name only).
  */
 class EventsProcessorTest {
-    private static final String ANNOTATIONS = """
+    static final String ANNOTATIONS = """
             package dev.spool.queue.typed;
             import java.lang.annotation.*;
             @Retention(RetentionPolicy.RUNTIME) @Target(ElementType.TYPE) public @interface Events { int id() default 0; }
             """;
-    private static final String METHOD_ID = """
+    static final String METHOD_ID = """
             package dev.spool.queue.typed;
             public @interface MethodId { int value(); }
             """;
-    private static final String FIXED = """
+    static final String FIXED = """
             package dev.spool.queue.typed;
             public @interface Fixed { int value(); }
             """;
@@ -168,7 +168,8 @@ class EventsProcessorTest {
         return errors;
     }
 
-    private static final class Source extends SimpleJavaFileObject {
+    /** A source file held in memory. */
+    static final class Source extends SimpleJavaFileObject {
         private final String text;
 
         Source(final String name, final String text) {
