@@ -75,9 +75,7 @@ class FixedLayoutTest extends SpoolTestBase {
 
             final Recording recording = new Recording();
             final MethodReader reader = tailer.methodReader(recording);
-            while (reader.readOne()) {
-                assertTrue(true);
-            }
+            TypedMessagesTest.readAll(reader);
             assertEquals(List.of(
                     "1 EURUSD [7, -1] -3/ü SELL 1.0842 [ÅSA] [1, 2, 3, 4] EUR BUY 500",
                     "true -2 -32768 \uFFFF 2147483647 -7 -0.5 1.0E300",
@@ -100,9 +98,7 @@ class FixedLayoutTest extends SpoolTestBase {
 
             final Recording recording = new Recording();
             final MethodReader reader = tailer.methodReader(recording);
-            while (reader.readOne()) {
-                assertTrue(true);
-            }
+            TypedMessagesTest.readAll(reader);
             assertEquals(List.of(
                     "9 EURUSD.SPOT [0, 0] 0/\u0000 BUY 0.0 [BOB] [5, 5, 5, 5] USD SELL 1",
                     "10 EURUSD [7, -1] -3/ü SELL 1.0842 [ÅSA] [0, 0, 0, 0] GBP BUY 2"), recording.calls,
@@ -143,9 +139,7 @@ class FixedLayoutTest extends SpoolTestBase {
 
             final Recording recording = new Recording();
             final MethodReader reader = tailer.methodReader(recording);
-            while (reader.readOne()) {
-                assertTrue(true);
-            }
+            TypedMessagesTest.readAll(reader);
             assertEquals(2, recording.calls.size(), recording.calls.toString());
             assertTrue(recording.calls.get(1).startsWith("3 ") && recording.calls.get(1).endsWith("JPY SELL 3"),
                     recording.calls.toString());

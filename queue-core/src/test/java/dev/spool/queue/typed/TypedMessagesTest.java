@@ -37,6 +37,15 @@ class TypedMessagesTest extends SpoolTestBase {
         return order;
     }
 
+    /** @return how many excerpts {@code reader} read until there were none left. */
+    static int readAll(final MethodReader reader) {
+        int read = 0;
+        while (reader.readOne()) {
+            read++;
+        }
+        return read;
+    }
+
     @Test
     void shouldWriteEachCallAsOneExcerptAndCallTheMatchingMethodOnRead() {
         try (SpoolQueue queue = open(); ExcerptAppender appender = queue.createAppender();
@@ -60,11 +69,7 @@ class TypedMessagesTest extends SpoolTestBase {
 
             final Recorder recorder = new Recorder();
             final MethodReader reader = tailer.methodReader(recorder);
-            int read = 0;
-            while (reader.readOne()) {
-                read++;
-            }
-            assertEquals(6, read);
+            assertEquals(6, readAll(reader));
             assertEquals(List.of(
                     "newOrder 17 EURUSD SELL 1.0842 1000000 désk-7 \uD83D\uDE80/44",
                     "cancel 17 RISK",
@@ -88,9 +93,7 @@ class TypedMessagesTest extends SpoolTestBase {
             writer.note("b", "y");
             final Recorder recorder = new Recorder();
             final MethodReader reader = tailer.methodReader(recorder);
-            while (reader.readOne()) {
-                assertTrue(true);
-            }
+            readAll(reader);
             assertEquals(4, recorder.instances.size());
             assertSame(recorder.instances.get(0), recorder.instances.get(2), "one NewOrder for every newOrder");
             assertSame(recorder.instances.get(1), recorder.instances.get(3), "one StringBuilder for every note");
@@ -125,9 +128,7 @@ class TypedMessagesTest extends SpoolTestBase {
             writer.order(order);
             final List<String> seen = new ArrayList<>();
             final MethodReader reader = tailer.methodReader((Evolution.V1) o -> seen.add(o.id + "x" + o.quantity));
-            while (reader.readOne()) {
-                assertTrue(true);
-            }
+            readAll(reader);
             assertEquals(List.of("5x70", "6x70"), seen);
             assertEquals(1, reader.unknownMethods(), "amend, which V1 does not know, is skipped and counted");
         }
@@ -159,9 +160,7 @@ class TypedMessagesTest extends SpoolTestBase {
                     seen.add("amend");
                 }
             });
-            while (reader.readOne()) {
-                assertTrue(true);
-            }
+            readAll(reader);
             assertEquals(List.of("8 0 [XPAR] SELL", "9 10 [] null"), seen, "the reused instance's new fields are reset");
         }
     }
@@ -224,9 +223,7 @@ class TypedMessagesTest extends SpoolTestBase {
             writer.note("again", "t");
             final Recorder recorder = new Recorder();
             final MethodReader reader = tailer.methodReader(recorder);
-            while (reader.readOne()) {
-                assertTrue(true);
-            }
+            readAll(reader);
             assertEquals(List.of("note short [t]", "note again [t]"), recorder.calls);
         }
     }
