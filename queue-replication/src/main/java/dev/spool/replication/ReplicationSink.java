@@ -318,7 +318,8 @@ public final class ReplicationSink implements Agent, AutoCloseable {
 
         /**
          * @param maxFrameLength the largest frame accepted; a longer one closes the connection. It must hold the
-         *                       source's largest message; default {@link #DEFAULT_MAX_FRAME_LENGTH}.
+         *                       source's largest message; default {@link #DEFAULT_MAX_FRAME_LENGTH}. A SCHEMA frame
+         *                       (a typed schema file, at most 64 KiB and its name) is accepted whatever this is.
          * @return this builder.
          */
         public Builder maxFrameLength(final int maxFrameLength) {

@@ -2,6 +2,7 @@ package dev.spool.replication;
 
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.internal.SchemaFiles;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.io.IOException;
@@ -28,11 +29,20 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * It counts the payload bytes it read for its sink and the bytes at the end of each frame it sent (a ring of the
  * last {@value #FRAME_MARKS}; when it is full the newest mark moves forward, so an acknowledgement in that range
  * counts to the mark before it): the bytes read but not yet acknowledged are the replica's lag in bytes.
- * Used by one thread at a time (the source's, or a caller of {@link ReplicationSource#doWork()}); allocates nothing.
+ * Before any DATA after the handshake, and between DATA frames whenever the queue counts a new schema file, it
+ * sends the typed schema files the sink is owed ({@link SourceSchemas}), one SCHEMA frame per pass; an excerpt
+ * carried for the next DATA frame is parked past the SCHEMA frame meanwhile ({@link #PARK_OFFSET}).
+ * Used by one thread at a time (the source's, or a caller of {@link ReplicationSource#doWork()}); allocates nothing
+ * but when a schema file is sent.
  */
 final class SourceStream {
     /** Frames whose end is remembered, to tell the bytes an acknowledgement covers. */
     static final int FRAME_MARKS = 64;
+    /**
+     * Where an excerpt carried for the next DATA frame waits while a SCHEMA frame goes out from the start of the send
+     * buffer: past the longest SCHEMA frame and its MAC. The send buffer has room for both.
+     */
+    static final int PARK_OFFSET = FrameDescriptor.SCHEMA_MAX_FRAME_LENGTH + FrameMac.TAG_LENGTH;
     /** Where acknowledgements are recorded, for waiters in this process and others. */
     private final ReplicaAcks acks;
     /** This sink's number among the source's replicas. */
@@ -48,6 +58,7 @@ final class SourceStream {
     private final int dataFlags;
     private final AckFlyweight ack = new AckFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
+    private final SourceSchemas schemas;
 
     private ExcerptTailer tailer;
     private int batchPosition;
@@ -74,10 +85,12 @@ final class SourceStream {
      * @param replica    this sink's number among the source's replicas.
      * @param frameLimit the most bytes of a DATA frame, unless one excerpt alone is longer.
      * @param checksums  whether the queue's excerpts carry a CRC32C, which the tailer delivers with each payload.
+     * @param schemas    the queue's typed schema files.
      */
     SourceStream(final ReplicaAcks acks, final int replica, final InetSocketAddress sink, final Connection connection,
-                 final int frameLimit, final long heartbeatNs, final boolean checksums) {
+                 final int frameLimit, final long heartbeatNs, final boolean checksums, final SchemaFiles schemas) {
         this.acks = acks;
+        this.schemas = new SourceSchemas(schemas);
         this.replica = replica;
         // the tailer delivers stored bodies: with checksums, each entry carries its CRC32C to the sink
         this.dataFlags = checksums ? DATA_FLAG_CRC32C : 0;
@@ -108,6 +121,7 @@ final class SourceStream {
         batchPosition = data.firstEntry();
         batchCount = 0;
         carryLength = 0;
+        schemas.resume();
     }
 
     /**
@@ -131,6 +145,9 @@ final class SourceStream {
                 afterFlush();
                 worked = true;
             }
+        } else if (schemas.due()) {
+            sendSchema();
+            worked = true;
         } else if (fillBatch()) {
             worked = true;
             dataInFlight = true;
@@ -265,6 +282,26 @@ final class SourceStream {
         MEMORY.copyMemory(bytes.addressForRead(offset), connection.sendAddress() + data.entryPayload(entry), (long) length);
         highestRead = index;
         readBytes += length;
+    }
+
+    /**
+     * Sends the next schema file owed from the start of the idle send buffer. A carried excerpt waiting there for
+     * the next DATA frame is parked past the SCHEMA frame, and the flush's {@link #afterFlush()} moves it back.
+     */
+    private void sendSchema() throws IOException {
+        final int first = data.firstEntry();
+        if (batchCount > 0) {
+            carryStart = PARK_OFFSET;
+            carryLength = batchPosition - first;
+            MEMORY.copyMemory(connection.sendAddress() + first, connection.sendAddress() + carryStart, (long) carryLength);
+            batchCount = 0;
+            batchPosition = first;
+        }
+        schemas.sendNext(connection);
+        dataInFlight = true;
+        if (connection.flush()) {
+            afterFlush();
+        }
     }
 
     /** The frame is on the wire: a carried excerpt becomes the first entry of the next one. */
