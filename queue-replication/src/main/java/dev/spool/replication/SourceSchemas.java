@@ -45,12 +45,21 @@ final class SourceSchemas {
     /** @return true if a schema file waits to be sent: then {@link #sendNext(Connection)} builds its frame. */
     boolean due() {
         if (pending.isEmpty()) {
-            if (files.generation() == generation) {
+            if (!stale()) {
                 return false;
             }
             rescan();
         }
         return !pending.isEmpty();
+    }
+
+    /**
+     * @return true if the queue counted a schema file written since the directory was last read: one volatile read
+     * of mapped memory. A writer stores its schema file before it appends, so an excerpt read before this returns
+     * false needs no file that was not read then.
+     */
+    boolean stale() {
+        return files.generation() != generation;
     }
 
     /** Builds the SCHEMA frame of the next file owed at the connection's send end, which must be idle. */

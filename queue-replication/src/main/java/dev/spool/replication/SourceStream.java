@@ -31,7 +31,9 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * counts to the mark before it): the bytes read but not yet acknowledged are the replica's lag in bytes.
  * Before any DATA after the handshake, and between DATA frames whenever the queue counts a new schema file, it
  * sends the typed schema files the sink is owed ({@link SourceSchemas}), one SCHEMA frame per pass; an excerpt
- * carried for the next DATA frame is parked past the SCHEMA frame meanwhile ({@link #PARK_OFFSET}).
+ * carried for the next DATA frame is parked past the SCHEMA frame meanwhile ({@link #PARK_OFFSET}). A batch read
+ * while a schema file was stored is dropped and read again after the file is sent ({@link #rewind()}), so a sink
+ * holds a schema file before any excerpt whose writer stored it.
  * Used by one thread at a time (the source's, or a caller of {@link ReplicationSource#doWork()}); allocates nothing
  * but when a schema file is sent.
  */
@@ -69,8 +71,9 @@ final class SourceStream {
     private boolean dataInFlight;
     private long highestRead = -1;
     private long acked = -1;
-    /** Payload bytes read for this sink since the stream resumed, and of those, acknowledged. */
+    /** Payload bytes read for this sink since the stream resumed, and of those, sent and acknowledged. */
     private long readBytes;
+    private long sentBytes;
     private long ackedBytes;
     /** For readers on other threads, published once a frame: the last index sent, and the bytes not acknowledged. */
     private volatile long sent = -1;
@@ -114,6 +117,7 @@ final class SourceStream {
         acked = sinkLast;
         sent = sinkLast;
         readBytes = 0;
+        sentBytes = 0;
         ackedBytes = 0;
         unacked = 0;
         markCount = 0;
@@ -212,8 +216,11 @@ final class SourceStream {
         return unacked;
     }
 
-    /** @return true if a DATA frame was built at the start of the send buffer. */
-    private boolean fillBatch() {
+    /**
+     * @return true if a DATA frame was built at the start of the send buffer; false if there was nothing to read, or
+     * a schema file must go first.
+     */
+    private boolean fillBatch() throws IOException {
         long frameEnd = highestRead;
         long frameEndBytes = readBytes;
         while (batchPosition < frameLimit) {
@@ -244,6 +251,11 @@ final class SourceStream {
         if (batchCount == 0) {
             return false;
         }
+        if (schemas.stale()) {
+            // a schema file was stored while the batch was read, and an excerpt of it may need it: the file goes first
+            rewind();
+            return false;
+        }
         final int offset = connection.beginFrame(TYPE_DATA);
         data.count(batchCount).flags(dataFlags);
         connection.endFrame(offset, batchPosition);
@@ -251,7 +263,25 @@ final class SourceStream {
         return true;
     }
 
+    /**
+     * Drops the batch read but not sent, a carried excerpt with it, and moves the tailer back to its first excerpt,
+     * which the next batch reads again. Rare: only when a schema file is stored while a batch is read.
+     */
+    private void rewind() throws IOException {
+        final long first = data.entryIndex(data.firstEntry());
+        if (!tailer.moveToIndex(first)) {
+            throw new IOException("cannot move the tailer back to index " + first + " to send a schema file first");
+        }
+        batchPosition = data.firstEntry();
+        batchCount = 0;
+        carryLength = 0;
+        highestRead = sent;
+        readBytes = sentBytes;
+        unacked = readBytes - ackedBytes;
+    }
+
     private void mark(final long index, final long bytes) {
+        sentBytes = bytes;
         sent = index;
         unacked = readBytes - ackedBytes;
         if (markCount == FRAME_MARKS) {

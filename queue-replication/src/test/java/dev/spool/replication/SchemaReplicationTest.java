@@ -1,9 +1,11 @@
 package dev.spool.replication;
 
 import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.SchemaFiles;
 import dev.spool.queue.tools.SpoolTool;
 import dev.spool.queue.typed.Events;
 import org.junit.jupiter.api.Test;
@@ -15,11 +17,14 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
 import static dev.spool.replication.FrameDescriptor.TYPE_SCHEMA;
@@ -94,7 +99,8 @@ class SchemaReplicationTest extends SpoolTestBase {
             final long last = primary.lastIndex();
             final byte[] schema = read(primaryDirectory.resolve(QUOTES));
             await(() -> one.lastIndex() == last && two.lastIndex() == last, "index " + last + " is replicated");
-            await(() -> holds(tempDir.resolve("one"), QUOTES, schema) && holds(tempDir.resolve("two"), QUOTES, schema),
+            // a replica receives a schema file before any excerpt of its writer
+            assertTrue(holds(tempDir.resolve("one"), QUOTES, schema) && holds(tempDir.resolve("two"), QUOTES, schema),
                     "both replicas hold the schema");
         }
         for (final String replica : new String[]{"one", "two"}) {
@@ -120,20 +126,65 @@ class SchemaReplicationTest extends SpoolTestBase {
                 trades.trade(7, i);
             }
             final byte[] tradesSchema = read(primaryDirectory.resolve(TRADES));
-            await(() -> holds(replicaDirectory, TRADES, tradesSchema), "the second interface's schema is replicated");
+            final long lastTrade = primary.lastIndex();
+            await(() -> sink.lastIndex() >= primary.lastIndex() - 99, "the first trade is replicated");
+            assertTrue(holds(replicaDirectory, TRADES, tradesSchema), "the schema came before the first trade");
+            await(() -> sink.lastIndex() == lastTrade, "the trades are replicated");
 
             // a newer build of the writer stores another schema under the same name
             final byte[] changed = (new String(read(primaryDirectory.resolve(QUOTES)), StandardCharsets.UTF_8)
                     + "  venue long\n").getBytes(StandardCharsets.UTF_8);
             assertTrue(QueueInternals.of(primary).schemaFiles().store(QUOTES, changed));
             await(() -> holds(replicaDirectory, QUOTES, changed), "the changed schema replaces the replica's");
-            await(() -> sink.lastIndex() == primary.lastIndex(), "the trades are replicated");
         }
         final String dump = dump(replicaDirectory);
         assertTrue(dump.contains("typed Trades.trade(instrument=7, quantity=99)"), dump);
         try (Stream<Path> files = Files.list(replicaDirectory)) {
             assertTrue(files.noneMatch(f -> f.getFileName().toString().endsWith(".tmp")), "no temporary file is left");
         }
+    }
+
+    @Test
+    void shouldNeverGiveAReplicaAnExcerptBeforeTheSchemaStoredBeforeIt() throws Exception {
+        final Path replicaDirectory = tempDir.resolve("replica");
+        final String name = "com.example.Versions.spool-schema";
+        final int versions = 500;
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
+            final SchemaFiles schemas = QueueInternals.of(primary).schemaFiles();
+            storeThenAppend(schemas, name, appender, 0);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "the first excerpt is replicated");
+            // watches the replica as the sink writes it: each excerpt must find the schema stored before it, or a later one
+            final List<String> violations = new CopyOnWriteArrayList<>();
+            final Thread watcher = new Thread(() -> {
+                try (SpoolQueue replica = open(replicaDirectory); ExcerptTailer tailer = replica.createTailer()) {
+                    final long[] version = {-1};
+                    while (version[0] < versions - 1) {
+                        if (tailer.read((bytes, offset, length, index) -> version[0] = bytes.readLong(offset))) {
+                            final long schema = Long.parseLong(new String(read(replicaDirectory.resolve(name)),
+                                    StandardCharsets.UTF_8).replaceAll("(?s).*# version (\\d+).*", "$1"));
+                            if (schema < version[0]) {
+                                violations.add("excerpt " + version[0] + " before schema " + version[0] + " (found " + schema + ")");
+                            }
+                        }
+                    }
+                }
+            });
+            watcher.start();
+            for (long version = 1; version < versions; version++) {
+                storeThenAppend(schemas, name, appender, version);
+            }
+            watcher.join(30_000);
+            assertFalse(watcher.isAlive(), "the watcher read every excerpt");
+            assertEquals(List.of(), violations);
+        }
+    }
+
+    /** As a method writer does: stores the schema file first, then appends an excerpt that needs it. */
+    private static void storeThenAppend(final SchemaFiles schemas, final String name, final ExcerptAppender appender,
+                                        final long version) {
+        schemas.store(name, ("spool-schema 1\n# version " + version + "\n").getBytes(StandardCharsets.UTF_8));
+        appender.append(ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, version).array());
     }
 
     @Test
