@@ -1,6 +1,7 @@
 package dev.spool.replication;
 
 import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ChildJvm;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static dev.spool.replication.FrameDescriptor.TYPE_SCHEMA;
@@ -185,6 +187,29 @@ class SchemaReplicationTest extends SpoolTestBase {
                                         final long version) {
         schemas.store(name, ("spool-schema 1\n# version " + version + "\n").getBytes(StandardCharsets.UTF_8));
         appender.append(ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, version).array());
+    }
+
+    @Test
+    void shouldSendTheSchemaOfAWriterInAnotherProcessBeforeItsExcerpts() throws Exception {
+        final Path primaryDirectory = tempDir.resolve("primary");
+        final Path replicaDirectory = tempDir.resolve("replica");
+        try (SpoolQueue primary = open(primaryDirectory); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
+            appender.methodWriter(Quotes.class).quote(7, 1.25, 1.5);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "the quote is replicated");
+            final long last;
+            try (ChildJvm writer = ChildJvm.start(ReplicationMains.TypedWriter.class, tempDir.resolve("writer.err"),
+                    primaryDirectory.toString(), "1000")) {
+                last = Long.parseLong(writer.awaitLine("WROTE", 60, TimeUnit.SECONDS).substring("WROTE ".length()));
+                assertEquals(0, writer.awaitExit(60, TimeUnit.SECONDS), writer.stderrTail());
+            }
+            // the other process counted its schema file in the mapped metadata, which this process's source reads
+            await(() -> sink.lastIndex() > last - 1000, "the other process's first trade is replicated");
+            assertTrue(holds(replicaDirectory, TRADES, read(primaryDirectory.resolve(TRADES))),
+                    "the schema came before the first trade");
+            await(() -> sink.lastIndex() == last, "the other process's trades are replicated");
+        }
+        assertTrue(dump(replicaDirectory).contains("typed Trades.trade(instrument=7, quantity=999)"));
     }
 
     @Test
