@@ -67,7 +67,10 @@ final class SourceStream {
     private int batchCount;
     private int carryStart;
     private int carryLength;
-    /** A DATA frame is in the send buffer: its completed flush moves the carried excerpt, a heartbeat's does not. */
+    /**
+     * A DATA or SCHEMA frame is in the send buffer: its completed flush moves the carried (or parked) excerpt to the
+     * front of the next DATA frame, a heartbeat's does not.
+     */
     private boolean dataInFlight;
     private long highestRead = -1;
     private long acked = -1;
