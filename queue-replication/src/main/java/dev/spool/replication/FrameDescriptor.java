@@ -1,6 +1,7 @@
 package dev.spool.replication;
 
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.format.TypedExcerptDescriptor;
 
 /**
  * Layout of a replication frame, little-endian. Every frame starts with the same header; the type says what
@@ -72,6 +73,15 @@ import dev.spool.queue.format.MetadataDescriptor;
  * With {@link #DATA_FLAG_CRC32C} (the source's queue has checksums) each entry's payload is the excerpt's body as
  * the queue stores it, the CRC32C then the payload, and its length counts both: the sink checks every entry's
  * checksum before it writes any, and writes the bodies verbatim, so the replica's files equal the primary's.
+ * SCHEMA, source to sink, one typed schema file of the source's queue directory (protocol version 4), sent after
+ * START and whenever the source's queue counts a new schema file; the sink checks the name and content and writes
+ * the file into the replica's directory, as the writer did into the primary's:
+ * <pre>
+ *  |                  Name length (int, bytes)                     |  8
+ *  |                 Content length (int, bytes)                   | 12
+ *  |    Name, UTF-8: {@code <interface canonical name>.spool-schema}       | 16
+ *  |    Content, UTF-8, its first line "spool-schema 1" ...        | 16 + name length
+ * </pre>
  * ACK, sink to source: {@code | Highest index written (or synced, if the sink is so configured), long | 8};
  * HEARTBEAT, either way, has no body; ERROR, either way, ends the connection; it carries the sender's term, so a
  * source of an older term learns it is fenced even from a sink that is busy with another source:
@@ -112,9 +122,9 @@ final class FrameDescriptor {
     /**
      * Protocol version; a frame with another one closes the connection. Version 3 authenticates both peers and every
      * frame, and its HELLO carries the queue's features and trading-day roll, so a new replica is created like its
-     * primary.
+     * primary. Version 4 adds SCHEMA: the source's typed schema files reach the replica.
      */
-    static final short VERSION = 3;
+    static final short VERSION = 4;
     /** 'SPLR' in little-endian: protocol version 1's HELLO magic, shared with the ring buffer file. */
     static final int VERSION_1_MAGIC = 0x524C5053;
 
@@ -135,8 +145,9 @@ final class FrameDescriptor {
     static final short TYPE_CLIENT_HELLO = 10;
     static final short TYPE_CHALLENGE = 11;
     static final short TYPE_PROOF = 12;
+    static final short TYPE_SCHEMA = 13;
     /** The highest type this build knows. */
-    static final short TYPE_LAST = TYPE_PROOF;
+    static final short TYPE_LAST = TYPE_SCHEMA;
 
     static final int NONCE_LENGTH = 16;
     static final int MAC_LENGTH = 32;
@@ -182,6 +193,13 @@ final class FrameDescriptor {
     static final int ENTRY_INDEX_OFFSET = 0;
     static final int ENTRY_LENGTH_OFFSET = ENTRY_INDEX_OFFSET + Long.BYTES;
     static final int ENTRY_HEADER_LENGTH = ENTRY_LENGTH_OFFSET + Integer.BYTES;
+
+    static final int SCHEMA_NAME_LENGTH_OFFSET = HEADER_LENGTH;
+    static final int SCHEMA_CONTENT_LENGTH_OFFSET = SCHEMA_NAME_LENGTH_OFFSET + Integer.BYTES;
+    static final int SCHEMA_NAME_OFFSET = SCHEMA_CONTENT_LENGTH_OFFSET + Integer.BYTES;
+    /** The longest SCHEMA frame, before its MAC: the longest name and content a schema file may have. */
+    static final int SCHEMA_MAX_FRAME_LENGTH = SCHEMA_NAME_OFFSET + TypedExcerptDescriptor.SCHEMA_FILE_NAME_MAX_LENGTH
+            + TypedExcerptDescriptor.SCHEMA_MAX_LENGTH;
 
     static final int ACK_INDEX_OFFSET = HEADER_LENGTH;
     static final int ACK_LENGTH = ACK_INDEX_OFFSET + Long.BYTES;
@@ -259,6 +277,8 @@ final class FrameDescriptor {
                 return "CHALLENGE";
             case TYPE_PROOF:
                 return "PROOF";
+            case TYPE_SCHEMA:
+                return "SCHEMA";
             default:
                 return "unknown type " + type;
         }

@@ -24,8 +24,8 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
  * The sink's replica and its writing: opens the replica (or creates it at the first handshake), writes each DATA
- * frame's excerpts at their indices once the whole frame is checked (with checksums: every entry's CRC32C too), and
- * acknowledges the highest index written, or synced if so configured. The excerpts' bodies are written as the source
+ * frame's excerpts at their indices once the whole frame is checked (with checksums: every entry's CRC32C too),
+ * stores each SCHEMA frame's typed schema file once checked, and acknowledges the highest index written, or synced if so configured. The excerpts' bodies are written as the source
  * stored them, so the replica's files hold the same bytes. The sink's thread only, but {@link #lastIndex()};
  * allocates nothing per frame.
  */
@@ -36,6 +36,7 @@ final class ReplicaWriter {
     private final boolean ackSynced;
     private final DataFlyweight data = new DataFlyweight();
     private final AckFlyweight ack = new AckFlyweight();
+    private final SchemaFlyweight schema = new SchemaFlyweight();
     private final Crc32cOfMemory crc = new Crc32cOfMemory();
     private SpoolQueue queue;
     private QueueInternals internals;
@@ -195,6 +196,32 @@ final class ReplicaWriter {
                         found));
             }
             entry = frame.nextEntry(entry);
+        }
+    }
+
+    /**
+     * Checks the SCHEMA frame the connection holds, then stores its typed schema file in the replica's directory, as
+     * the writer did in the primary's (aside and renamed, with the replica's file mode, if it differs), counted in the
+     * replica's schema generation so that its own source, once it is promoted or if it feeds replicas of its own,
+     * sends it on. A malformed frame, a name that is not a plain schema file name or content that is not a schema
+     * writes nothing.
+     *
+     * @throws FrameException naming the peer, the frame and the field, if the frame or the file is malformed.
+     * @throws Refusal        if the file cannot be written.
+     */
+    void writeSchema(final Connection connection) throws FrameException, Refusal {
+        final SchemaFlyweight frame = schema.wrap(connection.received(), connection.frameOffset());
+        frame.check(connection.peer(), connection.frameLength());
+        final String name = frame.name();
+        try {
+            if (internals.schemaFiles().store(name, frame.content())) {
+                LOG.info("replication sink of {}: stored the typed schema {} from {}", directory, name, connection.peer());
+            }
+        } catch (RuntimeException e) {
+            LOG.error("replication sink of {}: cannot store the typed schema {} from {}", directory, name,
+                    connection.peer(), e);
+            throw new Refusal(ERROR_WRITE_FAILED, "the sink cannot store the typed schema " + name + ": "
+                    + e.getMessage());
         }
     }
 

@@ -30,7 +30,9 @@ import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
 /**
  * The receiving end of replication: listens for one {@link ReplicationSource} at a time and writes each excerpt it
  * receives at the same index into a replica queue ({@link ReplicationRole#REPLICA}), then acknowledges the highest index
- * written, or synced if so configured. The replica is created at the first handshake with the source's identity,
+ * written, or synced if so configured. It stores the typed schema files the source sends in the replica's directory,
+ * after checking each name and content, so that {@code dump} and {@code tail} print the replica's typed excerpts, and
+ * the replica once promoted sends them on. The replica is created at the first handshake with the source's identity,
  * roll cycle, epoch and maximum message length; until then {@link SpoolQueue#exists(Path)} is false.
  * <p>
  * A new connection replaces the current one, which is closed: a restarted source is served at once, without
@@ -318,7 +320,8 @@ public final class ReplicationSink implements Agent, AutoCloseable {
 
         /**
          * @param maxFrameLength the largest frame accepted; a longer one closes the connection. It must hold the
-         *                       source's largest message; default {@link #DEFAULT_MAX_FRAME_LENGTH}.
+         *                       source's largest message; default {@link #DEFAULT_MAX_FRAME_LENGTH}. A SCHEMA frame
+         *                       (a typed schema file, at most 64 KiB and its name) is accepted whatever this is.
          * @return this builder.
          */
         public Builder maxFrameLength(final int maxFrameLength) {

@@ -40,7 +40,10 @@ import java.util.function.IntSupplier;
  * <p>
  * It connects to the sink, and after a handshake (protocol version, queue identity, roll cycle, term, the sink's
  * last index and the checksum of its last excerpt, a shared-secret challenge both ways) resumes after the sink's
- * last index: no gap, no duplicate; every later frame carries a MAC of the session. A lost connection, and a sink
+ * last index: no gap, no duplicate; every later frame carries a MAC of the session. It sends the queue directory's
+ * typed schema files ({@code *.spool-schema}, which {@code dump} and {@code tail} print typed excerpts with) after
+ * each handshake, and any file written later before the excerpts appended after it, noticed through a count in the
+ * queue's metadata that it reads once per pass. A lost connection, and a sink
  * that did not prove the secret (whatever it says), is retried with exponential backoff; a mismatch said by a sink
  * that proved it (another queue, a sink ahead of the source or with a different excerpt at its last index) stops
  * replication to that sink with {@link #failure(int)} set, and the source, with {@link #failure()} set, once every

@@ -67,7 +67,7 @@ final class SinkHandshake {
     /**
      * Checks the HELLO the connection holds and queues the WELCOME.
      *
-     * @return the largest frame the source will send: the receive buffer must hold it.
+     * @return the largest frame the source will send, a DATA or a SCHEMA frame: the receive buffer must hold it.
      * @throws FrameException if the HELLO is malformed or from an older Spool.
      * @throws Refusal        if the source's queue is not the replica's, or its frames are too large for this sink.
      */
@@ -122,7 +122,8 @@ final class SinkHandshake {
         connection.endFrame(offset, WELCOME_LENGTH);
         welcomeSent = Handshake.copy(connection.send(), offset, WELCOME_LENGTH);
         replica.resumeAfter(last);
-        return (int) largestFrame;
+        // a SCHEMA frame's bound is the protocol's, whatever the DATA frames' are
+        return (int) Math.max(largestFrame, FrameDescriptor.SCHEMA_MAX_FRAME_LENGTH + tagLength);
     }
 
     /**

@@ -21,13 +21,14 @@ import static dev.spool.replication.FrameDescriptor.TYPE_DATA;
 import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
 import static dev.spool.replication.FrameDescriptor.TYPE_HEARTBEAT;
 import static dev.spool.replication.FrameDescriptor.TYPE_HELLO;
+import static dev.spool.replication.FrameDescriptor.TYPE_SCHEMA;
 import static dev.spool.replication.FrameDescriptor.TYPE_START;
 import static dev.spool.replication.FrameDescriptor.typeName;
 
 /**
  * The sink's side of its one connection from a source: accepts it (a new one replaces one still in its handshake;
  * one made while a source streams is told it is busy), runs the handshake ({@link SinkHandshake}), writes each DATA
- * frame at its index ({@link ReplicaWriter}), acknowledges, heartbeats and drops a silent source. Never waits: an
+ * frame at its index and each SCHEMA frame's file ({@link ReplicaWriter}), acknowledges, heartbeats and drops a silent source. Never waits: an
  * acknowledgement that finds the send buffer busy is owed, and the next pass sends it (it covers everything
  * written before). The sink's agent only; allocates nothing per frame.
  */
@@ -181,6 +182,8 @@ final class SinkSession {
                 default:
                     if (type == TYPE_DATA) {
                         replica.write(c);
+                    } else if (type == TYPE_SCHEMA) {
+                        replica.writeSchema(c);
                     } else if (type == TYPE_ERROR) {
                         error.wrap(c.received(), c.frameOffset());
                         LOG.error("replication sink of {}: the source at {} reports error {}: {}", directory, c.peer(),

@@ -73,12 +73,14 @@ final class SourceAgent implements Agent {
         this.minBackoffNs = builder.minBackoff.toNanos();
         this.maxBackoffNs = builder.maxBackoff.toNanos();
         this.backoffNs = minBackoffNs;
-        // a DATA frame's MAC follows it, and may push a carried excerpt that far along
+        // a DATA frame's MAC follows it, and may push a carried excerpt that far along; or the excerpt is parked past
+        // a SCHEMA frame and its MAC
         this.connection = new Connection(RECEIVE_CAPACITY, Math.toIntExact(builder.frameLimit
                 + DataFlyweight.frameLength(queue.maxMessageLength() + (queue.checksums() ? CHECKSUM_LENGTH : 0))
-                + FrameMac.TAG_LENGTH));
+                + FrameMac.TAG_LENGTH + SourceStream.PARK_OFFSET));
         this.handshake = new SourceHandshake(queue, sink, connection, builder.secret, builder.frameLimit, heartbeatNs);
-        this.stream = new SourceStream(acks, replica, sink, connection, builder.frameLimit, heartbeatNs, queue.checksums());
+        this.stream = new SourceStream(acks, replica, sink, connection, builder.frameLimit, heartbeatNs, queue.checksums(),
+                QueueInternals.of(queue).schemaFiles());
         this.selector = selector;
         // stored bodies: with checksums, the CRC32C travels with each excerpt and the replica's files equal these
         this.tailer = QueueInternals.of(queue).createBodyTailer();

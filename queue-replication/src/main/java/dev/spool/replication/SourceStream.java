@@ -2,6 +2,7 @@ package dev.spool.replication;
 
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.internal.SchemaFiles;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.io.IOException;
@@ -28,11 +29,22 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * It counts the payload bytes it read for its sink and the bytes at the end of each frame it sent (a ring of the
  * last {@value #FRAME_MARKS}; when it is full the newest mark moves forward, so an acknowledgement in that range
  * counts to the mark before it): the bytes read but not yet acknowledged are the replica's lag in bytes.
- * Used by one thread at a time (the source's, or a caller of {@link ReplicationSource#doWork()}); allocates nothing.
+ * Before any DATA after the handshake, and between DATA frames whenever the queue counts a new schema file, it
+ * sends the typed schema files the sink is owed ({@link SourceSchemas}), one SCHEMA frame per pass; an excerpt
+ * carried for the next DATA frame is parked past the SCHEMA frame meanwhile ({@link #PARK_OFFSET}). A batch read
+ * while a schema file was stored is dropped and read again after the file is sent ({@link #rewind()}), so a sink
+ * holds a schema file before any excerpt whose writer stored it.
+ * Used by one thread at a time (the source's, or a caller of {@link ReplicationSource#doWork()}); allocates nothing
+ * but when a schema file is sent.
  */
 final class SourceStream {
     /** Frames whose end is remembered, to tell the bytes an acknowledgement covers. */
     static final int FRAME_MARKS = 64;
+    /**
+     * Where an excerpt carried for the next DATA frame waits while a SCHEMA frame goes out from the start of the send
+     * buffer: past the longest SCHEMA frame and its MAC. The send buffer has room for both.
+     */
+    static final int PARK_OFFSET = FrameDescriptor.SCHEMA_MAX_FRAME_LENGTH + FrameMac.TAG_LENGTH;
     /** Where acknowledgements are recorded, for waiters in this process and others. */
     private final ReplicaAcks acks;
     /** This sink's number among the source's replicas. */
@@ -48,18 +60,23 @@ final class SourceStream {
     private final int dataFlags;
     private final AckFlyweight ack = new AckFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
+    private final SourceSchemas schemas;
 
     private ExcerptTailer tailer;
     private int batchPosition;
     private int batchCount;
     private int carryStart;
     private int carryLength;
-    /** A DATA frame is in the send buffer: its completed flush moves the carried excerpt, a heartbeat's does not. */
+    /**
+     * A DATA or SCHEMA frame is in the send buffer: its completed flush moves the carried (or parked) excerpt to the
+     * front of the next DATA frame, a heartbeat's does not.
+     */
     private boolean dataInFlight;
     private long highestRead = -1;
     private long acked = -1;
-    /** Payload bytes read for this sink since the stream resumed, and of those, acknowledged. */
+    /** Payload bytes read for this sink since the stream resumed, and of those, sent and acknowledged. */
     private long readBytes;
+    private long sentBytes;
     private long ackedBytes;
     /** For readers on other threads, published once a frame: the last index sent, and the bytes not acknowledged. */
     private volatile long sent = -1;
@@ -74,10 +91,12 @@ final class SourceStream {
      * @param replica    this sink's number among the source's replicas.
      * @param frameLimit the most bytes of a DATA frame, unless one excerpt alone is longer.
      * @param checksums  whether the queue's excerpts carry a CRC32C, which the tailer delivers with each payload.
+     * @param schemas    the queue's typed schema files.
      */
     SourceStream(final ReplicaAcks acks, final int replica, final InetSocketAddress sink, final Connection connection,
-                 final int frameLimit, final long heartbeatNs, final boolean checksums) {
+                 final int frameLimit, final long heartbeatNs, final boolean checksums, final SchemaFiles schemas) {
         this.acks = acks;
+        this.schemas = new SourceSchemas(schemas);
         this.replica = replica;
         // the tailer delivers stored bodies: with checksums, each entry carries its CRC32C to the sink
         this.dataFlags = checksums ? DATA_FLAG_CRC32C : 0;
@@ -101,6 +120,7 @@ final class SourceStream {
         acked = sinkLast;
         sent = sinkLast;
         readBytes = 0;
+        sentBytes = 0;
         ackedBytes = 0;
         unacked = 0;
         markCount = 0;
@@ -108,6 +128,7 @@ final class SourceStream {
         batchPosition = data.firstEntry();
         batchCount = 0;
         carryLength = 0;
+        schemas.resume();
     }
 
     /**
@@ -131,6 +152,9 @@ final class SourceStream {
                 afterFlush();
                 worked = true;
             }
+        } else if (schemas.due()) {
+            sendSchema();
+            worked = true;
         } else if (fillBatch()) {
             worked = true;
             dataInFlight = true;
@@ -195,8 +219,11 @@ final class SourceStream {
         return unacked;
     }
 
-    /** @return true if a DATA frame was built at the start of the send buffer. */
-    private boolean fillBatch() {
+    /**
+     * @return true if a DATA frame was built at the start of the send buffer; false if there was nothing to read, or
+     * a schema file must go first.
+     */
+    private boolean fillBatch() throws IOException {
         long frameEnd = highestRead;
         long frameEndBytes = readBytes;
         while (batchPosition < frameLimit) {
@@ -227,6 +254,11 @@ final class SourceStream {
         if (batchCount == 0) {
             return false;
         }
+        if (schemas.stale()) {
+            // a schema file was stored while the batch was read, and an excerpt of it may need it: the file goes first
+            rewind();
+            return false;
+        }
         final int offset = connection.beginFrame(TYPE_DATA);
         data.count(batchCount).flags(dataFlags);
         connection.endFrame(offset, batchPosition);
@@ -234,7 +266,25 @@ final class SourceStream {
         return true;
     }
 
+    /**
+     * Drops the batch read but not sent, a carried excerpt with it, and moves the tailer back to its first excerpt,
+     * which the next batch reads again. Rare: only when a schema file is stored while a batch is read.
+     */
+    private void rewind() throws IOException {
+        final long first = data.entryIndex(data.firstEntry());
+        if (!tailer.moveToIndex(first)) {
+            throw new IOException("cannot move the tailer back to index " + first + " to send a schema file first");
+        }
+        batchPosition = data.firstEntry();
+        batchCount = 0;
+        carryLength = 0;
+        highestRead = sent;
+        readBytes = sentBytes;
+        unacked = readBytes - ackedBytes;
+    }
+
     private void mark(final long index, final long bytes) {
+        sentBytes = bytes;
         sent = index;
         unacked = readBytes - ackedBytes;
         if (markCount == FRAME_MARKS) {
@@ -265,6 +315,26 @@ final class SourceStream {
         MEMORY.copyMemory(bytes.addressForRead(offset), connection.sendAddress() + data.entryPayload(entry), (long) length);
         highestRead = index;
         readBytes += length;
+    }
+
+    /**
+     * Sends the next schema file owed from the start of the idle send buffer. A carried excerpt waiting there for
+     * the next DATA frame is parked past the SCHEMA frame, and the flush's {@link #afterFlush()} moves it back.
+     */
+    private void sendSchema() throws IOException {
+        final int first = data.firstEntry();
+        if (batchCount > 0) {
+            carryStart = PARK_OFFSET;
+            carryLength = batchPosition - first;
+            MEMORY.copyMemory(connection.sendAddress() + first, connection.sendAddress() + carryStart, (long) carryLength);
+            batchCount = 0;
+            batchPosition = first;
+        }
+        schemas.sendNext(connection);
+        dataInFlight = true;
+        if (connection.flush()) {
+            afterFlush();
+        }
     }
 
     /** The frame is on the wire: a carried excerpt becomes the first entry of the next one. */

@@ -1,6 +1,7 @@
 /**
  * TCP replication of a queue to one or more replicas at the same indices. {@link dev.spool.replication.ReplicationSource}
- * tails a primary queue and ships its excerpts in batches to each of its sinks; {@link dev.spool.replication.ReplicationSink} writes
+ * tails a primary queue and ships its excerpts in batches to each of its sinks, with the queue's typed schema files
+ * ahead of the excerpts that need them; {@link dev.spool.replication.ReplicationSink} writes
  * them into a replica queue and acknowledges them; {@link dev.spool.replication.CommitWaiter} lets a writer wait
  * for the {@link dev.spool.replication.CommitStage} it chose for each message; a sink's
  * {@link dev.spool.replication.ReplicationSink#promote()} turns the replica into the primary of a new term, which
@@ -20,7 +21,7 @@
  * Not API, all package-private: the frame layout, drawn in {@code FrameDescriptor}, and its codec, the only code
  * that touches frame offsets ({@code FrameHeader} and one flyweight per frame type, whose decoders check every
  * field a peer sends); the transport ({@code Connection}); each end's jobs (the source's {@code SourceLinks} over one
- * {@code SourceAgent} per sink, with {@code SourceHandshake}, {@code SourceStream} and the replicas'
+ * {@code SourceAgent} per sink, with {@code SourceHandshake}, {@code SourceStream}, {@code SourceSchemas} and the replicas'
  * acknowledgements, {@code ReplicaAcks}, the sink's {@code SinkSession}, {@code SinkHandshake} and {@code ReplicaWriter}, the
  * gateway's {@code PendingCommits}); how a service runs ({@code AgentHost}, {@code SelectorIdleStrategy},
  * {@code IdleBackoff}). What they need from a queue beyond its API comes from queue-core's

@@ -105,9 +105,20 @@ class BadFrameTest extends SpoolTestBase {
         try (ReplicationSink sink = sink()) {
             final String message = refusal(sink, hello(UUID.randomUUID(), VERSION_1_MAGIC, 1));
             assertTrue(message.contains("HELLO frame from /"), message);
-            assertTrue(message.contains("protocol version=1, this build speaks 3: the peer runs an older Spool"), message);
+            assertTrue(message.contains("protocol version=1, this build speaks 4: the peer runs an older Spool"), message);
             assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
             assertEquals(-1, sink.lastIndex());
+            assertNull(sink.failure(), "the sink goes on listening");
+        }
+    }
+
+    @Test
+    void shouldRefuseAVersionThreePeerWhichSendsNoSchemasNamingBothVersions() throws IOException {
+        expectWarning("closing the connection");
+        try (ReplicationSink sink = sink()) {
+            final String message = refusal(sink, hello(UUID.randomUUID(), MAGIC, 3));
+            assertTrue(message.contains("protocol version=3, this build speaks 4: the peer runs an older Spool"), message);
+            assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
             assertNull(sink.failure(), "the sink goes on listening");
         }
     }
@@ -118,7 +129,7 @@ class BadFrameTest extends SpoolTestBase {
         try (ReplicationSink sink = sink()) {
             final String message = refusal(sink, hello(UUID.randomUUID(), VERSION_1_MAGIC));
             assertTrue(message.contains("magic=0x524c5053, protocol version 1's (the peer runs an older Spool),"
-                    + " expected 0x464c5053 of version 3"), message);
+                    + " expected 0x464c5053 of version 4"), message);
             assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
             assertNull(sink.failure(), "the sink goes on listening");
         }

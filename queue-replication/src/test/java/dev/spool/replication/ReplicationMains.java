@@ -99,6 +99,23 @@ final class ReplicationMains {
     }
 
     /**
+     * {@code dir count}: another process's typed writer: creates a method writer of
+     * {@link SchemaReplicationTest.Trades} on the queue (which stores its schema file and counts it in the queue's
+     * metadata) and writes {@code count} trades, then prints WROTE and the last index.
+     */
+    static final class TypedWriter {
+        public static void main(final String[] args) throws Exception {
+            try (SpoolQueue queue = Replicas.open(Path.of(args[0])); ExcerptAppender appender = queue.createAppender()) {
+                final SchemaReplicationTest.Trades trades = appender.methodWriter(SchemaReplicationTest.Trades.class);
+                for (int i = 0; i < Integer.parseInt(args[1]); i++) {
+                    trades.trade(7, i);
+                }
+                System.out.println("WROTE " + queue.lastIndex());
+            }
+        }
+    }
+
+    /**
      * {@code dir ports total perSecond [invoked]}: appends messages 0 to total - 1 of {@link Replicas#message(long)} at
      * about the given rate, resuming after the last one in the queue, while a source replicates them to the ports
      * (comma-separated; the ack quorum a majority of them);

@@ -5,6 +5,7 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.typed.TypedMessages;
 import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.BytesStore;
 
 import java.util.concurrent.TimeUnit;
@@ -171,7 +172,8 @@ public final class AsyncAppender implements AutoCloseable {
      * @return its generated writer over this appender.
      */
     public <T> T methodWriter(final Class<T> events) {
-        return TypedMessages.writer(events, new RingSink(this), owner.queue().directory());
+        return TypedMessages.writer(events, new RingSink(this),
+                QueueInternals.of(owner.queue()).schemaFiles());
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.FileModes;
+import dev.spool.queue.internal.SchemaFiles;
 import dev.spool.queue.internal.SingleMappings;
 import dev.spool.queue.internal.CycleCalendar;
 
@@ -39,7 +40,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * The mapped metadata file of one queue (layout: {@link MetadataDescriptor}). Created whole in a temporary file
  * and linked into place, so another process either finds no file or a complete one.
  */
-final class MetadataFile implements ReferenceOwner {
+final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
     private final Path path;
     private final MappedFile mappedFile;
     private final MappedBytesStore store;
@@ -380,6 +381,20 @@ final class MetadataFile implements ReferenceOwner {
                 return;
             }
         }
+    }
+
+    @Override
+    public long schemaGeneration() {
+        return readVolatileLong(SCHEMA_GENERATION_OFFSET);
+    }
+
+    @Override
+    public void incrementSchemaGeneration() {
+        final long address = address(SCHEMA_GENERATION_OFFSET);
+        long current;
+        do {
+            current = MEMORY.readVolatileLong(address);
+        } while (!MEMORY.compareAndSwapLong(address, current, current + 1));
     }
 
     long term() {

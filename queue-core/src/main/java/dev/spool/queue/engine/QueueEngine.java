@@ -23,6 +23,7 @@ import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.NamedPosition;
 import dev.spool.queue.internal.QueueRole;
+import dev.spool.queue.internal.SchemaFiles;
 
 import net.openhft.chronicle.bytes.BytesStore;
 import org.agrona.concurrent.Agent;
@@ -499,6 +500,11 @@ public final class QueueEngine {
         store.checkWritable("recording an acknowledgement");
         metadata.advanceLastAckedIndex(index);
         store.acks().ring();
+    }
+
+    /** @return the typed schema files of the queue's directory, with the metadata's schema generation. */
+    public SchemaFiles schemaFiles() {
+        return store.schemaFiles();
     }
 
     /** @return the highest index an ack quorum of replicas acknowledged, or -1 if none. */

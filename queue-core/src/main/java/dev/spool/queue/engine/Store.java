@@ -9,6 +9,7 @@ import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.FileModes;
+import dev.spool.queue.internal.SchemaFiles;
 import dev.spool.queue.internal.ProcessSlots;
 
 import org.slf4j.Logger;
@@ -48,6 +49,7 @@ final class Store {
     private final boolean readOnly;
     private final StoreCounters counters = new StoreCounters();
     private final Set<PosixFilePermission> fileMode;
+    private final SchemaFiles schemaFiles;
     /** The agent that applies retention after a roll, if the application runs one; else the rolling appender does. */
     private volatile RetentionAgent retentionAgent;
     private final Doorbell.Group appends = new Doorbell.Group();
@@ -71,6 +73,7 @@ final class Store {
         this.verifyChecksums = checksums && config.verifyChecksums();
         this.readOnly = config.readOnly();
         this.fileMode = config.fileMode();
+        this.schemaFiles = new SchemaFiles(directory, fileMode, metadata);
         final CycleListener listener = config.cycleListener();
         this.cycleFiles = new CycleFiles(directory, calendar, metadata.chunkLength(), listener, readOnly,
                 config.fileMode());
@@ -85,6 +88,11 @@ final class Store {
 
     MetadataFile metadata() {
         return metadata;
+    }
+
+    /** @return the typed schema files of the directory, counted in the metadata's schema generation. */
+    SchemaFiles schemaFiles() {
+        return schemaFiles;
     }
 
     CycleFiles cycleFiles() {

@@ -165,7 +165,7 @@ final class StoreAppender implements ExcerptAppender {
 
     @Override
     public <T> T methodWriter(final Class<T> events) {
-        return TypedMessages.writer(events, new AppenderSink(this), store.directory());
+        return TypedMessages.writer(events, new AppenderSink(this), store.schemaFiles());
     }
 
     @Override

@@ -53,6 +53,8 @@ package dev.spool.queue.format;
  *  +---------------------------------------------------------------+
  *  |        Quorum acked index + 1 (long, 0 = none)                |  448 (replication area, to 1023)
  *  +---------------------------------------------------------------+
+ *  |        Schema generation (long, 0 = never counted)            |  512 (own cache line)
+ *  +---------------------------------------------------------------+
  *  |                   Reserved to offset 1024                   ...
  *  +---------------------------------------------------------------+
  *  |  Process slots: 256 x { session id (long), pid (long) }       | 1024
@@ -74,7 +76,10 @@ package dev.spool.queue.format;
  * term counts promotions; the role says whether local appenders may write (see {@code QueueRole}). A queue created
  * before the role and fencing fields existed reads them as zero: a primary that was never fenced. The replication
  * area (448 to 1023) holds the highest index the source's ack quorum (k of its N replicas) acknowledged, stored
- * plus one so that a queue created before the field, which reads 0 there, reads "none".
+ * plus one so that a queue created before the field, which reads 0 there, reads "none"; and, on a line of its
+ * own, the schema generation: a count of the typed schema files ({@code *.spool-schema}) written into the queue
+ * directory, which a replication source reads once per duty cycle to learn, without listing the directory, that it
+ * has schema files to send.
  */
 public final class MetadataDescriptor {
     /** Name of the metadata file in the queue directory. */
@@ -194,6 +199,14 @@ public final class MetadataDescriptor {
      * rewriting.
      */
     public static final int QUORUM_ACKED_INDEX_OFFSET = REPLICATION_AREA_OFFSET;
+    /**
+     * Offset of the schema generation field, in the replication area on a cache line of its own (the quorum acked
+     * index before it changes with every acknowledgement): raised by one, with an atomic add, each time a typed
+     * schema file is written into the queue directory (by a method writer, or by a replication sink on a replica),
+     * so a replication source sends the directory's schema files again when it changes. Only its changes mean
+     * anything; a queue created before the field reads 0 and counts from there.
+     */
+    public static final int SCHEMA_GENERATION_OFFSET = QUORUM_ACKED_INDEX_OFFSET + CACHE_LINE_LENGTH;
 
     /** {@link #ROLE_OFFSET} value of a queue local appenders write to. */
     public static final int ROLE_PRIMARY = 0;
@@ -242,6 +255,7 @@ public final class MetadataDescriptor {
                 || NAMED_TAILERS_OFFSET + NAMED_TAILER_COUNT * NAMED_TAILER_LENGTH > FILE_LENGTH
                 || FENCED_BY_TERM_OFFSET + Long.BYTES > LAST_ACKED_INDEX_OFFSET + CACHE_LINE_LENGTH
                 || FEATURES_OFFSET + FEATURES_LENGTH > PROCESS_SLOTS_OFFSET
+                || SCHEMA_GENERATION_OFFSET + Long.BYTES > PROCESS_SLOTS_OFFSET
                 || ROLL_ZONE_OFFSET + ROLL_ZONE_MAX_LENGTH > FEATURES_OFFSET + 2 * CACHE_LINE_LENGTH
                 || WRITE_FENCE_OFFSET + Long.BYTES > WRITE_LOCK_OFFSET + CACHE_LINE_LENGTH
                 || 1 << LOCK_SLOT_BITS != PROCESS_SLOT_COUNT) {

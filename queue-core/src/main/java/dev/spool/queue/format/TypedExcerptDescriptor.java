@@ -64,6 +64,12 @@ public final class TypedExcerptDescriptor {
      * excerpts as text. Its format is in docs/file-format.md.
      */
     public static final String SCHEMA_FILE_SUFFIX = ".spool-schema";
+    /** The first line of every schema file, which the {@code spool-processor} writes and the tools expect. */
+    public static final String SCHEMA_HEADER = "spool-schema 1";
+    /** Longest schema file name, in UTF-8 bytes: what common file systems allow. */
+    public static final int SCHEMA_FILE_NAME_MAX_LENGTH = 255;
+    /** Longest schema file content, in bytes: 64 KiB, room for thousands of methods and fields. */
+    public static final int SCHEMA_MAX_LENGTH = 1 << 16;
 
     /** Tag of a boolean: 1 byte, 0 or 1. */
     public static final byte TAG_BOOLEAN = 1;

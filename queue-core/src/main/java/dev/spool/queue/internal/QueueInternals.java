@@ -97,6 +97,14 @@ public final class QueueInternals {
     }
 
     /**
+     * @return the typed schema files of the queue's directory and the metadata's count of them written: a
+     * replication source sends them to its replicas, a sink stores what it receives.
+     */
+    public SchemaFiles schemaFiles() {
+        return engine.schemaFiles();
+    }
+
+    /**
      * @param wake run on the appending thread after an append through an appender of this queue instance (an
      *             {@link IndexedAppender} too), while the doorbell is armed: short and non-blocking, such as
      *             {@code selector::wakeup}.

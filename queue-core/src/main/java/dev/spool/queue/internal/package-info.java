@@ -4,6 +4,8 @@
  * a queue's role, term, acknowledgements, doorbells, promotion and fencing, and its
  * {@link dev.spool.queue.internal.IndexedAppender} that writes at given indices; {@link
  * dev.spool.queue.internal.ProcessSlots} claims a slot per live process through byte-range locks; {@link
+ * dev.spool.queue.internal.SchemaFiles} stores and lists the typed schema files of a queue directory and counts them
+ * in the metadata's schema generation, for the method writers and replication; {@link
  * dev.spool.queue.internal.AgentThreads} gives the runners of the background duties their daemon threads and error
  * handler.
  */

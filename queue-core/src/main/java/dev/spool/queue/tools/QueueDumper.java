@@ -125,6 +125,7 @@ final class QueueDumper {
         field("last acked index", String.valueOf(queue.readLong(MetadataDescriptor.LAST_ACKED_INDEX_OFFSET)));
         // stored plus one, 0 = none
         field("quorum acked index", String.valueOf(queue.readLong(MetadataDescriptor.QUORUM_ACKED_INDEX_OFFSET) - 1));
+        field("schema generation", String.valueOf(queue.readLong(MetadataDescriptor.SCHEMA_GENERATION_OFFSET)));
         field("term", String.valueOf(queue.readLong(MetadataDescriptor.TERM_OFFSET)));
         final int role = queue.readInt(MetadataDescriptor.ROLE_OFFSET);
         field("role", role >= MetadataDescriptor.ROLE_PRIMARY && role <= MetadataDescriptor.ROLE_FENCED

@@ -20,6 +20,7 @@ import static dev.spool.queue.format.TypedExcerptDescriptor.HEADER_LENGTH;
 import static dev.spool.queue.format.TypedExcerptDescriptor.MAGIC;
 import static dev.spool.queue.format.TypedExcerptDescriptor.METHOD_ID_OFFSET;
 import static dev.spool.queue.format.TypedExcerptDescriptor.SCHEMA_FILE_SUFFIX;
+import static dev.spool.queue.format.TypedExcerptDescriptor.SCHEMA_HEADER;
 import static dev.spool.queue.format.TypedExcerptDescriptor.TAG_BOOLEAN;
 import static dev.spool.queue.format.TypedExcerptDescriptor.TAG_BYTE;
 import static dev.spool.queue.format.TypedExcerptDescriptor.TAG_BYTES;
@@ -81,8 +82,8 @@ final class TypedSchemas {
      * @param lines the schema text's lines.
      */
     void parse(final Path file, final List<String> lines) {
-        if (lines.isEmpty() || !lines.get(0).equals("spool-schema 1")) {
-            throw new SpoolException("typed schema " + file + " does not start with \"spool-schema 1\"");
+        if (lines.isEmpty() || !lines.get(0).equals(SCHEMA_HEADER)) {
+            throw new SpoolException("typed schema " + file + " does not start with \"" + SCHEMA_HEADER + "\"");
         }
         Events current = null;
         List<Entry> entries = null;

@@ -1,14 +1,10 @@
 package dev.spool.queue.typed;
 
 import dev.spool.queue.SpoolException;
+import dev.spool.queue.internal.SchemaFiles;
 
-import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,20 +29,21 @@ public final class TypedMessages {
     }
 
     /**
-     * Creates the generated writer of {@code events} over {@code sink}, and stores its schema in {@code directory}
-     * for {@code dump} and {@code tail}, if the file there differs.
+     * Creates the generated writer of {@code events} over {@code sink}, and stores its schema among the queue's
+     * schema files for {@code dump}, {@code tail} and replicas, if the file there differs.
      *
-     * @param events    an interface annotated {@link Events}.
-     * @param sink      where the writer's excerpts go.
-     * @param directory the queue's directory.
+     * @param events  an interface annotated {@link Events}.
+     * @param sink    where the writer's excerpts go.
+     * @param schemas the schema files of the queue's directory.
      * @param <T>       the interface.
      * @return an implementation of {@code events} whose every call appends one excerpt.
      * @throws SpoolException if {@code events} is not an {@link Events} interface or has no generated writer.
      */
-    public static <T> T writer(final Class<T> events, final ExcerptSink sink, final Path directory) {
+    public static <T> T writer(final Class<T> events, final ExcerptSink sink, final SchemaFiles schemas) {
         final Class<?> type = generated(events, WRITER_SUFFIX);
         try {
-            storeSchema(directory, events, (String) type.getField(SCHEMA_FIELD).get(null));
+            schemas.store(events.getCanonicalName() + SCHEMA_FILE_SUFFIX,
+                    ((String) type.getField(SCHEMA_FIELD).get(null)).getBytes(StandardCharsets.UTF_8));
             return events.cast(type.getConstructor(ExcerptSink.class).newInstance(sink));
         } catch (NoSuchMethodException | NoSuchFieldException | IllegalAccessException | InstantiationException e) {
             throw new SpoolException(type.getName() + " is not a writer the spool-processor generates: " + e, e);
@@ -117,29 +114,6 @@ public final class TypedMessages {
         } catch (ClassNotFoundException e) {
             throw new SpoolException("no generated " + name + " for " + events.getName()
                     + ": is spool-processor on the compiler's annotation processor path? (see docs/operations.md)", e);
-        }
-    }
-
-    private static void storeSchema(final Path directory, final Class<?> events, final String schema) {
-        final Path file = directory.resolve(events.getCanonicalName() + SCHEMA_FILE_SUFFIX);
-        try {
-            if (Files.isRegularFile(file) && Files.readString(file, StandardCharsets.UTF_8).equals(schema)) {
-                return;
-            }
-            // write aside then rename: a reader of the file (dump, another writer) never sees half a schema
-            final Path temporary = Files.createTempFile(directory, "." + events.getSimpleName(), ".tmp");
-            try {
-                Files.writeString(temporary, schema, StandardCharsets.UTF_8);
-                try {
-                    Files.move(temporary, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(temporary, file, StandardCopyOption.REPLACE_EXISTING);
-                }
-            } finally {
-                Files.deleteIfExists(temporary);
-            }
-        } catch (IOException e) {
-            throw new SpoolException("cannot store the schema of " + events.getName() + " in " + file + ": " + e, e);
         }
     }
 }

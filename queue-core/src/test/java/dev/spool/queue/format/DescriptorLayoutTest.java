@@ -35,6 +35,8 @@ class DescriptorLayoutTest {
                 {MetadataDescriptor.ROLL_TIME_OFFSET, 328},
                 {MetadataDescriptor.ROLL_ZONE_LENGTH_OFFSET, 332},
                 {MetadataDescriptor.ROLL_ZONE_OFFSET, 336},
+                {MetadataDescriptor.QUORUM_ACKED_INDEX_OFFSET, 448},
+                {MetadataDescriptor.SCHEMA_GENERATION_OFFSET, 512},
                 {MetadataDescriptor.PROCESS_SLOTS_OFFSET, 1024},
                 {MetadataDescriptor.PROCESS_SLOT_SESSION_OFFSET, 0},
                 {MetadataDescriptor.PROCESS_SLOT_PID_OFFSET, 8},

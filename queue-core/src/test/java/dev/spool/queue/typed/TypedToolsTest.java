@@ -58,6 +58,7 @@ class TypedToolsTest extends SpoolTestBase {
         assertTrue(dump.contains("    typed " + NEW_ORDER + System.lineSeparator()), dump);
         assertTrue(dump.contains("    typed OrderEvents.cancel(orderId=17, why=RISK)"), dump);
         assertFalse(dump.contains("ignored file"), dump);
+        assertTrue(dump.lines().anyMatch(line -> line.matches("\\s*schema generation\\s*:?\\s*1")), dump);
     }
 
     @Test
