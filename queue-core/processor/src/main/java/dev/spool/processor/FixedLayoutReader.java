@@ -11,6 +11,7 @@ import java.util.List;
 import static dev.spool.processor.Names.CODEC;
 import static dev.spool.processor.Names.CURSOR;
 import static dev.spool.processor.Names.DESCRIPTOR;
+import static dev.spool.processor.Names.MEMORY;
 
 /**
  * Generates a reader's fast path for one method whose arguments all have a fixed length: the layout the reader's
@@ -58,23 +59,21 @@ final class FixedLayoutReader {
         // two methods, each small enough for the JIT to inline where the reader is hot
         final String layout = "has" + name.substring("fast".length()) + "$Layout";
         reader.method(MethodSpec.methodBuilder(layout)
-                .addJavadoc("@return true if the arguments from {@code p} have exactly the layout this reader's build writes.\n")
+                .addJavadoc("@return true if the arguments at address {@code p} have exactly the layout this reader's build writes.\n")
                 .addModifiers(Modifier.PRIVATE, Modifier.STATIC)
                 .returns(boolean.class)
-                .addParameter(ReaderGenerator.STORE, "bytes", Modifier.FINAL)
                 .addParameter(long.class, "p", Modifier.FINAL)
                 .addParameter(int.class, "length", Modifier.FINAL)
                 .addStatement("return $L", condition.build())
                 .build());
         return MethodSpec.methodBuilder(name)
-                .addJavadoc("Reads the excerpt at constant offsets if it has exactly the layout this reader's build writes.\n")
+                .addJavadoc("Reads the arguments at address {@code p} at constant offsets, if they have exactly the layout"
+                        + " this reader's build writes.\n")
                 .addModifiers(Modifier.PRIVATE)
                 .returns(boolean.class)
-                .addParameter(ReaderGenerator.STORE, "bytes", Modifier.FINAL)
-                .addParameter(long.class, "offset", Modifier.FINAL)
+                .addParameter(long.class, "p", Modifier.FINAL)
                 .addParameter(int.class, "length", Modifier.FINAL)
-                .addStatement("final long p = offset + $T.HEADER_LENGTH", DESCRIPTOR)
-                .beginControlFlow("if (!$L(bytes, p, length))", layout)
+                .beginControlFlow("if (!$L(p, length))", layout)
                 .addStatement("return false")
                 .endControlFlow()
                 .addCode(reads.build())
@@ -133,7 +132,7 @@ final class FixedLayoutReader {
     private String offset(final Field field, final String path) {
         final String at = prefix + "$" + path.replace('.', '$');
         reader.constant(at, next);
-        checks.add(CodeBlock.of("bytes.readByte(p + $L) == $T.TAG_$L", at, DESCRIPTOR, field.kind().name()));
+        checks.add(CodeBlock.of("$T.MEMORY.readByte(p + $L) == $T.TAG_$L", MEMORY, at, DESCRIPTOR, field.kind().name()));
         next = switch (field.kind()) {
             case FIXED_STRING, FIXED_BYTES -> CodeBlock.of("$L + $T.FIXED_PREFIX_LENGTH + $L", at, CODEC, field.fixed());
             case MESSAGE -> CodeBlock.of("$L + $T.MESSAGE_PREFIX_LENGTH", at, CODEC);
@@ -145,33 +144,37 @@ final class FixedLayoutReader {
     private CodeBlock primitive(final Kind kind, final String at) {
         final CodeBlock position = CodeBlock.of("p + $L + $T.TAG_LENGTH", at, DESCRIPTOR);
         return switch (kind) {
-            case BOOLEAN -> CodeBlock.of("bytes.readByte($L) != 0", position);
-            case CHAR -> CodeBlock.of("(char) bytes.readUnsignedShort($L)", position);
-            default -> CodeBlock.of("bytes.read$L($L)", kind.accessor, position);
+            case BOOLEAN -> CodeBlock.of("$T.MEMORY.readByte($L) != 0", MEMORY, position);
+            case CHAR -> CodeBlock.of("(char) $T.MEMORY.readShort($L)", MEMORY, position);
+            default -> CodeBlock.of("$T.MEMORY.read$L($L)", MEMORY, kind.accessor, position);
         };
+    }
+
+    /** @return the expression of the unsigned 16-bit value after the tag at {@code at}: an enum ordinal or a length. */
+    private static CodeBlock unsignedShort(final String at) {
+        return CodeBlock.of("($T.MEMORY.readShort(p + $L + $T.TAG_LENGTH) & 0xFFFF)", MEMORY, at, DESCRIPTOR);
     }
 
     private CodeBlock enumValue(final Field field, final String at) {
         final String values = reader.enumValues(field);
-        final CodeBlock ordinal = CodeBlock.of("bytes.readUnsignedShort(p + $L + $T.TAG_LENGTH)", at, DESCRIPTOR);
-        checks.add(CodeBlock.of("$L < $L.length", ordinal, values));
-        return CodeBlock.of("$L[$L]", values, ordinal);
+        checks.add(CodeBlock.of("$L < $L.length", unsignedShort(at), values));
+        return CodeBlock.of("$L[$L]", values, unsignedShort(at));
     }
 
     private void fixedString(final Field field, final String at, final String into) {
         checkFixedLength(field, at);
         reads.addStatement("$L.setLength(0)", into)
-                .addStatement("$T.appendFixedString(bytes, p + $L + $T.FIXED_PREFIX_LENGTH, $L, $L)", CURSOR, at, CODEC,
+                .addStatement("$T.appendFixedString(p + $L + $T.FIXED_PREFIX_LENGTH, $L, $L)", CURSOR, at, CODEC,
                         field.fixed(), into);
     }
 
     private void fixedBytes(final Field field, final String at, final String into) {
         checkFixedLength(field, at);
-        reads.addStatement("bytes.read(p + $L + $T.FIXED_PREFIX_LENGTH, $L, 0, $L)", at, CODEC, into, field.fixed());
+        reads.addStatement("$T.readFixedBytes(p + $L + $T.FIXED_PREFIX_LENGTH, $L)", CURSOR, at, CODEC, into);
     }
 
     private void checkFixedLength(final Field field, final String at) {
-        checks.add(CodeBlock.of("bytes.readUnsignedShort(p + $L + $T.TAG_LENGTH) == $L", at, DESCRIPTOR, field.fixed()));
+        checks.add(CodeBlock.of("$L == $L", unsignedShort(at), field.fixed()));
     }
 
     /** Checks the message's length is exactly its fields' in this build, then reads them. */
@@ -183,6 +186,6 @@ final class FixedLayoutReader {
         }
         final String length = "LENGTH$" + ReaderGenerator.key(method) + "$" + path.replace('.', '$');
         reader.constant(length, CodeBlock.of("$L - ($L)", next, fields));
-        checks.add(afterTag, CodeBlock.of("bytes.readInt(p + $L + $T.TAG_LENGTH) == $L", at, DESCRIPTOR, length));
+        checks.add(afterTag, CodeBlock.of("$T.MEMORY.readInt(p + $L + $T.TAG_LENGTH) == $L", MEMORY, at, DESCRIPTOR, length));
     }
 }

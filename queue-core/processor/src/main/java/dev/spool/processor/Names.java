@@ -11,6 +11,7 @@ final class Names {
     static final ClassName DECODER = ClassName.get(TYPED, "TypedDecoder");
     static final ClassName DESCRIPTOR = ClassName.get("dev.spool.queue.format", "TypedExcerptDescriptor");
     static final ClassName BYTES = ClassName.get("net.openhft.chronicle.bytes", "Bytes");
+    static final ClassName MEMORY = ClassName.get("net.openhft.chronicle.core", "UnsafeMemory");
     static final ClassName BYTES_STORE = ClassName.get("net.openhft.chronicle.bytes", "BytesStore");
     static final String WRITER_SUFFIX = "SpoolWriter";
     static final String READER_SUFFIX = "SpoolReader";

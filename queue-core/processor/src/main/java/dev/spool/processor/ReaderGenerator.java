@@ -66,21 +66,23 @@ final class ReaderGenerator {
                 .addParameter(long.class, "offset", Modifier.FINAL)
                 .addParameter(int.class, "length", Modifier.FINAL)
                 .addParameter(long.class, "index", Modifier.FINAL)
-                .beginControlFlow("if (length >= $T.HEADER_LENGTH && bytes.readUnsignedShort(offset) == $T.MAGIC\n"
-                        + "&& bytes.readUnsignedShort(offset + $T.EVENTS_ID_OFFSET) == EVENTS_ID)",
-                        DESCRIPTOR, DESCRIPTOR, DESCRIPTOR)
-                .beginControlFlow("switch (bytes.readUnsignedShort(offset + $T.METHOD_ID_OFFSET))", DESCRIPTOR);
+                // every tailer's memory is native: read its header, and a fixed layout's fields, at their address
+                .addStatement("final long address = bytes.isDirectMemory() ? bytes.addressForRead(offset) : 0")
+                .addStatement("final int method = address != 0 ? $T.methodId(address, length, EVENTS_ID)\n"
+                        + ": $T.methodId(bytes, offset, length, EVENTS_ID)", CURSOR, CURSOR)
+                .beginControlFlow("switch (method)");
         for (final Method method : model.methods()) {
             final String handler = "on" + Character.toUpperCase(method.name().charAt(0)) + key(method).substring(1);
             type.addMethod(method(method, handler));
             decode.addCode("case $L:\n", method.id())
-                    .addStatement("$>$L(bytes, offset, length, index)", handler)
+                    .addStatement("$>$L(bytes, offset, length, index, address)", handler)
                     .addStatement("return true$<");
         }
-        decode.addCode("default:\n").addStatement("$>return false$<").endControlFlow().endControlFlow()
-                .addComment("not this interface's: the cursor throws if it is not a typed excerpt at all")
-                .addStatement("cursor.start(bytes, offset, length, index)")
-                .addStatement("return false");
+        decode.addComment("another interface's, or no typed excerpt at all: then the cursor throws")
+                .addCode("case $T.NOT_THIS_INTERFACE:\n", CURSOR)
+                .addStatement("$>cursor.start(bytes, offset, length, index)")
+                .addStatement("return false$<")
+                .addCode("default:\n").addStatement("$>return false$<").endControlFlow();
         type.addMethod(decode.build());
         type.addMethod(MethodSpec.methodBuilder("layoutMismatches")
                 .addAnnotation(Override.class)
@@ -103,12 +105,17 @@ final class ReaderGenerator {
                 .addParameter(STORE, "bytes", Modifier.FINAL)
                 .addParameter(long.class, "offset", Modifier.FINAL)
                 .addParameter(int.class, "length", Modifier.FINAL)
-                .addParameter(long.class, "index", Modifier.FINAL);
+                .addParameter(long.class, "index", Modifier.FINAL)
+                .addParameter(long.class, "address", Modifier.FINAL);
         if (method.parameters().stream().allMatch(ReaderGenerator::isFixed)) {
             final String fast = "fast" + handler.substring(2);
             type.addMethod(new FixedLayoutReader(this, method, fast).generate());
-            spec.beginControlFlow("if ($L(bytes, offset, length))", fast).addStatement("return").endControlFlow()
-                    .addStatement("cursor.layoutMismatch()");
+            spec.beginControlFlow("if (address != 0)")
+                    .beginControlFlow("if ($L(address + $T.HEADER_LENGTH, length))", fast, DESCRIPTOR)
+                    .addStatement("return")
+                    .endControlFlow()
+                    .addStatement("cursor.layoutMismatch()")
+                    .endControlFlow();
         }
         final CodeBlock.Builder body = CodeBlock.builder()
                 .addStatement("cursor.start(bytes, offset, length, index)")

@@ -1,15 +1,14 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.typed.ExcerptSink;
 import net.openhft.chronicle.bytes.BytesStore;
 
 /** A generated method writer's way into a queue appender: its claim, claimed memory, commit and rollback. */
 final class AppenderSink implements ExcerptSink {
-    private final ExcerptAppender appender;
+    private final StoreAppender appender;
 
-    AppenderSink(final ExcerptAppender appender) {
+    AppenderSink(final StoreAppender appender) {
         this.appender = appender;
     }
 

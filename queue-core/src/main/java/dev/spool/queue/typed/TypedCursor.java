@@ -29,6 +29,7 @@ import static dev.spool.queue.format.TypedExcerptDescriptor.TAG_MESSAGE;
 import static dev.spool.queue.format.TypedExcerptDescriptor.TAG_SHORT;
 import static dev.spool.queue.format.TypedExcerptDescriptor.TAG_STRING;
 import static dev.spool.queue.format.TypedExcerptDescriptor.tagName;
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
  * The decoding half of the typed layout ({@link dev.spool.queue.format.TypedExcerptDescriptor}): a generated reader
@@ -39,6 +40,9 @@ import static dev.spool.queue.format.TypedExcerptDescriptor.tagName;
  * path. Public for the generated code only.
  */
 public final class TypedCursor {
+    /** What {@code methodId} returns for a payload that is not a typed excerpt of the reader's interface. */
+    public static final int NOT_THIS_INTERFACE = -1;
+
     private final Bytes<?> scratch = Bytes.allocateElasticOnHeap(64);
     private BytesStore<?, ?> bytes;
     private long start;
@@ -88,6 +92,35 @@ public final class TypedCursor {
     /** @return how many excerpts {@link #layoutMismatch()} counted. */
     public long layoutMismatches() {
         return layoutMismatches;
+    }
+
+    /**
+     * @param address  where a payload starts, in native memory.
+     * @param length   its length.
+     * @param eventsId the reader's interface id.
+     * @return the payload's method id if it is a typed excerpt of that interface, else {@link #NOT_THIS_INTERFACE}.
+     */
+    public static int methodId(final long address, final int length, final int eventsId) {
+        if (length < HEADER_LENGTH || (MEMORY.readShort(address) & 0xFFFF) != MAGIC
+                || (MEMORY.readShort(address + EVENTS_ID_OFFSET) & 0xFFFF) != eventsId) {
+            return NOT_THIS_INTERFACE;
+        }
+        return MEMORY.readShort(address + METHOD_ID_OFFSET) & 0xFFFF;
+    }
+
+    /**
+     * @param bytes    holds a payload.
+     * @param offset   where it starts.
+     * @param length   its length.
+     * @param eventsId the reader's interface id.
+     * @return the payload's method id if it is a typed excerpt of that interface, else {@link #NOT_THIS_INTERFACE}.
+     */
+    public static int methodId(final BytesStore<?, ?> bytes, final long offset, final int length, final int eventsId) {
+        if (length < HEADER_LENGTH || bytes.readUnsignedShort(offset) != MAGIC
+                || bytes.readUnsignedShort(offset + EVENTS_ID_OFFSET) != eventsId) {
+            return NOT_THIS_INTERFACE;
+        }
+        return bytes.readUnsignedShort(offset + METHOD_ID_OFFSET);
     }
 
     /** @param method the interface and method being read, named by errors from now on. */
@@ -213,15 +246,36 @@ public final class TypedCursor {
 
     /**
      * Appends a fixed string's characters, up to its zero padding: what a generated reader calls for a fixed string
-     * whose position it knows.
+     * whose address it knows.
      *
-     * @param bytes  holds it.
-     * @param at     where its characters start.
-     * @param length its fixed length.
-     * @param into   receives the characters.
+     * @param address where its characters start, in native memory the caller has checked holds them.
+     * @param length  its fixed length.
+     * @param into    receives the characters.
      */
-    public static void appendFixedString(final BytesStore<?, ?> bytes, final long at, final int length,
-                                         final StringBuilder into) {
+    public static void appendFixedString(final long address, final int length, final StringBuilder into) {
+        for (int i = 0; i < length; i++) {
+            final int b = MEMORY.readByte(address + i) & 0xFF;
+            if (b == 0) {
+                return;
+            }
+            into.append((char) b);
+        }
+    }
+
+    /**
+     * Copies a fixed byte array whose address a generated reader knows.
+     *
+     * @param address where its bytes start, in native memory the caller has checked holds {@code into.length}.
+     * @param into    receives them.
+     */
+    public static void readFixedBytes(final long address, final byte[] into) {
+        for (int i = 0; i < into.length; i++) {
+            into[i] = MEMORY.readByte(address + i);
+        }
+    }
+
+    private static void appendFixedString(final BytesStore<?, ?> bytes, final long at, final int length,
+                                          final StringBuilder into) {
         for (int i = 0; i < length; i++) {
             final int b = bytes.readUnsignedByte(at + i);
             if (b == 0) {
