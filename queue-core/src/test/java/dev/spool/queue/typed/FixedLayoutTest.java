@@ -8,6 +8,7 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.typed.FixedLayouts.Fill;
 import dev.spool.queue.typed.FixedLayouts.Fills;
+import net.openhft.chronicle.bytes.Bytes;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -81,6 +82,22 @@ class FixedLayoutTest extends SpoolTestBase {
                     "true -2 -32768 \uFFFF 2147483647 -7 -0.5 1.0E300",
                     "2  [7, -1] -3/ü SELL 1.0842 [] [0, 0, 0, 0]  SELL 0"), recording.calls);
             assertEquals(0, reader.layoutMismatches(), "every excerpt had this build's layout");
+        }
+    }
+
+    @Test
+    void shouldReadAPayloadHeldOnTheHeapFieldByFieldWithoutCountingAMismatch() {
+        try (SpoolQueue queue = open(); ExcerptAppender appender = queue.createAppender();
+             ExcerptTailer tailer = queue.createTailer()) {
+            appender.methodWriter(Fills.class).fill(fill(4), new byte[]{4, 3, 2, 1}, "CHF", Side.BUY, 40);
+            final Bytes<?> heap = Bytes.allocateElasticOnHeap(128);
+            final long index = tailer.read(heap);
+            assertFalse(heap.isDirectMemory());
+            final Recording recording = new Recording();
+            final FixedLayouts_FillsSpoolReader decoder = new FixedLayouts_FillsSpoolReader(recording);
+            assertTrue(decoder.decode(heap.bytesStore(), heap.readPosition(), (int) heap.readRemaining(), index));
+            assertEquals(List.of("4 EURUSD [7, -1] -3/ü SELL 1.0842 [ÅSA] [4, 3, 2, 1] CHF BUY 40"), recording.calls);
+            assertEquals(0, decoder.layoutMismatches(), "the constant offsets are for native memory; the heap is no mismatch");
         }
     }
 
