@@ -219,18 +219,14 @@ final class StoreTailer implements ExcerptTailer {
      * Moves forward over metadata, ends of cycle and missing cycles to the next data excerpt: its header, with
      * {@link #position} at it, or 0 if there is none yet.
      * <p>
-     * The common case, a data excerpt of the current cycle, is small enough for the JIT to inline into the read;
-     * everything else (no data yet, metadata, a new cycle) is in {@link #peekSlow()}.
+     * The common case, a data excerpt that needs none of the locator's checks, is small enough for the JIT to inline
+     * into the read; everything else is in {@link #peekSlow()}.
      */
     private int peek() {
         if (file != null && !closed) {
             final int header = MEMORY.readVolatileInt(cursor.address(position));
-            if (isData(header) && length(header) <= maxDataLength && cycle >= metadata.highestCycle()) {
-                // one excerpt in indexSpacing is indexed: its check is a call here, so that peekSlow stays cold
-                // while data is ready, and is not inlined into this method (which would then be too big to inline)
-                if ((sequence & spacingMask) == 0) {
-                    locator.checkData(header, position, sequence);
-                }
+            if (isData(header) && length(header) <= maxDataLength && (sequence & spacingMask) != 0
+                    && cycle >= metadata.highestCycle()) {
                 return header;
             }
         }
