@@ -315,6 +315,7 @@ public final class TypedCursor {
 
     /**
      * Reads a {@code BytesMarshallable} field; call only when {@link #present()}.
+     * An exception its {@code readMarshallable} throws is a {@link TypedExcerptException} naming the field.
      *
      * @param field the parameter or field path.
      * @param into  reads what its writer wrote, from a copy.
@@ -323,7 +324,12 @@ public final class TypedCursor {
         final long at = region(TAG_MARSHALLABLE, LENGTH_LENGTH, field);
         scratch.clear();
         scratch.write(bytes, at, position - at);
-        into.readMarshallable(scratch);
+        try {
+            into.readMarshallable(scratch);
+        } catch (RuntimeException e) {
+            // its own code reading past its bytes, or refusing them: a damaged excerpt, or another build's class
+            throw error(field, "its readMarshallable failed on the " + (position - at) + " bytes written: " + e, at);
+        }
     }
 
     /**
