@@ -494,21 +494,23 @@ public final class PublishGateway implements Agent, AutoCloseable {
     }
 
     /** Settings of a {@link PublishGateway}. */
-    public static final class Builder {
+    public static final class Builder extends ServiceBuilder<Builder> {
         private final SpoolQueue queue;
         private final ReplicationSource source;
         private InetAddress bindAddress = InetAddress.getLoopbackAddress();
         private int port;
-        private IdleStrategy idle;
-        private boolean invoked;
-        private byte[] secret;
-        private boolean insecure;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
         private long maxBytesInFlight = DEFAULT_MAX_BYTES_IN_FLIGHT;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
         /** Tests set it long, to prove that acknowledgements wake the gateway. */
         long maxSleepMs = MAX_SLEEP_MS;
+
+
+        @Override
+        Builder self() {
+            return this;
+        }
 
         private Builder(final SpoolQueue queue, final ReplicationSource source) {
             this.queue = Objects.requireNonNull(queue, "queue");
@@ -530,53 +532,6 @@ public final class PublishGateway implements Agent, AutoCloseable {
          */
         public Builder port(final int port) {
             this.port = port;
-            return this;
-        }
-
-        /**
-         * @param idle what the gateway's own thread does after a pass with nothing to do, instead of sleeping in its
-         *             selector until a client or an acknowledgement wakes it (the default; with an invoked source,
-         *             Agrona's {@code BackoffIdleStrategy}): e.g. {@code BusySpinIdleStrategy}, at the cost of a core.
-         *             Not used invoked.
-         * @return this builder.
-         */
-        public Builder idleStrategy(final IdleStrategy idle) {
-            this.idle = Objects.requireNonNull(idle, "idle");
-            return this;
-        }
-
-        /**
-         * Runs the gateway on the caller's threads only: no thread is started, and the application calls
-         * {@link PublishGateway#doWork()} in its own duty cycle (directly, through an {@code AgentInvoker}, or in a
-         * {@code CompositeAgent} with an invoked source). Nothing is answered unless someone calls it.
-         *
-         * @return this builder.
-         */
-        public Builder invoked() {
-            this.invoked = true;
-            return this;
-        }
-
-        /**
-         * @param secret a secret shared with the gateway's clients ({@link PublishClient#connect(InetSocketAddress,
-         *               int, byte[])}), at least 16 bytes: a client proves it, and the gateway too, before anything
-         *               it sends is appended, and every later frame carries a MAC of the session. Required, unless
-         *               {@link #insecure()}.
-         * @return this builder.
-         */
-        public Builder sharedSecret(final byte[] secret) {
-            this.secret = Handshake.checkedSecret(secret);
-            return this;
-        }
-
-        /**
-         * Starts the gateway without a shared secret: any process that can reach its port can publish into the
-         * primary. Only for a trusted network; the gateway logs a warning at start.
-         *
-         * @return this builder.
-         */
-        public Builder insecure() {
-            this.insecure = true;
             return this;
         }
 

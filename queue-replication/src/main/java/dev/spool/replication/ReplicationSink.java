@@ -267,19 +267,21 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     }
 
     /** Settings of a {@link ReplicationSink}. */
-    public static final class Builder {
+    public static final class Builder extends ServiceBuilder<Builder> {
         private final Path directory;
         private Consumer<SpoolQueueBuilder> queueSettings = settings -> { };
         private InetAddress bindAddress = InetAddress.getLoopbackAddress();
         private int port;
         private int maxFrameLength = DEFAULT_MAX_FRAME_LENGTH;
         private Duration heartbeatInterval = ReplicationSource.DEFAULT_HEARTBEAT_INTERVAL;
-        private byte[] secret;
-        private boolean insecure;
         private boolean ackSynced;
-        private IdleStrategy idle;
-        private boolean invoked;
         private boolean registerMBean;
+
+
+        @Override
+        Builder self() {
+            return this;
+        }
 
         private Builder(final Path directory) {
             this.directory = Objects.requireNonNull(directory, "directory");
@@ -343,30 +345,6 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         }
 
         /**
-         * @param secret a secret shared with the source, at least 16 bytes (32 random bytes are best); both sides
-         *               then prove they know it with an HMAC challenge-response, every later frame carries a MAC of
-         *               the session, and a peer that does not prove it is dropped before anything it sent is acted
-         *               on. Required, unless {@link #insecure()}.
-         * @return this builder.
-         */
-        public Builder sharedSecret(final byte[] secret) {
-            this.secret = Handshake.checkedSecret(secret);
-            return this;
-        }
-
-        /**
-         * Starts the sink without a shared secret: any process that can reach its port can create the replica under
-         * its own queue id, write into it, and fence a source by claiming a later term. Only for a trusted network
-         * (loopback on a single-user host, tests); the sink logs a warning at start.
-         *
-         * @return this builder.
-         */
-        public Builder insecure() {
-            this.insecure = true;
-            return this;
-        }
-
-        /**
          * @param ackSynced true to msync what was written before acknowledging it, so an ack means "on the replica's
          *                  disk"; default false: an ack means "in the replica's page cache", which survives the
          *                  replica process but not its machine.
@@ -374,17 +352,6 @@ public final class ReplicationSink implements Agent, AutoCloseable {
          */
         public Builder ackSynced(final boolean ackSynced) {
             this.ackSynced = ackSynced;
-            return this;
-        }
-
-        /**
-         * @param idle what the sink's own thread does after a pass with nothing to do, instead of sleeping in its
-         *             selector until a frame or a connection arrives (the default): e.g. Agrona's
-         *             {@code BusySpinIdleStrategy}, at the cost of a core. Not used invoked.
-         * @return this builder.
-         */
-        public Builder idleStrategy(final IdleStrategy idle) {
-            this.idle = Objects.requireNonNull(idle, "idle");
             return this;
         }
 
@@ -397,18 +364,6 @@ public final class ReplicationSink implements Agent, AutoCloseable {
          */
         public Builder registerMBean() {
             this.registerMBean = true;
-            return this;
-        }
-
-        /**
-         * Runs the sink on the caller's threads only: no thread is started, and the application calls
-         * {@link ReplicationSink#doWork()} in its own duty cycle (directly, through an {@code AgentInvoker}, or in a
-         * {@code CompositeAgent}). Nothing is received or acknowledged unless someone calls it.
-         *
-         * @return this builder.
-         */
-        public Builder invoked() {
-            this.invoked = true;
             return this;
         }
 

@@ -320,7 +320,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     }
 
     /** Settings of a {@link ReplicationSource}. */
-    public static final class Builder {
+    public static final class Builder extends ServiceBuilder<Builder> {
         final SpoolQueue queue;
         final List<InetSocketAddress> sinks = new ArrayList<>();
         /** 0: a majority of the sinks. */
@@ -329,12 +329,14 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         Duration minBackoff = Duration.ofMillis(50);
         Duration maxBackoff = Duration.ofSeconds(2);
-        byte[] secret;
-        boolean insecure;
-        IdleStrategy idle;
-        boolean invoked;
         Duration maxSleep = Duration.ofMillis(1);
         boolean registerMBean;
+
+
+        @Override
+        Builder self() {
+            return this;
+        }
 
         private Builder(final SpoolQueue queue, final InetSocketAddress sink, final InetSocketAddress... more) {
             this.queue = Objects.requireNonNull(queue, "queue");
@@ -405,62 +407,6 @@ public final class ReplicationSource implements Agent, AutoCloseable {
             }
             this.minBackoff = min;
             this.maxBackoff = max;
-            return this;
-        }
-
-        /**
-         * @param secret the secret shared with the sink, at least 16 bytes; see
-         *               {@link ReplicationSink.Builder#sharedSecret(byte[])}. Required, unless {@link #insecure()}.
-         * @return this builder.
-         */
-        public Builder sharedSecret(final byte[] secret) {
-            this.secret = Handshake.checkedSecret(secret);
-            return this;
-        }
-
-        /**
-         * Starts the source without a shared secret: whatever answers at the sink's address is trusted, and can
-         * take the stream, fence this primary (an ERROR or WELCOME with a later term) or stop its replication. Only
-         * for a trusted network; the source logs a warning at start.
-         *
-         * @return this builder.
-         */
-        public Builder insecure() {
-            this.insecure = true;
-            return this;
-        }
-
-        /**
-         * @param idle what the source's own thread does after a pass with nothing to send or receive, instead of
-         *             the default phased back-off that ends asleep in its selector until an append or a frame wakes
-         *             it: e.g. Agrona's {@code BusySpinIdleStrategy} for the lowest latency, at the cost of a core;
-         *             {@code BackoffIdleStrategy} to park instead of sleeping in the selector. Not used invoked.
-         * @return this builder.
-         */
-        public Builder idleStrategy(final IdleStrategy idle) {
-            this.idle = Objects.requireNonNull(idle, "idle");
-            return this;
-        }
-
-        /**
-         * Runs the source on the caller's threads only: no thread is started, and the application calls
-         * {@link ReplicationSource#doWork()} in its own duty cycle (a thread that spins anyway, such as the one
-         * waiting for acknowledgements; an {@code AgentInvoker}; a {@code CompositeAgent} with its other agents).
-         * Nothing is sent, no connection made and no reconnection tried unless someone calls {@code doWork}, and a
-         * connection whose heartbeats stop for three intervals is dropped by the sink.
-         *
-         * @return this builder.
-         */
-        public Builder invoked() {
-            return invoked(true);
-        }
-
-        /**
-         * @param invoked true for {@link #invoked()}, false for running on the source's own thread (the default).
-         * @return this builder.
-         */
-        public Builder invoked(final boolean invoked) {
-            this.invoked = invoked;
             return this;
         }
 
