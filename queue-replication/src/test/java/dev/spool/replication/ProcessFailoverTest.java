@@ -58,21 +58,7 @@ class ProcessFailoverTest extends SpoolTestBase {
             assertEquals(1, Failover.term(promoted));
             assertTrue(promoted.lastIndex() >= lastAcked, "every index acknowledged to the client is on the promoted replica");
         }
-        try (ChildJvm sinkC = startSink(c, portC, stderr);
-             ChildJvm gatewayB = ChildJvm.start(ReplicationMains.Gateway.class, stderr, b.toString(), String.valueOf(portC))) {
-            try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayB), 8192, Replicas.SECRET)) {
-                final byte[] message = message(1_000);
-                final long index = client.awaitCommit(client.publish(message, 0, message.length, CommitStage.ACKED),
-                        30, TimeUnit.SECONDS);
-                assertTrue(index > lastAcked, "the promoted queue continues after its last index");
-            }
-            try (ChildJvm oldA = ChildJvm.start(ReplicationMains.Gateway.class, stderr, a.toString(), String.valueOf(portC))) {
-                gatewayAddress(oldA);
-                final String failed = oldA.awaitLine("FAILED", 60, TimeUnit.SECONDS);
-                assertTrue(failed.contains("is fenced"), failed);
-                assertTrue(failed.contains("has term 1"), failed);
-            }
-        }
+        assertPromotedContinuesAndOldIsFenced(a, b, c, portC, stderr, CommitStage.ACKED, lastAcked);
         try (SpoolQueue old = open(a); SpoolQueue promoted = open(b); SpoolQueue replica = open(c)) {
             assertEquals(ReplicationRole.FENCED, Failover.role(old));
             assertThrows(SpoolException.class, old::createAppender);
@@ -123,13 +109,30 @@ class ProcessFailoverTest extends SpoolTestBase {
             assertSame(replicaB, Failover.mostAdvanced(List.of(replicaC, replicaB)));
             assertEquals(1, Failover.promote(replicaB));
         }
+        assertPromotedContinuesAndOldIsFenced(a, b, c, portC, stderr, CommitStage.ACKED_BY_QUORUM, acked);
+        try (SpoolQueue old = open(a); SpoolQueue promoted = open(b); SpoolQueue follower = open(c)) {
+            assertEquals(ReplicationRole.FENCED, Failover.role(old));
+            assertEquals(ReplicationRole.REPLICA, Failover.role(follower));
+            assertEquals(1, Failover.term(follower), "the follower took the new primary's term");
+            assertTrue(assertIdentical(promoted, follower) >= 151, "c caught up from its last index, no gap, no duplicate");
+        }
+    }
+
+    /**
+     * With the promoted queue {@code b} replicating to {@code c}, a client publishes through {@code b}'s gateway up
+     * to {@code stage}, which must land after {@code after}; then the old primary {@code a} starts again as a primary
+     * replicating to {@code c}, and must fail, fenced by term 1.
+     */
+    private static void assertPromotedContinuesAndOldIsFenced(final Path a, final Path b, final Path c, final int portC,
+                                                              final Path stderr, final CommitStage stage,
+                                                              final long after) throws Exception {
         try (ChildJvm sinkC = startSink(c, portC, stderr);
              ChildJvm gatewayB = ChildJvm.start(ReplicationMains.Gateway.class, stderr, b.toString(), String.valueOf(portC))) {
             try (PublishClient client = PublishClient.connect(gatewayAddress(gatewayB), 8192, Replicas.SECRET)) {
                 final byte[] message = message(1_000);
-                final long index = client.awaitCommit(client.publish(message, 0, message.length,
-                        CommitStage.ACKED_BY_QUORUM), 30, TimeUnit.SECONDS);
-                assertTrue(index > acked, "the promoted queue continues after its last index");
+                final long index = client.awaitCommit(client.publish(message, 0, message.length, stage), 30,
+                        TimeUnit.SECONDS);
+                assertTrue(index > after, "the promoted queue continues after its last index");
             }
             try (ChildJvm oldA = ChildJvm.start(ReplicationMains.Gateway.class, stderr, a.toString(), String.valueOf(portC))) {
                 gatewayAddress(oldA);
@@ -137,12 +140,6 @@ class ProcessFailoverTest extends SpoolTestBase {
                 assertTrue(failed.contains("is fenced"), failed);
                 assertTrue(failed.contains("has term 1"), failed);
             }
-        }
-        try (SpoolQueue old = open(a); SpoolQueue promoted = open(b); SpoolQueue follower = open(c)) {
-            assertEquals(ReplicationRole.FENCED, Failover.role(old));
-            assertEquals(ReplicationRole.REPLICA, Failover.role(follower));
-            assertEquals(1, Failover.term(follower), "the follower took the new primary's term");
-            assertTrue(assertIdentical(promoted, follower) >= 151, "c caught up from its last index, no gap, no duplicate");
         }
     }
 
