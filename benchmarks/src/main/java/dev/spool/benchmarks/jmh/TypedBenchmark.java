@@ -175,21 +175,29 @@ public class TypedBenchmark {
         }
     }
 
-    /** Keeps the fields of the order read, so that the JIT cannot drop the decoding. */
-    private static final class Receiver implements OrderEvents {
+    /** The fields of the last order read, kept so that the JIT cannot drop the decoding. */
+    private static class ReadOrder {
         long id;
         long quantity;
         double price;
         Side side;
         int instrumentLength;
 
+        final void keep(final long id, final long quantity, final double price, final Side side,
+                        final CharSequence instrument) {
+            this.id = id;
+            this.quantity = quantity;
+            this.price = price;
+            this.side = side;
+            this.instrumentLength = instrument.length();
+        }
+    }
+
+    /** Receives the generated reader's calls. */
+    private static final class Receiver extends ReadOrder implements OrderEvents {
         @Override
         public void order(final Order order) {
-            id = order.id;
-            quantity = order.quantity;
-            price = order.price;
-            side = order.side;
-            instrumentLength = order.instrument.length();
+            keep(order.id, order.quantity, order.price, order.side, order.instrument);
         }
     }
 
@@ -363,21 +371,11 @@ public class TypedBenchmark {
         }
     }
 
-    /** Keeps the fields of the order read. */
-    private static final class ChronicleReceiver implements ChronicleOrders {
-        long id;
-        long quantity;
-        double price;
-        Side side;
-        int instrumentLength;
-
+    /** Receives Chronicle's method reader's calls. */
+    private static final class ChronicleReceiver extends ReadOrder implements ChronicleOrders {
         @Override
         public void order(final ChronicleOrder order) {
-            id = order.id;
-            quantity = order.quantity;
-            price = order.price;
-            side = order.side;
-            instrumentLength = order.instrument.length();
+            keep(order.id, order.quantity, order.price, order.side, order.instrument);
         }
     }
 }
