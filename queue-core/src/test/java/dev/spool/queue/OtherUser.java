@@ -9,6 +9,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * Runs child JVMs as another user (nobody, 65534) or in a private mount namespace, for the tests of read-only
@@ -53,26 +54,43 @@ final class OtherUser {
 
     /**
      * @param into a directory that every user may read.
-     * @return this JVM's class path, with each jar copied into {@code into} (the local Maven repository may be
-     * unreadable by another user).
+     * @return this JVM's class path, with each jar and each class directory copied into {@code into}: the local
+     * Maven repository and the build's own target directories may sit below a directory that another user cannot
+     * enter (a root user's home is 0700).
      */
     static String readableClassPath(final Path into) throws IOException {
-        Files.createDirectories(into);
-        Files.setPosixFilePermissions(into, PosixFilePermissions.fromString("rwxr-xr-x"));
+        makeReadable(Files.createDirectories(into));
         final List<String> entries = new ArrayList<>();
         int n = 0;
         for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
             final Path path = Path.of(entry);
-            if (Files.isRegularFile(path)) {
+            if (Files.isRegularFile(path) || Files.isDirectory(path)) {
                 final Path copy = into.resolve((n++) + "-" + path.getFileName());
-                Files.copy(path, copy, StandardCopyOption.REPLACE_EXISTING);
-                Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
+                copyReadable(path, copy);
                 entries.add(copy.toString());
             } else {
                 entries.add(entry);
             }
         }
         return String.join(File.pathSeparator, entries);
+    }
+
+    private static void copyReadable(final Path from, final Path to) throws IOException {
+        try (Stream<Path> tree = Files.walk(from)) {
+            for (final Path source : (Iterable<Path>) tree::iterator) {
+                final Path target = to.resolve(from.relativize(source).toString());
+                if (Files.isDirectory(source)) {
+                    makeReadable(Files.createDirectories(target));
+                } else {
+                    Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
+                    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-r--r--"));
+                }
+            }
+        }
+    }
+
+    private static void makeReadable(final Path directory) throws IOException {
+        Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));
     }
 
     private static boolean works(final List<String> command) {
