@@ -190,7 +190,8 @@ class ChecksumTest extends SpoolTestBase {
         assertEquals(file.toAbsolutePath().normalize(), e.file().toAbsolutePath().normalize());
         assertEquals(position, e.position());
         final String message = e.getMessage();
-        assertTrue(message.contains("CRC32C mismatch in the excerpt of index " + index), message);
+        assertTrue(message.contains("CRC32C mismatch in the excerpt of index 0x"
+                + Long.toHexString(index) + " (cycle "), message);
         assertTrue(message.contains("expected " + expected), message);
         assertTrue(message.contains("found 0x"), message);
         assertTrue(message.contains(file.getFileName().toString()), message);
@@ -254,7 +255,8 @@ class ChecksumTest extends SpoolTestBase {
         final String[] verify = tool("verify", directory.toString());
         assertEquals(String.valueOf(dev.spool.queue.tools.SpoolTool.EXIT_FAILED), verify[0], verify[1]);
         for (final long[] damaged : new long[][]{{first, indices[3]}, {second, indices[9]}}) {
-            assertTrue(verify[1].contains("CRC32C mismatch in the excerpt of index " + damaged[1]), verify[1]);
+            assertTrue(verify[1].contains("CRC32C mismatch in the excerpt of index 0x"
+                + Long.toHexString(damaged[1]) + " (cycle "), verify[1]);
             assertTrue(verify[1].contains("position=" + damaged[0]), verify[1]);
         }
         assertTrue(verify[1].contains(file.getFileName().toString()), verify[1]);
@@ -313,7 +315,7 @@ class ChecksumTest extends SpoolTestBase {
                     final long next = copy.lastIndex() + 1;
                     final SpoolException e = assertThrows(SpoolException.class,
                             () -> writer.appendBodyAt(next, damaged, damaged.start(), 9));
-                    assertTrue(e.getMessage().contains("index " + next), e.getMessage());
+                    assertTrue(e.getMessage().contains("index 0x" + Long.toHexString(next) + " (cycle "), e.getMessage());
                     assertEquals(next - 1, copy.lastIndex());
                 } finally {
                     damaged.releaseLast();

@@ -287,7 +287,8 @@ final class DamageFuzz {
     private String detected(final String how, final RuntimeException e, final Excerpt hit) {
         if (e instanceof CorruptQueueException corrupt && corrupt.position() == hit.headerPosition()
                 && corrupt.file().getFileName().equals(hit.file().getFileName())
-                && e.getMessage().contains("CRC32C mismatch in the excerpt of index " + hit.index())) {
+                && e.getMessage().contains("CRC32C mismatch in the excerpt of index 0x"
+                + Long.toHexString(hit.index()) + " (cycle ")) {
             return null;
         }
         return how + " threw, but not the checksum exception of index " + Long.toHexString(hit.index()) + " at position="
@@ -302,7 +303,8 @@ final class DamageFuzz {
             status = dev.spool.queue.tools.SpoolTool.run(new String[]{"verify", work.toString()}, print, print);
         }
         final String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
-        final boolean named = text.contains("CRC32C mismatch in the excerpt of index " + hit.index())
+        final boolean named = text.contains("CRC32C mismatch in the excerpt of index 0x"
+                + Long.toHexString(hit.index()) + " (cycle ")
                 && text.contains("position=" + hit.headerPosition()) && text.contains(hit.file().getFileName().toString());
         return status == dev.spool.queue.tools.SpoolTool.EXIT_FAILED && named ? null
                 : "verify exited with " + status + (named ? "" : " without naming index " + hit.index() + " at position="

@@ -23,6 +23,14 @@ class OpenOrCreateTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRefuseToOpenARegularFileSayingItIsAFile() throws IOException {
+        final Path file = Files.write(tempDir.resolve("orders.log"), new byte[]{1, 2, 3});
+        final SpoolException e = assertThrows(SpoolException.class, () -> SpoolQueue.open(file));
+        assertEquals("no Spool queue at " + file.toAbsolutePath() + ": it is a file, not a directory", e.getMessage());
+        assertArrayEquals(new byte[]{1, 2, 3}, Files.readAllBytes(file), "the file is left as it was");
+    }
+
+    @Test
     void shouldRefuseToOpenADirectoryWithoutAQueue() throws IOException {
         final Path empty = Files.createDirectories(tempDir.resolve("empty"));
         final SpoolException e = assertThrows(SpoolException.class, () -> SpoolQueue.open(empty));

@@ -134,9 +134,9 @@ final class StoreAppender implements ExcerptAppender {
                 // nothing of it stays: a replica's files hold the bytes of its primary's, zeros past the tail
                 MEMORY.setMemory(address + HEADER_LENGTH, bodyLength, (byte) 0);
                 tail.abandon();
-                throw new SpoolException(String.format("index %d of %s: the body's CRC32C field holds 0x%08x"
-                        + " but its payload of length=%d gives 0x%08x: damaged before it arrived, not written", index,
-                        store.directory(), stored, bodyLength - CHECKSUM_LENGTH, computed));
+                throw new SpoolException(String.format("index %s of %s: the body's CRC32C field holds 0x%08x"
+                        + " but its payload of length=%d gives 0x%08x: damaged before it arrived, not written",
+                        IndexFormat.format(index, store.rollCycle()), store.directory(), stored, bodyLength - CHECKSUM_LENGTH, computed));
             }
         }
         return endBodyWrite(address, bodyLength - checksumLength);

@@ -46,9 +46,9 @@ final class StoreOpener {
                         + " is missing, and a read-only open creates nothing");
             }
             if (!config.mayCreate()) {
-                throw new SpoolException(Files.isDirectory(directory)
-                        ? "no Spool queue at " + directory + ": the directory has no " + MetadataDescriptor.FILE_NAME
-                        : "no Spool queue at " + directory + ": the directory does not exist");
+                throw new SpoolException("no Spool queue at " + directory + ": " + (Files.isDirectory(directory)
+                        ? "the directory has no " + MetadataDescriptor.FILE_NAME
+                        : Files.exists(directory) ? "it is a file, not a directory" : "the directory does not exist"));
             }
             if (Files.exists(directory) && !Files.isDirectory(directory)) {
                 throw new SpoolException("not a Spool queue: " + directory + " is a file, not a directory");

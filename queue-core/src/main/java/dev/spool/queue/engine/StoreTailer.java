@@ -155,8 +155,9 @@ final class StoreTailer implements ExcerptTailer {
 
     private void checkBody(final int length, final int header, final long at, final long index) {
         if (length < minDataLength) {
-            throw new CorruptQueueException(file.path(), at, String.format("bad header 0x%08x (%s) of index %d: a"
-                    + " checksummed data excerpt holds at least %d bytes", header, describe(header), index, minDataLength));
+            throw new CorruptQueueException(file.path(), at, String.format("bad header 0x%08x (%s) of index %s: a"
+                    + " checksummed data excerpt holds at least %d bytes", header, describe(header),
+                    IndexFormat.format(index, rollCycle), minDataLength));
         }
         final long address = cursor.address(at);
         final int expected = MEMORY.readInt(address + CHECKSUM_OFFSET);
@@ -168,10 +169,10 @@ final class StoreTailer implements ExcerptTailer {
 
     private CorruptQueueException checksumMismatch(final long at, final long index, final int expected, final int found,
                                                    final int payloadLength) {
-        return new CorruptQueueException(file.path(), at, String.format("CRC32C mismatch in the excerpt of index %d"
-                + " (cycle %d, sequence %d, payload length=%d): expected 0x%08x (stored with it), found 0x%08x (computed"
-                + " from its payload); the payload or its checksum is damaged", index, cycle, index - cycleBase,
-                payloadLength, expected, found));
+        return new CorruptQueueException(file.path(), at, String.format("CRC32C mismatch in the excerpt of index %s"
+                + " (payload length=%d): expected 0x%08x (stored with it), found 0x%08x (computed from its payload);"
+                + " the payload or its checksum is damaged", IndexFormat.format(index, rollCycle), payloadLength,
+                expected, found));
     }
 
     private void advance(final int length, final long index) {

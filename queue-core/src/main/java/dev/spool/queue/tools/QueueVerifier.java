@@ -305,8 +305,8 @@ final class QueueVerifier {
         final long position = scanner.position();
         final int length = scanner.length();
         if (length <= CHECKSUM_LENGTH) {
-            damage(file.path(), position, String.format("data header 0x%08x of index %d (sequence %d): length=%d leaves no"
-                    + " payload after the CRC32C", scanner.header(), index, scanner.sequence(), length));
+            damage(file.path(), position, String.format("data header 0x%08x of index %s: length=%d leaves no"
+                    + " payload after the CRC32C", scanner.header(), IndexFormat.format(index, rollCycle), length));
             return;
         }
         final int expected = file.readInt(position + CHECKSUM_OFFSET);
@@ -314,9 +314,9 @@ final class QueueVerifier {
         crc.update(file.read(position + CHECKSUMMED_PAYLOAD_OFFSET, length - CHECKSUM_LENGTH));
         final int found = (int) crc.getValue();
         if (found != expected) {
-            damage(file.path(), position, String.format("CRC32C mismatch in the excerpt of index %d (sequence %d, payload"
-                    + " length=%d): expected 0x%08x (stored with it), found 0x%08x (computed from its payload)", index,
-                    scanner.sequence(), length - CHECKSUM_LENGTH, expected, found));
+            damage(file.path(), position, String.format("CRC32C mismatch in the excerpt of index %s (payload"
+                    + " length=%d): expected 0x%08x (stored with it), found 0x%08x (computed from its payload)",
+                    IndexFormat.format(index, rollCycle), length - CHECKSUM_LENGTH, expected, found));
         }
     }
 

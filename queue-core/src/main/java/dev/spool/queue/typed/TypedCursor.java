@@ -1,5 +1,6 @@
 package dev.spool.queue.typed;
 
+import dev.spool.queue.IndexFormat;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.bytes.BytesMarshallable;
 import net.openhft.chronicle.bytes.BytesStore;
@@ -69,13 +70,13 @@ public final class TypedCursor {
         this.index = index;
         this.method = null;
         if (length < HEADER_LENGTH) {
-            throw new TypedExcerptException(index, "excerpt index=" + index + " is not a typed excerpt: " + length
-                    + " bytes, fewer than the " + HEADER_LENGTH + "-byte typed header");
+            throw new TypedExcerptException(index, "excerpt " + IndexFormat.format(index, null)
+                    + " is not a typed excerpt: " + length + " bytes, fewer than the " + HEADER_LENGTH + "-byte typed header");
         }
         final int magic = bytes.readUnsignedShort(offset);
         if (magic != MAGIC) {
-            throw new TypedExcerptException(index, "excerpt index=" + index + " is not a typed excerpt: magic 0x"
-                    + Integer.toHexString(magic) + ", expected 0x" + Integer.toHexString(MAGIC));
+            throw new TypedExcerptException(index, "excerpt " + IndexFormat.format(index, null)
+                    + " is not a typed excerpt: magic 0x" + Integer.toHexString(magic) + ", expected 0x" + Integer.toHexString(MAGIC));
         }
         position = offset + HEADER_LENGTH;
         return bytes.readUnsignedShort(offset + EVENTS_ID_OFFSET) << 16 | bytes.readUnsignedShort(offset + METHOD_ID_OFFSET);
@@ -362,8 +363,8 @@ public final class TypedCursor {
 
     /** @return a {@link TypedExcerptException} for a value the reader cannot use, naming the excerpt, method, field. */
     TypedExcerptException error(final String field, final String what, final long at) {
-        return new TypedExcerptException(index, "excerpt index=" + index + " (" + (method == null ? "unknown method" : method)
-                + "), field " + field + ": " + what + " at offset " + (at - start) + " of a " + (end - start)
+        return new TypedExcerptException(index, "excerpt " + IndexFormat.format(index, null) + " ("
+                + (method == null ? "unknown method" : method) + "), field " + field + ": " + what + " at offset " + (at - start) + " of a " + (end - start)
                 + "-byte payload");
     }
 

@@ -179,7 +179,7 @@ class TypedMessagesTest extends SpoolTestBase {
             final MethodReader reader = tailer.methodReader((Evolution.Changed) o -> seen.add(o.quantity));
             final TypedExcerptException e = assertThrows(TypedExcerptException.class, reader::readOne);
             assertEquals(bad, e.index());
-            assertTrue(e.getMessage().contains("index=" + bad) && e.getMessage().contains("Changed.order")
+            assertTrue(e.getMessage().contains("excerpt 0x" + Long.toHexString(bad) + " ") && e.getMessage().contains("Changed.order")
                     && e.getMessage().contains("field order.quantity") && e.getMessage().contains("expected a double field, found a long"),
                     e.getMessage());
             assertThrows(TypedExcerptException.class, reader::readOne, "the second excerpt is read, and fails alike");
@@ -245,9 +245,9 @@ class TypedMessagesTest extends SpoolTestBase {
             final Recorder recorder = new Recorder();
             final MethodReader reader = tailer.methodReader(recorder);
             TypedExcerptException e = assertThrows(TypedExcerptException.class, reader::readOne);
-            assertEquals("excerpt index=" + raw + " is not a typed excerpt: magic 0x6f6e, expected 0x7954", e.getMessage());
+            assertEquals("excerpt 0x" + Long.toHexString(raw) + " is not a typed excerpt: magic 0x6f6e, expected 0x7954", e.getMessage());
             e = assertThrows(TypedExcerptException.class, reader::readOne);
-            assertEquals("excerpt index=" + truncated + " (OrderEvents.note), field text: a string of length=1000 runs "
+            assertEquals("excerpt 0x" + Long.toHexString(truncated) + " (OrderEvents.note), field text: a string of length=1000 runs "
                     + "past the end at offset 6 of a 12-byte payload", e.getMessage());
             assertTrue(reader.readOne());
             assertEquals(List.of("cancel 4 EXPIRED"), recorder.calls);
