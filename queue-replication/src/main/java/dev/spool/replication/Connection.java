@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.internal.MemoryMove;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.core.Jvm;
 
@@ -318,8 +319,8 @@ final class Connection implements AutoCloseable {
     private void compact() {
         final int unparsed = received.position() - readOffset;
         if (readOffset > 0) {
-            // memmove: the ranges may overlap
-            MEMORY.copyMemory(receivedAddress + readOffset, receivedAddress, (long) unparsed);
+            // the unparsed bytes overlap their new place unless fewer than were consumed
+            MemoryMove.move(receivedAddress + readOffset, receivedAddress, unparsed);
             readOffset = 0;
             received.position(unparsed);
         }
