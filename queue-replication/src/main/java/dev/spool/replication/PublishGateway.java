@@ -496,9 +496,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
         final boolean waits = stage > CommitStage.WRITTEN.ordinal();
         if (waits && pending.isFull()) {
             throw new PendingCommitsFullException("maxPendingCommits=" + pending.limit() + " reached: the gateway"
-                    + " of " + queue.directory() + " appends nothing more from " + connection.peer() + " until"
-                    + " commits waiting for their stage are released (a commit at ACKED waits for the replica's"
-                    + " acknowledgement" + (source == null ? ", which a gateway without a source never gets)" : ")"));
+                    + " of " + queue.directory() + " did not append this publish from " + connection.peer() + ", nor"
+                    + " will it append one that waits for its stage until commits waiting are released (a commit at"
+                    + " ACKED waits for the replica's acknowledgement"
+                    + (source == null ? ", which a gateway without a source never gets)" : ")"));
         }
         final long index = appender.append(connection.receivedStore(), publish.payloadOffset(), length);
         if (waits || !pending.sendCommit(connection, correlation, index)) {
