@@ -325,6 +325,71 @@ class GatewaySecurityTest extends SpoolTestBase {
         }
     }
 
+    /**
+     * A client whose send buffer cannot grow (direct memory exhausted) is closed, and nothing else: the gateway goes
+     * on serving once memory is back (a growth that set the buffer aside before allocating left close() to throw,
+     * which stopped the gateway).
+     */
+    @Test
+    void shouldCloseOnlyTheClientWhoseBufferCannotGrowAndServeTheNextOnceMemoryIsBack() throws Exception {
+        final Path stderr = tempDir.resolve("gateway.err");
+        try (ChildJvm child = ChildJvm.startWithOptions(StarvedGateway.class, stderr, List.of(MAX_DIRECT_MEMORY),
+                tempDir.resolve("primary").toString())) {
+            final String line = child.awaitLine("GATEWAY", 60, TimeUnit.SECONDS);
+            final InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(),
+                    Integer.parseInt(line.substring("GATEWAY ".length())));
+            final byte[] message = message(10);
+            try (PublishClient starved = PublishClient.connect(address, 8192, SECRET)) {
+                child.send("EXHAUST");
+                child.awaitLine("EXHAUSTED", 60, TimeUnit.SECONDS);
+                final long correlation = starved.publish(message, 0, message.length, CommitStage.WRITTEN);
+                assertThrows(UncheckedIOException.class, () -> starved.awaitCommit(correlation, 30, TimeUnit.SECONDS),
+                        "its commit buffer cannot grow: the gateway closes it");
+            }
+            child.send("FREE");
+            child.awaitLine("FREED", 60, TimeUnit.SECONDS);
+            try (PublishClient client = PublishClient.connect(address, 8192, SECRET)) {
+                assertTrue(client.awaitCommit(client.publish(message, 0, message.length, CommitStage.WRITTEN), 30,
+                        TimeUnit.SECONDS) >= 0, "the gateway serves the next client");
+            }
+            child.send("STOP");
+            assertEquals("STOPPED alive", child.awaitLine("STOPPED", 60, TimeUnit.SECONDS), child.stderrTail());
+        }
+    }
+
+    /**
+     * {@code dir}: a gateway with a secret in 16 MiB of direct memory; prints its port; at EXHAUST takes all the
+     * direct memory left, at FREE gives it back; at STOP prints STOPPED alive, or failed and why.
+     */
+    static final class StarvedGateway {
+        public static void main(final String[] args) throws Exception {
+            try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).openOrCreate();
+                 PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(SECRET).start()) {
+                System.out.println("GATEWAY " + gateway.address().getPort());
+                final java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                        StandardCharsets.UTF_8));
+                List<ByteBuffer> hoard = new ArrayList<>();
+                String command;
+                while ((command = in.readLine()) != null && !"STOP".equals(command)) {
+                    if ("EXHAUST".equals(command)) {
+                        try {
+                            while (true) {
+                                hoard.add(ByteBuffer.allocateDirect(1024));
+                            }
+                        } catch (OutOfMemoryError e) {
+                            System.out.println("EXHAUSTED " + hoard.size() + " KiB");
+                        }
+                    } else if ("FREE".equals(command)) {
+                        hoard = new ArrayList<>();
+                        System.gc();
+                        System.out.println("FREED");
+                    }
+                }
+                System.out.println("STOPPED " + (gateway.failure() == null ? "alive" : "failed " + gateway.failure()));
+            }
+        }
+    }
+
     /** {@code dir}: a gateway with a secret and 1 MiB messages; prints its port, then STOPPED alive at STOP. */
     static final class FloodedGateway {
         public static void main(final String[] args) throws Exception {
