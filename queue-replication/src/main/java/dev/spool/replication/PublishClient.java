@@ -10,6 +10,7 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
@@ -132,7 +133,7 @@ public final class PublishClient implements AutoCloseable {
 
     private static PublishClient open(final InetSocketAddress gateway, final int maxMessageLength, final byte[] secret,
                                       final Duration timeout) {
-        if (timeout.isNegative() || timeout.isZero()) {
+        if (Objects.requireNonNull(timeout, "timeout").isNegative() || timeout.isZero()) {
             throw new SpoolException("timeout=" + timeout + " of a client of the publish gateway at " + gateway
                     + " must be positive");
         }
