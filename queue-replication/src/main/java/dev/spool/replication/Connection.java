@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.internal.MemoryMove;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.core.Jvm;
 
@@ -125,7 +126,8 @@ final class Connection implements AutoCloseable {
     }
 
     /**
-     * Grows the send buffer, which must be empty, to {@code capacity} bytes, reserved in the budget.
+     * Grows the send buffer, which must be empty, to {@code capacity} bytes, reserved in the budget. All or nothing:
+     * if the budget has no room or the allocation fails, the buffer and the budget are as they were.
      *
      * @throws BufferBudget.ExhaustedException if the budget has no room.
      */
@@ -133,9 +135,15 @@ final class Connection implements AutoCloseable {
         if (send.capacity() >= capacity) {
             return;
         }
-        reserve(capacity - (long) send.capacity());
-        send = null;
-        sendCapacity(capacity);
+        final long growth = capacity - (long) send.capacity();
+        reserve(growth);
+        try {
+            sendCapacity(capacity);
+        } catch (RuntimeException | Error e) {
+            // an OutOfMemoryError for direct memory: the old buffer stays, and so must the budget
+            budget.release(growth);
+            throw e;
+        }
     }
 
     /** Starts using {@code channel}, which this connection closes in {@link #detach()}; the buffers start empty. */
@@ -306,20 +314,29 @@ final class Connection implements AutoCloseable {
         }
     }
 
-    /** On a connection with a budget: the receive buffer grows to hold a frame of {@code length} bytes. */
+    /**
+     * On a connection with a budget: the receive buffer grows to hold a frame of {@code length} bytes. All or
+     * nothing, as {@link #growSend}.
+     */
     private void growReceive(final int length) throws BufferBudget.ExhaustedException {
         final int limit = maxFrameLength;
         final int capacity = (int) Math.min(limit, Math.max(length, 2L * received.capacity()));
-        reserve(capacity - (long) received.capacity());
-        receiveCapacity(capacity);
+        final long growth = capacity - (long) received.capacity();
+        reserve(growth);
+        try {
+            receiveCapacity(capacity);
+        } catch (RuntimeException | Error e) {
+            budget.release(growth);
+            throw e;
+        }
         maxFrameLength = limit;
     }
 
     private void compact() {
         final int unparsed = received.position() - readOffset;
         if (readOffset > 0) {
-            // memmove: the ranges may overlap
-            MEMORY.copyMemory(receivedAddress + readOffset, receivedAddress, (long) unparsed);
+            // the unparsed bytes overlap their new place unless fewer than were consumed
+            MemoryMove.move(receivedAddress + readOffset, receivedAddress, unparsed);
             readOffset = 0;
             received.position(unparsed);
         }

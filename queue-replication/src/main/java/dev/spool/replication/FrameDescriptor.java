@@ -284,6 +284,25 @@ final class FrameDescriptor {
         }
     }
 
+    /**
+     * @return the fewest bytes a frame of {@code type} whose length varies must have: its header and fixed fields,
+     * which its flyweight reads before it knows the rest; {@link #HEADER_LENGTH} for another type.
+     */
+    static int minLength(final int type) {
+        switch (type) {
+            case TYPE_DATA:
+                return DATA_ENTRIES_OFFSET;
+            case TYPE_SCHEMA:
+                return SCHEMA_NAME_OFFSET;
+            case TYPE_ERROR:
+                return ERROR_MESSAGE_OFFSET;
+            case TYPE_PUBLISH:
+                return PUBLISH_PAYLOAD_OFFSET;
+            default:
+                return HEADER_LENGTH;
+        }
+    }
+
     /** @return the length a frame of {@code type} must have, or -1 if its length varies. */
     static int fixedLength(final int type) {
         switch (type) {

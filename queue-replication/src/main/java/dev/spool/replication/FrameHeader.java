@@ -10,6 +10,7 @@ import static dev.spool.replication.FrameDescriptor.TYPE_OFFSET;
 import static dev.spool.replication.FrameDescriptor.VERSION;
 import static dev.spool.replication.FrameDescriptor.VERSION_OFFSET;
 import static dev.spool.replication.FrameDescriptor.fixedLength;
+import static dev.spool.replication.FrameDescriptor.minLength;
 import static dev.spool.replication.FrameDescriptor.typeName;
 
 /**
@@ -84,7 +85,7 @@ final class FrameHeader {
 
     /**
      * Decoder: checks the header of a frame from a peer: its version, its length within the receiver's limit, its
-     * type, and the length its type requires.
+     * type, and the length its type requires (exactly, or at least its fixed fields').
      *
      * @param peer           names the sender in the error.
      * @param maxFrameLength the longest frame the receiver accepts now, its MAC included.
@@ -112,6 +113,12 @@ final class FrameHeader {
         if (fixed >= 0 && length != fixed + tagLength) {
             throw new FrameException(String.format("%s frame from %s: length=%d, expected %d", typeName(type), peer,
                     length, fixed + tagLength));
+        }
+        // a frame whose length varies must hold its fixed fields: without a MAC nothing else keeps a read inside it
+        final int least = minLength(type) + tagLength;
+        if (length < least) {
+            throw new FrameException(String.format("%s frame from %s: length=%d, shorter than the %d bytes of its"
+                    + " fixed fields", typeName(type), peer, length, least));
         }
         return length;
     }

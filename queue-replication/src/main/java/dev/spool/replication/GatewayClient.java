@@ -1,5 +1,7 @@
 package dev.spool.replication;
 
+import java.net.InetAddress;
+
 /**
  * One client connection of a {@link PublishGateway}: its {@link Connection}, how far its authentication went, and
  * when it was accepted (for the handshake timeout). Its buffers start small and grow to what it sends once it has
@@ -15,6 +17,8 @@ final class GatewayClient {
     static final int OPEN = 2;
 
     final Connection connection;
+    /** The client's remote address, for the gateway's cap of connections per address. */
+    final InetAddress address;
     /** Where the client sits in the gateway's table, for the sweep of timeouts. */
     final int slot;
     final long acceptedNs;
@@ -22,8 +26,10 @@ final class GatewayClient {
     /** CLIENT_HELLO and CHALLENGE, for the PROOF's MAC; null once open. */
     byte[][] handshake;
 
-    GatewayClient(final Connection connection, final int slot, final long acceptedNs, final int state) {
+    GatewayClient(final Connection connection, final InetAddress address, final int slot, final long acceptedNs,
+                  final int state) {
         this.connection = connection;
+        this.address = address;
         this.slot = slot;
         this.acceptedNs = acceptedNs;
         this.state = state;

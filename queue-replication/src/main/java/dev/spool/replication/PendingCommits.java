@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.function.Consumer;
 
 import static dev.spool.replication.FrameDescriptor.COMMIT_LENGTH;
 import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
@@ -13,25 +14,46 @@ import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
 /**
  * The gateway's commits that wait for their {@link CommitStage}, in arrival order, and their COMMIT frames: each is
  * released, built in its client's send buffer and flushed once the queue's synced or acknowledged index reaches it.
- * The arrays grow and are then reused: a release allocates nothing. The gateway's thread only.
+ * At most {@code limit} wait at once (commits for a replica that never acknowledges would otherwise grow without
+ * bound): the gateway refuses a publish that would need one more. The arrays grow up to the limit and are then
+ * reused: a release allocates nothing. The gateway's thread only.
  */
 final class PendingCommits {
     private static final Logger LOG = LoggerFactory.getLogger(PublishGateway.class);
     private final Path directory;
     private final CommitFlyweight commit = new CommitFlyweight();
+    private final int limit;
+    /** Told of a client found gone while its commits were sent: the gateway frees its slot at once. */
+    private final Consumer<GatewayClient> onGone;
     /** Pending commits, in arrival order: client, correlation, index, stage. */
-    private Connection[] clients = new Connection[64];
+    private GatewayClient[] clients = new GatewayClient[64];
     private long[] correlations = new long[64];
     private long[] indices = new long[64];
     private int[] stages = new int[64];
     private int count;
     /** Clients with commits built since the last flush. */
-    private Connection[] toFlush = new Connection[8];
+    private GatewayClient[] toFlush = new GatewayClient[8];
     private int toFlushCount;
 
-    /** @param directory the gateway queue's directory, for the log. */
-    PendingCommits(final Path directory) {
+    /**
+     * @param directory the gateway queue's directory, for the log.
+     * @param limit     the most commits waiting at once.
+     * @param onGone    closes a client found gone and frees its slot.
+     */
+    PendingCommits(final Path directory, final int limit, final Consumer<GatewayClient> onGone) {
         this.directory = directory;
+        this.limit = limit;
+        this.onGone = onGone;
+    }
+
+    /** @return true if {@code limit} commits wait: the gateway refuses a publish that needs one more. */
+    boolean isFull() {
+        return count == limit;
+    }
+
+    /** @return the most commits waiting at once. */
+    int limit() {
+        return limit;
     }
 
     /** @return how many commits wait. */
@@ -44,10 +66,15 @@ final class PendingCommits {
      * @param correlation the client's correlation id.
      * @param index       the message's index.
      * @param stage       the ordinal of the {@link CommitStage} it waits for.
+     * @throws IllegalStateException if {@link #isFull()}: the gateway checks before it appends.
      */
-    void add(final Connection client, final long correlation, final long index, final int stage) {
+    void add(final GatewayClient client, final long correlation, final long index, final int stage) {
+        if (count == limit) {
+            throw new IllegalStateException("the gateway of " + directory + " holds maxPendingCommits=" + limit
+                    + " commits already");
+        }
         if (count == clients.length) {
-            final int capacity = count * 2;
+            final int capacity = (int) Math.min(2L * count, limit);
             clients = Arrays.copyOf(clients, capacity);
             correlations = Arrays.copyOf(correlations, capacity);
             indices = Arrays.copyOf(indices, capacity);
@@ -89,8 +116,8 @@ final class PendingCommits {
             final long index = indices[i];
             final int stage = stages[i];
             final boolean done = CommitStage.of(stage).isReached(index, acks, synced);
-            final Connection client = clients[i];
-            if (!client.isAttached()) {
+            final GatewayClient client = clients[i];
+            if (!client.connection.isAttached()) {
                 continue;
             }
             if (done && send(client, correlations[i], index)) {
@@ -108,11 +135,11 @@ final class PendingCommits {
         }
         count = kept;
         for (int i = 0; i < toFlushCount; i++) {
-            final Connection client = toFlush[i];
+            final GatewayClient client = toFlush[i];
             toFlush[i] = null;
-            if (client.isAttached()) {
+            if (client.connection.isAttached()) {
                 try {
-                    flush(client);
+                    flush(client.connection);
                 } catch (IOException e) {
                     gone(client, e);
                 }
@@ -146,9 +173,9 @@ final class PendingCommits {
     }
 
     /** Sends a released commit and remembers its client for the flush; a client gone is closed. */
-    private boolean send(final Connection client, final long correlation, final long index) {
+    private boolean send(final GatewayClient client, final long correlation, final long index) {
         try {
-            if (!sendCommit(client, correlation, index)) {
+            if (!sendCommit(client.connection, correlation, index)) {
                 return false;
             }
         } catch (IOException e) {
@@ -168,9 +195,8 @@ final class PendingCommits {
         return true;
     }
 
-    private void gone(final Connection client, final IOException e) {
-        LOG.info("publish gateway of {}: client {} gone: {}", directory, client.peer(), e.toString());
-        // closing the channel cancels its key
-        client.close();
+    private void gone(final GatewayClient client, final IOException e) {
+        LOG.info("publish gateway of {}: client {} gone: {}", directory, client.connection.peer(), e.toString());
+        onGone.accept(client);
     }
 }

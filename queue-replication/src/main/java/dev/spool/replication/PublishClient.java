@@ -8,7 +8,9 @@ import java.net.InetSocketAddress;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
@@ -20,14 +22,20 @@ import static dev.spool.replication.FrameDescriptor.typeName;
  * Publishes messages to a {@link PublishGateway} and waits for their commits. {@link #publish} returns once the
  * message is handed to the socket ({@link CommitStage#PUBLISHED}); {@link #awaitCommit} waits, in
  * {@link Selector#select(long)}, for the gateway's answer at the stage the message asked for. Commits may arrive in
- * any order; up to {@value #WINDOW} publishes may await their commit at once. One instance belongs to one thread.
+ * any order; up to {@value #WINDOW} publishes may await their commit at once. Nothing waits without a deadline: the
+ * connection, the handshake and each publish's wait for room in the socket take at most the client's timeout
+ * (default {@value #DEFAULT_TIMEOUT_MS} ms), then fail naming the gateway. One instance belongs to one thread.
  */
 public final class PublishClient implements AutoCloseable {
     /** Most publishes whose commits can be outstanding at once. */
     public static final int WINDOW = 4096;
-    /** How long {@link #connect(InetSocketAddress, int, byte[])} waits for the gateway's half of the handshake. */
-    public static final long HANDSHAKE_TIMEOUT_MS = 10_000;
+    /**
+     * How long, by default, the connection, the handshake, and a {@link #publish} whose socket buffer is full, wait
+     * for the gateway.
+     */
+    public static final long DEFAULT_TIMEOUT_MS = 10_000;
     private final Connection connection;
+    private final long timeoutNs;
     private final Selector selector;
     private final InetSocketAddress gateway;
     private final long[] commitCorrelations = new long[WINDOW];
@@ -37,15 +45,17 @@ public final class PublishClient implements AutoCloseable {
     private final ErrorFlyweight error = new ErrorFlyweight();
     private long nextCorrelation;
 
-    private PublishClient(final InetSocketAddress gateway, final int maxMessageLength, final byte[] secret)
-            throws IOException {
+    private PublishClient(final InetSocketAddress gateway, final int maxMessageLength, final byte[] secret,
+                          final Duration timeout) throws IOException {
         this.gateway = gateway;
+        this.timeoutNs = timeout.toNanos();
         Arrays.fill(commitCorrelations, -1);
         this.connection = new Connection(64 * 1024, PublishFlyweight.frameLength(maxMessageLength)
                 + FrameMac.TAG_LENGTH);
         this.selector = Selector.open();
-        final SocketChannel channel = SocketChannel.open(gateway);
+        final SocketChannel channel = SocketChannel.open();
         try {
+            channel.socket().connect(gateway, (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis())));
             connection.attach(channel);
             channel.register(selector, SelectionKey.OP_READ);
             if (secret != null) {
@@ -66,13 +76,31 @@ public final class PublishClient implements AutoCloseable {
      * @param gateway          the gateway's address.
      * @param maxMessageLength the longest message this client will publish.
      * @param secret           the gateway's shared secret ({@link PublishGateway.Builder#sharedSecret}).
-     * @return a connected, authenticated client.
+     * @return a connected, authenticated client, whose timeout is {@value #DEFAULT_TIMEOUT_MS} ms.
      * @throws UncheckedIOException if the gateway cannot be reached, does not answer within
-     *                              {@value #HANDSHAKE_TIMEOUT_MS} ms, or does not prove the secret.
+     *                              {@value #DEFAULT_TIMEOUT_MS} ms, or does not prove the secret.
      */
     public static PublishClient connect(final InetSocketAddress gateway, final int maxMessageLength,
                                         final byte[] secret) {
-        return open(gateway, maxMessageLength, Handshake.checkedSecret(secret));
+        return connect(gateway, maxMessageLength, secret, Duration.ofMillis(DEFAULT_TIMEOUT_MS));
+    }
+
+    /**
+     * Connects to a gateway built with a shared secret, as {@link #connect(InetSocketAddress, int, byte[])} does,
+     * waiting for the gateway at most {@code timeout} each time.
+     *
+     * @param gateway          the gateway's address.
+     * @param maxMessageLength the longest message this client will publish.
+     * @param secret           the gateway's shared secret ({@link PublishGateway.Builder#sharedSecret}).
+     * @param timeout          how long the connection, the handshake, and each {@link #publish} whose socket buffer
+     *                         is full, wait for the gateway; positive.
+     * @return a connected, authenticated client.
+     * @throws UncheckedIOException if the gateway cannot be reached, does not answer within {@code timeout}, or does
+     *                              not prove the secret.
+     */
+    public static PublishClient connect(final InetSocketAddress gateway, final int maxMessageLength,
+                                        final byte[] secret, final Duration timeout) {
+        return open(gateway, maxMessageLength, Handshake.checkedSecret(secret), timeout);
     }
 
     /**
@@ -80,16 +108,37 @@ public final class PublishClient implements AutoCloseable {
      *
      * @param gateway          the gateway's address.
      * @param maxMessageLength the longest message this client will publish.
-     * @return a connected client.
-     * @throws UncheckedIOException if the gateway cannot be reached.
+     * @return a connected client, whose timeout is {@value #DEFAULT_TIMEOUT_MS} ms.
+     * @throws UncheckedIOException if the gateway cannot be reached within {@value #DEFAULT_TIMEOUT_MS} ms.
      */
     public static PublishClient connectInsecure(final InetSocketAddress gateway, final int maxMessageLength) {
-        return open(gateway, maxMessageLength, null);
+        return connectInsecure(gateway, maxMessageLength, Duration.ofMillis(DEFAULT_TIMEOUT_MS));
     }
 
-    private static PublishClient open(final InetSocketAddress gateway, final int maxMessageLength, final byte[] secret) {
+    /**
+     * Connects to a gateway built {@link PublishGateway.Builder#insecure() insecure()}, without authentication,
+     * waiting for the gateway at most {@code timeout} each time.
+     *
+     * @param gateway          the gateway's address.
+     * @param maxMessageLength the longest message this client will publish.
+     * @param timeout          how long the connection, and each {@link #publish} whose socket buffer is full, wait
+     *                         for the gateway; positive.
+     * @return a connected client.
+     * @throws UncheckedIOException if the gateway cannot be reached within {@code timeout}.
+     */
+    public static PublishClient connectInsecure(final InetSocketAddress gateway, final int maxMessageLength,
+                                                final Duration timeout) {
+        return open(gateway, maxMessageLength, null, timeout);
+    }
+
+    private static PublishClient open(final InetSocketAddress gateway, final int maxMessageLength, final byte[] secret,
+                                      final Duration timeout) {
+        if (Objects.requireNonNull(timeout, "timeout").isNegative() || timeout.isZero()) {
+            throw new SpoolException("timeout=" + timeout + " of a client of the publish gateway at " + gateway
+                    + " must be positive");
+        }
         try {
-            return new PublishClient(gateway, maxMessageLength, secret);
+            return new PublishClient(gateway, maxMessageLength, secret, timeout);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot connect to the publish gateway at " + gateway, e);
         }
@@ -98,12 +147,12 @@ public final class PublishClient implements AutoCloseable {
     /** The client's side of the handshake, blocking in the selector: CLIENT_HELLO, CHALLENGE, PROOF. */
     private void authenticate(final byte[] secret) throws IOException {
         final byte[] hello = ClientHandshake.sendHello(connection, Handshake.nonce());
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(HANDSHAKE_TIMEOUT_MS);
+        final long deadline = System.nanoTime() + timeoutNs;
         while (!connection.flush() || !challengeArrived()) {
             final long left = deadline - System.nanoTime();
             if (left <= 0) {
                 throw new IOException("no CHALLENGE from the publish gateway at " + gateway + " within "
-                        + HANDSHAKE_TIMEOUT_MS + " ms");
+                        + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
             }
             selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
         }
@@ -114,7 +163,27 @@ public final class PublishClient implements AutoCloseable {
         }
         ClientHandshake.prove(connection, secret, hello);
         connection.consumeFrame();
+        flushWithin(-1);
+    }
+
+    /**
+     * Writes what is pending, waiting at most the timeout while the socket's buffer is full (a gateway that reads
+     * nothing), and reading what the gateway sends meanwhile: an ERROR says why.
+     *
+     * @param correlation the message's, for the error; -1 for the handshake's PROOF.
+     */
+    private void flushWithin(final long correlation) throws IOException {
+        if (connection.flush()) {
+            return;
+        }
+        final long deadline = System.nanoTime() + timeoutNs;
         while (!connection.flush()) {
+            receive();
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException("the publish gateway at " + gateway + " took nothing of "
+                        + (correlation < 0 ? "the PROOF" : "message " + correlation) + " for "
+                        + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms: its socket buffer stayed full");
+            }
             Thread.onSpinWait();
         }
     }
@@ -125,14 +194,14 @@ public final class PublishClient implements AutoCloseable {
     }
 
     /**
-     * Sends one message; blocks only while the socket's buffer is full.
+     * Sends one message; blocks only while the socket's buffer is full, at most the client's timeout.
      *
      * @param payload holds the message.
      * @param offset  where it starts.
      * @param length  its length, at least 1 and at most the client's maximum message length.
      * @param stage   the stage at which the gateway is to commit it.
      * @return the message's correlation id, for {@link #awaitCommit}.
-     * @throws UncheckedIOException if the connection is lost.
+     * @throws UncheckedIOException if the connection is lost, or the gateway took nothing within the timeout.
      */
     public long publish(final byte[] payload, final int offset, final int length, final CommitStage stage) {
         final int capacity = connection.send().capacity() - connection.tagLength();
@@ -145,10 +214,7 @@ public final class PublishClient implements AutoCloseable {
         publish.wrap(connection.send(), at).correlation(correlation).stage(stage).payload(payload, offset, length);
         connection.endFrame(at, PublishFlyweight.frameLength(length));
         try {
-            while (!connection.flush()) {
-                receive();
-                Thread.onSpinWait();
-            }
+            flushWithin(correlation);
         } catch (IOException e) {
             throw new UncheckedIOException("lost the publish gateway at " + gateway, e);
         }

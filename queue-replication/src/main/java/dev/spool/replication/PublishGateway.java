@@ -60,6 +60,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private static final long QUIET_SLEEP_MS = 100;
     /** Default most client connections at once. */
     public static final int DEFAULT_MAX_CONNECTIONS = 1024;
+    /** Default most client connections at once from one remote address. */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 64;
+    /** Default most commits waiting for their stage at once, across all clients. */
+    public static final int DEFAULT_MAX_PENDING_COMMITS = 1 << 16;
     /** Default most bytes of client buffers at once: 64 MiB. */
     public static final long DEFAULT_MAX_BYTES_IN_FLIGHT = 64L << 20;
     /** Default time a client has to prove the secret. */
@@ -92,10 +96,13 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private final GatewayClient[] clients;
     private final long handshakeTimeoutNs;
     private final long idleTimeoutNs;
+    private final int maxConnectionsPerAddress;
     private int clientCount;
     private long nextSweepNs;
     private long refusedConnections;
     private long refusalLoggedNs;
+    private long evictedConnections;
+    private long evictionLoggedNs;
     private ExcerptAppender appender;
     private volatile Throwable failure;
 
@@ -110,7 +117,8 @@ public final class PublishGateway implements Agent, AutoCloseable {
         this.clients = new GatewayClient[builder.maxConnections];
         this.handshakeTimeoutNs = builder.handshakeTimeout.toNanos();
         this.idleTimeoutNs = builder.idleTimeout.toNanos();
-        this.pending = new PendingCommits(queue.directory());
+        this.maxConnectionsPerAddress = builder.maxConnectionsPerAddress;
+        this.pending = new PendingCommits(queue.directory(), builder.maxPendingCommits, this::gone);
         this.selector = Selector.open();
         try {
             server = ServerSocketChannel.open();
@@ -282,7 +290,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
         } catch (AuthenticationException e) {
             LOG.warn("publish gateway of {}: {}", queue.directory(), e.getMessage());
             drop(client, ERROR_AUTHENTICATION, e.getMessage());
-        } catch (BufferBudget.ExhaustedException e) {
+        } catch (BufferBudget.ExhaustedException | PendingCommitsFullException e) {
             LOG.warn("publish gateway of {}: closing the connection from {}: {}", queue.directory(), connection.peer(),
                     e.getMessage());
             drop(client, ERROR_BUSY, e.getMessage());
@@ -317,7 +325,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
                 if (connection.sendRoom() < COMMIT_CAPACITY / 2 && connection.sendIdle()) {
                     connection.growSend(COMMIT_CAPACITY);
                 }
-                onPublish(connection);
+                onPublish(client);
                 break;
         }
     }
@@ -336,13 +344,15 @@ public final class PublishGateway implements Agent, AutoCloseable {
                 if (channel == null) {
                     return;
                 }
-                final int slot = freeSlot();
-                if (slot < 0) {
-                    refuse(channel, "maxConnections=" + clients.length + " reached");
+                final InetAddress address = ((InetSocketAddress) channel.getRemoteAddress()).getAddress();
+                final String full = makeRoom(address);
+                if (full != null) {
+                    refuse(channel, full);
                     continue;
                 }
+                final int slot = freeSlot();
                 final Connection connection = new Connection(HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY, budget);
-                final GatewayClient client = new GatewayClient(connection, slot, System.nanoTime(),
+                final GatewayClient client = new GatewayClient(connection, address, slot, System.nanoTime(),
                         secret == null ? GatewayClient.OPEN : GatewayClient.AWAIT_HELLO);
                 try {
                     connection.attach(channel);
@@ -366,6 +376,65 @@ public final class PublishGateway implements Agent, AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Makes room for a connection from {@code address}: within the cap per address and the slots, closing the
+     * oldest connection that has not proved the secret (from that address, when its cap is what is reached) if
+     * there is no room, so that idle or slow unauthenticated connections never lock out a client that authenticates.
+     *
+     * @return null if there is room now; else why not: every connection in the way has proved the secret.
+     */
+    private String makeRoom(final InetAddress address) {
+        int fromAddress = 0;
+        GatewayClient oldestFromAddress = null;
+        GatewayClient oldest = null;
+        for (final GatewayClient client : clients) {
+            if (client == null) {
+                continue;
+            }
+            final boolean unproved = client.state != GatewayClient.OPEN;
+            if (client.address.equals(address)) {
+                fromAddress++;
+                if (unproved && (oldestFromAddress == null || client.acceptedNs - oldestFromAddress.acceptedNs < 0)) {
+                    oldestFromAddress = client;
+                }
+            }
+            if (unproved && (oldest == null || client.acceptedNs - oldest.acceptedNs < 0)) {
+                oldest = client;
+            }
+        }
+        if (fromAddress >= maxConnectionsPerAddress) {
+            if (oldestFromAddress == null) {
+                return "maxConnectionsPerAddress=" + maxConnectionsPerAddress + " reached by " + address
+                        + ", none of whose connections is still to prove the secret";
+            }
+            evict(oldestFromAddress);
+        } else if (clientCount == clients.length) {
+            if (oldest == null) {
+                return "maxConnections=" + clients.length + " reached, none of which is still to prove the secret";
+            }
+            evict(oldest);
+        }
+        return null;
+    }
+
+    /** Closes a connection that has not proved the secret, for a new one; one line a second at most, with the count. */
+    private void evict(final GatewayClient client) {
+        evictedConnections++;
+        final long now = System.nanoTime();
+        if (now - evictionLoggedNs >= REFUSAL_LOG_INTERVAL_NS || evictedConnections == 1) {
+            evictionLoggedNs = now;
+            LOG.info("publish gateway of {}: closing the connection from {}, which has not proved the secret after {}"
+                    + " ms, for a new one ({} so far)", queue.directory(), client.connection.peer(),
+                    (now - client.acceptedNs) / 1_000_000, evictedConnections);
+        }
+        drop(client, 0, null);
+    }
+
+    /** A client found gone while its commits were sent: its slot is free at once. */
+    private void gone(final GatewayClient client) {
+        drop(client, 0, null);
     }
 
     private int freeSlot() {
@@ -418,14 +487,36 @@ public final class PublishGateway implements Agent, AutoCloseable {
         }
     }
 
-    private void onPublish(final Connection client) throws IOException {
-        publish.wrap(client.received(), client.frameOffset());
-        final int length = publish.checkedPayloadLength(client.peer(), client.frameLength());
+    private void onPublish(final GatewayClient client) throws IOException {
+        final Connection connection = client.connection;
+        publish.wrap(connection.received(), connection.frameOffset());
+        final int length = publish.checkedPayloadLength(connection.peer(), connection.frameLength());
         final long correlation = publish.correlation();
         final int stage = publish.stage();
-        final long index = appender.append(client.receivedStore(), publish.payloadOffset(), length);
-        if (stage > CommitStage.WRITTEN.ordinal() || !pending.sendCommit(client, correlation, index)) {
+        final boolean waits = stage > CommitStage.WRITTEN.ordinal();
+        if (waits && pending.isFull()) {
+            throw new PendingCommitsFullException("maxPendingCommits=" + pending.limit() + " reached: the gateway"
+                    + " of " + queue.directory() + " did not append this publish from " + connection.peer() + ", nor"
+                    + " will it append one that waits for its stage until commits waiting are released (a commit at"
+                    + " ACKED waits for the replica's acknowledgement"
+                    + (source == null ? ", which a gateway without a source never gets)" : ")"));
+        }
+        final long index = appender.append(connection.receivedStore(), publish.payloadOffset(), length);
+        if (waits || !pending.sendCommit(connection, correlation, index)) {
+            if (pending.isFull()) {
+                // its commit at WRITTEN found no room in its buffer: the client does not read its commits
+                throw new IOException("client " + connection.peer() + " does not read its commits");
+            }
             pending.add(client, correlation, index, stage);
+        }
+    }
+
+    /** A publish would take the commits waiting past their limit: refused, not appended; the client is told why. */
+    private static final class PendingCommitsFullException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        PendingCommitsFullException(final String message) {
+            super(message);
         }
     }
 
@@ -500,6 +591,8 @@ public final class PublishGateway implements Agent, AutoCloseable {
         private InetAddress bindAddress = InetAddress.getLoopbackAddress();
         private int port;
         private int maxConnections = DEFAULT_MAX_CONNECTIONS;
+        private int maxConnectionsPerAddress = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+        private int maxPendingCommits = DEFAULT_MAX_PENDING_COMMITS;
         private long maxBytesInFlight = DEFAULT_MAX_BYTES_IN_FLIGHT;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
@@ -536,12 +629,41 @@ public final class PublishGateway implements Agent, AutoCloseable {
         }
 
         /**
-         * @param maxConnections the most client connections at once, authenticated or not; one more is closed at
-         *                       once. Default {@link #DEFAULT_MAX_CONNECTIONS}.
+         * @param maxConnections the most client connections at once, authenticated or not. When they are all
+         *                       taken, a new connection closes the oldest one that has not proved the secret yet;
+         *                       if every one has, the new one is closed at once. Default
+         *                       {@link #DEFAULT_MAX_CONNECTIONS}.
          * @return this builder.
          */
         public Builder maxConnections(final int maxConnections) {
             this.maxConnections = maxConnections;
+            return this;
+        }
+
+        /**
+         * @param maxConnectionsPerAddress the most client connections at once from one remote IP address, within
+         *                                 {@link #maxConnections}. When an address has them all, a new connection
+         *                                 from it closes its oldest one that has not proved the secret yet; if
+         *                                 every one has, the new one is closed at once. Clients behind one NAT or
+         *                                 on the gateway's own host share an address. Default
+         *                                 {@link #DEFAULT_MAX_CONNECTIONS_PER_ADDRESS}.
+         * @return this builder.
+         */
+        public Builder maxConnectionsPerAddress(final int maxConnectionsPerAddress) {
+            this.maxConnectionsPerAddress = maxConnectionsPerAddress;
+            return this;
+        }
+
+        /**
+         * @param maxPendingCommits the most commits waiting for their stage at once, across all clients (e.g. at
+         *                          {@link CommitStage#ACKED} while the replica is away, or on a gateway without a
+         *                          source, where they never come). A publish that would need one more is not
+         *                          appended: its client gets an ERROR naming this limit and is closed. Default
+         *                          {@link #DEFAULT_MAX_PENDING_COMMITS}.
+         * @return this builder.
+         */
+        public Builder maxPendingCommits(final int maxPendingCommits) {
+            this.maxPendingCommits = maxPendingCommits;
             return this;
         }
 
@@ -583,6 +705,13 @@ public final class PublishGateway implements Agent, AutoCloseable {
             Handshake.checkSecurity("the publish gateway of " + queue.directory(), secret, insecure);
             if (maxConnections < 1) {
                 throw new SpoolException("maxConnections=" + maxConnections + " must be at least 1");
+            }
+            if (maxConnectionsPerAddress < 1) {
+                throw new SpoolException("maxConnectionsPerAddress=" + maxConnectionsPerAddress
+                        + " must be at least 1");
+            }
+            if (maxPendingCommits < 1) {
+                throw new SpoolException("maxPendingCommits=" + maxPendingCommits + " must be at least 1");
             }
             final long oneClient = (long) HANDSHAKE_CAPACITY + maxFrameLength + COMMIT_CAPACITY;
             if (maxBytesInFlight < oneClient) {

@@ -2,6 +2,7 @@ package dev.spool.replication;
 
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.internal.MemoryMove;
 import dev.spool.queue.internal.SchemaFiles;
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -239,13 +240,10 @@ final class SourceStream {
             if (batchPosition > frameLimit && batchCount > 1) {
                 frameEnd = before;
                 frameEndBytes = beforeBytes;
-                // the frame's MAC, if any, goes where the carried excerpt starts: move it past (memmove)
+                // the frame's MAC, if any, goes where the carried excerpt starts: move it past, over itself
                 carryStart = entry + connection.tagLength();
                 carryLength = batchPosition - entry;
-                if (carryStart != entry) {
-                    MEMORY.copyMemory(connection.sendAddress() + entry, connection.sendAddress() + carryStart,
-                            (long) carryLength);
-                }
+                MemoryMove.move(connection.sendAddress() + entry, connection.sendAddress() + carryStart, carryLength);
                 batchCount--;
                 batchPosition = entry;
                 break;
@@ -326,7 +324,8 @@ final class SourceStream {
         if (batchCount > 0) {
             carryStart = PARK_OFFSET;
             carryLength = batchPosition - first;
-            MEMORY.copyMemory(connection.sendAddress() + first, connection.sendAddress() + carryStart, (long) carryLength);
+            // an excerpt longer than the SCHEMA frame overlaps its parking place
+            MemoryMove.move(connection.sendAddress() + first, connection.sendAddress() + carryStart, carryLength);
             batchCount = 0;
             batchPosition = first;
         }
@@ -347,8 +346,8 @@ final class SourceStream {
         batchPosition = first;
         batchCount = 0;
         if (carryLength > 0) {
-            // memmove: the ranges may overlap
-            MEMORY.copyMemory(connection.sendAddress() + carryStart, connection.sendAddress() + first, (long) carryLength);
+            // the ranges overlap unless the excerpt is shorter than the distance it moves back
+            MemoryMove.move(connection.sendAddress() + carryStart, connection.sendAddress() + first, carryLength);
             batchPosition = first + carryLength;
             batchCount = 1;
             carryLength = 0;

@@ -14,6 +14,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.UUID;
 
 import static dev.spool.replication.FrameDescriptor.*;
@@ -162,6 +163,76 @@ class BadFrameTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
             assertEquals(10, assertIdentical(primary, replica));
         }
+    }
+
+    /**
+     * Without a secret no MAC vouches for a frame, so the header's length is all that bounds its body: an ERROR, DATA
+     * or SCHEMA frame shorter than its type's fixed fields is refused there, naming the peer, before a field is read.
+     * The last one sits at the very end of the sink's receive buffer, where reading its fields threw out of the sink.
+     */
+    @Test
+    void shouldRefuseAShortErrorDataOrSchemaFrameNamingThePeerAndKeepServing() throws IOException {
+        expectWarning("closing the connection");
+        expectWarning("insecure");
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica")).insecure()
+                     .queueSettings(b -> b.chunkLength(1 << 20)).heartbeatInterval(Duration.ofMillis(200)).start()) {
+            // the sink's receive buffer holds the longest DATA frame: the first excerpt's fills it but for 8 bytes
+            final int bufferLength = (int) DataFlyweight.frameLength(primary.maxMessageLength());
+            final byte[] first = new byte[bufferLength - HEADER_LENGTH - (int) DataFlyweight.frameLength(0)];
+            Arrays.fill(first, (byte) 7);
+            final long firstIndex = appender.append(first);
+            append(appender, 0, 10);
+            final int[] types = {TYPE_ERROR, TYPE_DATA, TYPE_SCHEMA};
+            final int[] lengths = {ERROR_MESSAGE_OFFSET, DATA_ENTRIES_OFFSET, SCHEMA_NAME_OFFSET};
+            for (int i = 0; i < types.length; i++) {
+                try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
+                    socket.setSoTimeout(30_000);
+                    Wire.Session.open(socket, primary);
+                    Wire.write(socket, Wire.frame(lengths[i] - 1, types[i]));
+                    assertEquals(typeName(types[i]) + " frame from /127.0.0.1:" + socket.getLocalPort() + ": length="
+                            + (lengths[i] - 1) + ", shorter than the " + lengths[i] + " bytes of its fixed fields", refusalOf(socket));
+                }
+            }
+            try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
+                socket.setSoTimeout(30_000);
+                Wire.Session.open(socket, primary);
+                final ByteBuffer data = Wire.frame((int) DataFlyweight.frameLength(first.length), TYPE_DATA);
+                final DataFlyweight entries = new DataFlyweight().wrap(data, 0).count(1);
+                entries.putEntry(entries.firstEntry(), firstIndex, first.length);
+                data.put(entries.entryPayload(entries.firstEntry()), first);
+                final OutputStream out = socket.getOutputStream();
+                // the DATA frame fills the sink's buffer but for its last byte, which arrives with an 8-byte ERROR
+                out.write(data.array(), 0, data.capacity() - 1);
+                out.flush();
+                final byte[] end = new byte[1 + HEADER_LENGTH];
+                end[0] = data.get(data.capacity() - 1);
+                System.arraycopy(Wire.frame(HEADER_LENGTH, TYPE_ERROR).array(), 0, end, 1, HEADER_LENGTH);
+                out.write(end);
+                out.flush();
+                assertTrue(refusalOf(socket).endsWith("ERROR frame from /127.0.0.1:" + socket.getLocalPort()
+                        + ": length=" + HEADER_LENGTH + ", shorter than the " + ERROR_MESSAGE_OFFSET
+                        + " bytes of its fixed fields"));
+            }
+            assertNull(sink.failure(), "the sink goes on listening");
+            try (ReplicationSource source = ReplicationSource.builder(primary, sink.address()).insecure()
+                    .heartbeatInterval(Duration.ofMillis(200)).start()) {
+                await(() -> sink.lastIndex() == primary.lastIndex(), "replicated after the short frames");
+            }
+        }
+        try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
+            assertEquals(11, assertIdentical(primary, replica));
+        }
+    }
+
+    /** @return the message of the ERROR frame the sink refused with, once it closed the connection. */
+    private static String refusalOf(final Socket socket) throws IOException {
+        final ByteBuffer error = Wire.read(socket);
+        assertEquals(TYPE_ERROR, Wire.type(error));
+        assertEquals(ERROR_PROTOCOL, new ErrorFlyweight().wrap(error, 0).code());
+        final String message = new ErrorFlyweight().wrap(error, 0).message(error.capacity());
+        Wire.awaitClosed(socket);
+        return message;
     }
 
     @Test

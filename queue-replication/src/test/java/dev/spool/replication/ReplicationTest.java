@@ -63,6 +63,45 @@ class ReplicationTest extends SpoolTestBase {
         }
     }
 
+    /**
+     * An excerpt that does not fit the frame is carried into the next one, moved past the frame's MAC: an
+     * overlapping move to a higher address, which must not copy front to back in chunks (a copy that does turned
+     * bytes past the first MiB of each carried excerpt into bytes of its own start).
+     */
+    @Test
+    void shouldReplicateExcerptsOfSeveralMebibytesCarriedIntoTheNextFrameByteForByte() {
+        final int big = 2 << 20;
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(16 << 20)
+                .maxMessageLength(big).openOrCreate();
+             ExcerptAppender appender = primary.createAppender()) {
+            for (int round = 0; round < 4; round++) {
+                for (int small = 0; small < 10; small++) {
+                    appender.append(pattern(100, round * 100 + small));
+                }
+                appender.append(pattern(big, round));
+            }
+            try (ReplicationSink sink = ReplicationSink.builder(tempDir.resolve("replica")).sharedSecret(SECRET)
+                    .queueSettings(b -> b.chunkLength(16 << 20)).heartbeatInterval(HEARTBEAT).start();
+                 ReplicationSource source = source(primary, sink)) {
+                awaitReplicated(primary, sink);
+            }
+        }
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(16 << 20).openOrCreate();
+             SpoolQueue replica = SpoolQueue.builder(tempDir.resolve("replica")).chunkLength(16 << 20).openOrCreate()) {
+            assertEquals(44, assertIdentical(primary, replica));
+        }
+    }
+
+    /** @return {@code length} bytes that differ at every position of a 2 MiB message, and from message to message. */
+    private static byte[] pattern(final int length, final int seed) {
+        final byte[] bytes = new byte[length];
+        for (int i = 0; i < length; i++) {
+            final int word = i / 4 * 31 + seed * 977;
+            bytes[i] = (byte) (word >>> (8 * (i % 4)));
+        }
+        return bytes;
+    }
+
     @Test
     void shouldCreateTheReplicaWithThePrimarysTradingDayRollIndexTimesAndChecksums() throws IOException {
         final LocalTime rollTime = LocalTime.of(17, 0);
