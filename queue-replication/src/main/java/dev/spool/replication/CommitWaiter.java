@@ -113,7 +113,7 @@ public final class CommitWaiter implements AutoCloseable {
             final Throwable failure = source.failure();
             if (failure != null) {
                 throw new ReplicationException("index " + index + " of " + queue.directory() + " will not be acknowledged:"
-                        + " the replication source stopped: " + failure.getMessage());
+                        + " no replica can acknowledge it (" + failure.getMessage() + ")");
             }
             if (stage == CommitStage.ACKED_BY_QUORUM && source.runningReplicas() < source.ackQuorum()) {
                 throw new ReplicationException("index " + index + " of " + queue.directory() + " will not be acknowledged"
