@@ -135,6 +135,15 @@ final class SourceLinks implements Agent {
         return running;
     }
 
+    /** @return how many sinks keep refusing this source's proof of the secret ({@link SourceAgent#isRefused()}). */
+    int refused() {
+        int refused = 0;
+        for (final SourceAgent link : links) {
+            refused += link.isRefused() ? 1 : 0;
+        }
+        return refused;
+    }
+
     /**
      * Every sink stopped, or the queue is fenced (by one of the sinks, which stopped with the reason, or by another
      * process): the source stops with the first sink's failure.
