@@ -96,7 +96,7 @@ final class ReplicaWriter {
     }
 
     /**
-     * After a WELCOME: the next stream resumes after {@code last}.
+     * After a RESUME: the next stream resumes after {@code last}.
      *
      * @param last the replica's last index, -1 if none.
      */

@@ -37,7 +37,7 @@ import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
  * <p>
  * One source streams at a time; a source that proves the secret while another streams is told the sink is busy and
  * retries (a killed source's connection is closed by its kernel, a silent one dropped after three heartbeat
- * intervals). Up to {@value SinkSession#MAX_PENDING_HANDSHAKES} other connections may be in their handshake at once,
+ * intervals). Up to 8 other connections may be in their handshake at once,
  * each for at most three heartbeat intervals; a connection past that closes the oldest one that sent nothing yet, or
  * else the oldest. A peer that has not proved the secret learns nothing of the replica, changes nothing and stops
  * nothing: at most it takes a handshake's place for a while (docs/operations.md, "Security model").

@@ -62,13 +62,13 @@ final class Roles {
     /**
      * Fences this primary: new appenders are refused, and appenders created before throw at their next write.
      *
-     * @param byTerm the later term; must exceed the queue's term.
+     * @param byTerm the later term; must exceed the queue's term, and be at most {@link MetadataDescriptor#MAX_TERM}.
      */
     void fence(final long byTerm) {
         final WriteLock lock = store.writeLock();
         lock.lock();
         try {
-            if (byTerm <= metadata.term()) {
+            if (byTerm <= metadata.term() || byTerm > MetadataDescriptor.MAX_TERM) {
                 throw new SpoolException("queue " + store.directory() + " has term " + metadata.term()
                         + ": term " + byTerm + " cannot fence it");
             }
