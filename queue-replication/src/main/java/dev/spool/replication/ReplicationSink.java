@@ -325,7 +325,9 @@ public final class ReplicationSink implements Agent, AutoCloseable {
 
         /**
          * @param maxFrameLength the largest frame accepted; a longer one closes the connection. It must hold the
-         *                       source's largest message; default {@link #DEFAULT_MAX_FRAME_LENGTH}. A SCHEMA frame
+         *                       source's largest message (with its CRC32C if the queue has checksums) in a DATA
+         *                       frame, and the MAC; a source whose frames may be longer is refused at the
+         *                       handshake. Default {@link #DEFAULT_MAX_FRAME_LENGTH}. A SCHEMA frame
          *                       (a typed schema file, at most 64 KiB and its name) is accepted whatever this is.
          * @return this builder.
          */

@@ -25,8 +25,10 @@ import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.ArrayDeque;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import static dev.spool.replication.FrameDescriptor.*;
 import static dev.spool.replication.Replicas.*;
@@ -94,7 +96,8 @@ class SinkAttackTest extends SpoolTestBase {
                 while (!stop.get()) {
                     appender.append(message(written.getAndIncrement()));
                     if (written.get() % 64 == 0) {
-                        Thread.yield();
+                        // a steady stream, not a disk-filling one
+                        LockSupport.parkNanos(100_000);
                     }
                 }
             }
@@ -335,12 +338,12 @@ class SinkAttackTest extends SpoolTestBase {
             assertNotNull(source.failure(), "no replica can acknowledge");
             final long waitStarted = System.nanoTime();
             final ReplicationException failed = assertThrows(ReplicationException.class,
-                    () -> waiter.await(index, CommitStage.ACKED, 30, java.util.concurrent.TimeUnit.SECONDS));
-            assertTrue(System.nanoTime() - waitStarted < java.util.concurrent.TimeUnit.SECONDS.toNanos(5),
+                    () -> waiter.await(index, CommitStage.ACKED, 30, TimeUnit.SECONDS));
+            assertTrue(System.nanoTime() - waitStarted < TimeUnit.SECONDS.toNanos(5),
                     "the wait fails fast");
             assertTrue(failed.getMessage().contains("refused this source's proof"), failed.getMessage());
             final long elapsed = System.nanoTime() - started;
-            await(() -> System.nanoTime() - started > java.util.concurrent.TimeUnit.SECONDS.toNanos(3), "3 s pass");
+            await(() -> System.nanoTime() - started > TimeUnit.SECONDS.toNanos(3), "3 s pass");
             assertTrue(relay.connections.get() <= 12, relay.connections.get() + " attempts in "
                     + elapsed / 1_000_000 + " ms and 3 s: the source backs off");
             assertTrue(countLogged("refused this source's proof") <= 4, "the source logs once, then with a count");
