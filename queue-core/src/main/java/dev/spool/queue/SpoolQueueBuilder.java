@@ -85,21 +85,25 @@ public final class SpoolQueueBuilder {
     }
 
     /**
+     * Cycles of a fixed length from an epoch. The roll is of one kind, this or {@link #rollTime}: the last of the two
+     * called wins, so this clears a roll time set before.
+     *
      * @param rollCycle how often a new cycle file starts; default {@link RollCycle#DAILY}.
      * @return this builder.
      */
     public SpoolQueueBuilder rollCycle(final RollCycle rollCycle) {
         this.rollCycle = rollCycle;
+        clearRollTime();
         return this;
     }
 
     /**
      * Starts each cycle at a local time of day in a time zone, e.g. 17:00 America/New_York for a trading day, as the
      * zone's rules place it that day: a cycle spans 23 or 25 hours across a daylight-saving change, and its file is
-     * named {@code yyyyMMdd-HHmm.cycle} of its local start, which sorts as the cycles do. Rolls daily: not with a
-     * {@link #rollCycle} other than {@link RollCycle#DAILY}, nor with {@link #epochMillis}; checked at
-     * {@link #open()}, {@link #create()} or {@link #openOrCreate()}. Persisted (a queue with it is format version 2,
-     * which builds before it refuse). Default: cycles of the roll cycle from the epoch.
+     * named {@code yyyyMMdd-HHmm.cycle} of its local start, which sorts as the cycles do. Rolls daily. The roll is of
+     * one kind, this or {@link #rollCycle} and {@link #epochMillis}: the last called wins, so this clears a roll cycle
+     * and an epoch set before, and they clear it. Persisted (a queue with it is format version 2, which builds before
+     * it refuse). Default: cycles of the roll cycle from the epoch.
      *
      * @param rollTime the local time each cycle starts, a whole minute.
      * @param zone     the zone whose rules place it, e.g. {@code ZoneId.of("America/New_York")}.
@@ -108,17 +112,27 @@ public final class SpoolQueueBuilder {
     public SpoolQueueBuilder rollTime(final LocalTime rollTime, final ZoneId zone) {
         this.rollTime = java.util.Objects.requireNonNull(rollTime, "rollTime");
         this.rollZone = java.util.Objects.requireNonNull(zone, "zone");
+        this.rollCycle = null;
+        this.epochMillis = null;
         return this;
     }
 
     /**
+     * Of the roll of a fixed length: clears a {@link #rollTime} set before, as {@link #rollCycle} does.
+     *
      * @param epochMillis the time cycle 0 starts, shifting every roll (e.g. 17:00 New York for a trading day);
      *                    default 0, midnight UTC.
      * @return this builder.
      */
     public SpoolQueueBuilder epochMillis(final long epochMillis) {
         this.epochMillis = epochMillis;
+        clearRollTime();
         return this;
+    }
+
+    private void clearRollTime() {
+        this.rollTime = null;
+        this.rollZone = null;
     }
 
     /**

@@ -120,18 +120,29 @@ class ZonedRollTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldRefuseAtBuildARollTimeWithAnotherRollCycleAnEpochOrSecondsNamingOptionAndValue() {
+    void shouldRefuseAtBuildARollTimeWithSecondsNamingOptionAndValue() {
         final Path dir = tempDir.resolve("q");
-        final SpoolException hourly = assertThrows(SpoolException.class, () -> SpoolQueue.builder(dir)
-                .rollCycle(RollCycle.HOURLY).rollTime(LocalTime.of(17, 0), NEW_YORK).openOrCreate().close());
-        assertEquals("rollTime=17:00 America/New_York rolls daily: it cannot be combined with rollCycle=HOURLY",
-                hourly.getMessage());
-        final SpoolException epoch = assertThrows(SpoolException.class, () -> SpoolQueue.builder(dir)
-                .epochMillis(1000).rollTime(LocalTime.of(17, 0), NEW_YORK).openOrCreate().close());
-        assertTrue(epoch.getMessage().contains("epochMillis=1000"), epoch.getMessage());
         final SpoolException seconds = assertThrows(SpoolException.class, () -> SpoolQueue.builder(dir)
                 .rollTime(LocalTime.of(17, 0, 30), NEW_YORK).openOrCreate().close());
         assertEquals("rollTime=17:00:30 America/New_York must be a whole minute", seconds.getMessage());
         assertFalse(Files.exists(dir.resolve("metadata.spool")), "nothing was created");
+    }
+
+    @Test
+    void shouldTakeTheLastRollSettingOfEitherKindAndClearTheOther() {
+        try (SpoolQueue zoned = SpoolQueue.builder(tempDir.resolve("zoned")).rollCycle(RollCycle.HOURLY).epochMillis(1000)
+                .rollTime(LocalTime.of(17, 0), NEW_YORK).openOrCreate()) {
+            assertEquals(RollCycle.DAILY, zoned.rollCycle(), "the roll time clears the roll cycle");
+            assertEquals(0, zoned.epochMillis(), "and the epoch");
+        }
+        try (SpoolQueue plain = SpoolQueue.builder(tempDir.resolve("plain")).rollTime(LocalTime.of(17, 0), NEW_YORK)
+                .rollCycle(RollCycle.HOURLY).epochMillis(1000).openOrCreate()) {
+            assertEquals(RollCycle.HOURLY, plain.rollCycle(), "a roll cycle clears the roll time");
+            assertEquals(1000, plain.epochMillis());
+        }
+        try (SpoolQueue plain = SpoolQueue.builder(tempDir.resolve("epoch")).rollTime(LocalTime.of(17, 0), NEW_YORK)
+                .epochMillis(1000).openOrCreate()) {
+            assertEquals(1000, plain.epochMillis(), "an epoch clears the roll time");
+        }
     }
 }

@@ -85,8 +85,10 @@ public final class CommitWaiter implements AutoCloseable {
      * @param unit    the unit of {@code timeout}.
      * @return true once the stage is reached, false on timeout.
      * @throws InterruptedException if the thread is interrupted while waiting.
-     * @throws ReplicationException if the stage needs acknowledgements and the source stopped for good, or needs
-     *                              the ack quorum and too few replicas are still replicated to.
+     * @throws ReplicationException if the stage needs acknowledgements and none can come ({@link
+     *                              ReplicationSource#failure()}: the source stopped for good, or every sink refuses
+     *                              its proof of the shared secret), or needs the ack quorum and too few replicas
+     *                              are still replicated to without such refusals.
      */
     public boolean await(final long index, final CommitStage stage, final long timeout, final TimeUnit unit)
             throws InterruptedException {
@@ -113,12 +115,14 @@ public final class CommitWaiter implements AutoCloseable {
             final Throwable failure = source.failure();
             if (failure != null) {
                 throw new ReplicationException("index " + index + " of " + queue.directory() + " will not be acknowledged:"
-                        + " the replication source stopped: " + failure.getMessage());
+                        + " no replica can acknowledge it (" + failure.getMessage() + ")");
             }
-            if (stage == CommitStage.ACKED_BY_QUORUM && source.runningReplicas() < source.ackQuorum()) {
+            final int refused = source.refusedReplicas();
+            if (stage == CommitStage.ACKED_BY_QUORUM && source.runningReplicas() - refused < source.ackQuorum()) {
                 throw new ReplicationException("index " + index + " of " + queue.directory() + " will not be acknowledged"
                         + " by " + source.ackQuorum() + " replicas: replication to " + (source.replicas()
-                        - source.runningReplicas()) + " of the " + source.replicas() + " stopped for good");
+                        - source.runningReplicas()) + " of the " + source.replicas() + " stopped for good"
+                        + (refused == 0 ? "" : ", and " + refused + " refuse this source's proof of the shared secret"));
             }
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while awaiting " + stage + " of index " + index + " in "

@@ -2,6 +2,7 @@ package dev.spool.replication;
 
 import java.nio.ByteBuffer;
 
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static dev.spool.replication.FrameDescriptor.DATA_COUNT_OFFSET;
 import static dev.spool.replication.FrameDescriptor.DATA_ENTRIES_OFFSET;
 import static dev.spool.replication.FrameDescriptor.DATA_FLAGS_OFFSET;
@@ -27,6 +28,20 @@ final class DataFlyweight {
      */
     static long frameLength(final long payloadLength) {
         return DATA_ENTRIES_OFFSET + ENTRY_HEADER_LENGTH + payloadLength;
+    }
+
+    /**
+     * The one place both sides size the largest DATA frame: the source its send buffer, the sink its limit and
+     * receive buffer.
+     *
+     * @param frameLimit       the source's frame limit: a frame of several excerpts is at most this long.
+     * @param maxMessageLength the longest message of the source's queue.
+     * @param checksums        true if the queue has checksums: each entry then carries the excerpt's CRC32C too.
+     * @return the longest DATA frame the source may send, before its MAC: one of several excerpts, or the longest
+     * excerpt alone with its checksum, whichever is longer.
+     */
+    static long largestFrameLength(final int frameLimit, final int maxMessageLength, final boolean checksums) {
+        return Math.max(frameLimit, frameLength(maxMessageLength + (checksums ? (long) CHECKSUM_LENGTH : 0)));
     }
 
     /**

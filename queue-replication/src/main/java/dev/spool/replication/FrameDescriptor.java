@@ -35,27 +35,37 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  *  |        this long, unless one excerpt alone is longer           |
  *  |                   Source nonce (16 bytes)                     | 64
  * </pre>
- * WELCOME, sink to source, accepts it:
+ * WELCOME, sink to source, proves the sink and challenges the source; it says nothing of the replica:
+ * <pre>
+ *  |                    Sink nonce (16 bytes)                      |  8
+ *  |       HMAC-SHA256 under the secret of "spool-sink", the       | 24
+ *  |       HELLO and this frame before the MAC (32 bytes)          |
+ * </pre>
+ * START, source to sink, proves the source:
+ * <pre>
+ *  |      HMAC-SHA256 under the secret of "spool-source", the      |  8
+ *  |  HELLO, the WELCOME and this frame before the MAC (32 bytes)  |
+ * </pre>
+ * RESUME, sink to source, once START proved the secret: where the stream resumes. The source checks that the sink's
+ * last excerpt is its own at that index, then starts the session with a HEARTBEAT, or ends it with an ERROR; the
+ * sink then receives DATA from the index after its last:
  * <pre>
  *  |            Sink's last index (long, -1 = empty)               |  8
  *  |      CRC-32C of the sink's last excerpt's payload (long)      | 16
  *  |                     Sink's term (long)                        | 24
- *  |                    Sink nonce (16 bytes)                      | 32
- *  |       HMAC-SHA256 under the secret of "spool-sink", the       | 48
- *  |       HELLO and this frame before the MAC (32 bytes)          |
+ *  |   HMAC-SHA256 under the secret of "spool-sink-resume", the    | 32
+ *  |  HELLO, WELCOME, START, this frame before the MAC (32 bytes)  |
  * </pre>
- * START, source to sink, ends it: the sink then receives DATA from the index after its last:
- * <pre>
- *  |     The sink's last index, as the source resumes after it     |  8
- *  |      HMAC-SHA256 under the secret of "spool-source", the      | 16
- *  |  HELLO, the WELCOME and this frame before the MAC (32 bytes)  |
- * </pre>
- * Each side's MAC covers every field of the handshake so far (both nonces, the terms, the indices), so neither a
- * recorded handshake nor one altered on the way proves anything. The MACs are all zero on an
- * {@code insecure()} sink or source, which checks none.
+ * Each side's MAC covers every handshake frame so far, as its sender sent or received it (both nonces, the queue's
+ * identity and settings, the terms, the indices), so neither a recorded handshake nor one altered on the way proves
+ * anything. Before START proved the secret, a sink sends nothing but WELCOME, or an ERROR that names no more than
+ * the peer and the frame it sent (a malformed HELLO, a wrong START), and does no work that grows with the replica's
+ * data. Its refusals after START (another queue, frames too large, another source streaming) carry a MAC under
+ * {@link Handshake#refusalKey}, of the secret and the HELLO, WELCOME and START: a source acts on a refusal that
+ * passes it, which no relay can forge or replay to another connection, and retries any other. The MACs are all zero
+ * on an {@code insecure()} sink or source, which checks none.
  * <p>
- * Authenticated session: once a secret is configured, every frame after START (source to sink) and after WELCOME
- * (sink to source) carries a {@link FrameMac#TAG_LENGTH}-byte MAC after its body, included in its length: the
+ * Authenticated session: once a secret is configured, every frame after RESUME, both ways, carries a {@link FrameMac#TAG_LENGTH}-byte MAC after its body, included in its length: the
  * first 16 bytes of HMAC-SHA256 under the direction's session key ({@link Handshake#sessionKey}, from the secret
  * and both nonces) of the frame's sequence number in that direction (a long from 0, not sent) and the frame's bytes
  * before the MAC. A replayed, reordered, dropped, altered or injected frame fails it and closes the connection:
@@ -122,9 +132,11 @@ final class FrameDescriptor {
     /**
      * Protocol version; a frame with another one closes the connection. Version 3 authenticates both peers and every
      * frame, and its HELLO carries the queue's features and trading-day roll, so a new replica is created like its
-     * primary. Version 4 adds SCHEMA: the source's typed schema files reach the replica.
+     * primary. Version 4 adds SCHEMA: the source's typed schema files reach the replica. Version 5 proves the source
+     * before the sink says anything of its replica: WELCOME carries only the sink's proof, and RESUME, after START,
+     * the replica's last index, checksum and term.
      */
-    static final short VERSION = 4;
+    static final short VERSION = 5;
     /** 'SPLR' in little-endian: protocol version 1's HELLO magic, shared with the ring buffer file. */
     static final int VERSION_1_MAGIC = 0x524C5053;
 
@@ -146,8 +158,9 @@ final class FrameDescriptor {
     static final short TYPE_CHALLENGE = 11;
     static final short TYPE_PROOF = 12;
     static final short TYPE_SCHEMA = 13;
+    static final short TYPE_RESUME = 14;
     /** The highest type this build knows. */
-    static final short TYPE_LAST = TYPE_SCHEMA;
+    static final short TYPE_LAST = TYPE_RESUME;
 
     static final int NONCE_LENGTH = 16;
     static final int MAC_LENGTH = 32;
@@ -174,16 +187,18 @@ final class FrameDescriptor {
     static final int HELLO_NONCE_OFFSET = HELLO_ROLL_ZONE_OFFSET + HELLO_ROLL_ZONE_MAX_LENGTH;
     static final int HELLO_LENGTH = HELLO_NONCE_OFFSET + NONCE_LENGTH;
 
-    static final int WELCOME_LAST_INDEX_OFFSET = HEADER_LENGTH;
-    static final int WELCOME_CHECKSUM_OFFSET = WELCOME_LAST_INDEX_OFFSET + Long.BYTES;
-    static final int WELCOME_TERM_OFFSET = WELCOME_CHECKSUM_OFFSET + Long.BYTES;
-    static final int WELCOME_NONCE_OFFSET = WELCOME_TERM_OFFSET + Long.BYTES;
+    static final int WELCOME_NONCE_OFFSET = HEADER_LENGTH;
     static final int WELCOME_MAC_OFFSET = WELCOME_NONCE_OFFSET + NONCE_LENGTH;
     static final int WELCOME_LENGTH = WELCOME_MAC_OFFSET + MAC_LENGTH;
 
-    static final int START_INDEX_OFFSET = HEADER_LENGTH;
-    static final int START_MAC_OFFSET = START_INDEX_OFFSET + Long.BYTES;
+    static final int START_MAC_OFFSET = HEADER_LENGTH;
     static final int START_LENGTH = START_MAC_OFFSET + MAC_LENGTH;
+
+    static final int RESUME_LAST_INDEX_OFFSET = HEADER_LENGTH;
+    static final int RESUME_CHECKSUM_OFFSET = RESUME_LAST_INDEX_OFFSET + Long.BYTES;
+    static final int RESUME_TERM_OFFSET = RESUME_CHECKSUM_OFFSET + Long.BYTES;
+    static final int RESUME_MAC_OFFSET = RESUME_TERM_OFFSET + Long.BYTES;
+    static final int RESUME_LENGTH = RESUME_MAC_OFFSET + MAC_LENGTH;
 
     static final int DATA_COUNT_OFFSET = HEADER_LENGTH;
     static final int DATA_FLAGS_OFFSET = DATA_COUNT_OFFSET + Integer.BYTES;
@@ -244,7 +259,7 @@ final class FrameDescriptor {
     static final int ERROR_FENCED = 5;
     /** The sink could not write an excerpt. */
     static final int ERROR_WRITE_FAILED = 6;
-    /** The sink is streaming from another source; try again later. */
+    /** The sink is streaming from another source, or serving one's handshake; try again later. */
     static final int ERROR_BUSY = 7;
 
     private FrameDescriptor() {
@@ -279,6 +294,8 @@ final class FrameDescriptor {
                 return "PROOF";
             case TYPE_SCHEMA:
                 return "SCHEMA";
+            case TYPE_RESUME:
+                return "RESUME";
             default:
                 return "unknown type " + type;
         }
@@ -312,6 +329,8 @@ final class FrameDescriptor {
                 return WELCOME_LENGTH;
             case TYPE_START:
                 return START_LENGTH;
+            case TYPE_RESUME:
+                return RESUME_LENGTH;
             case TYPE_ACK:
                 return ACK_LENGTH;
             case TYPE_HEARTBEAT:

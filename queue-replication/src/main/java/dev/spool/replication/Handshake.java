@@ -4,6 +4,7 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.internal.QueueInternals;
 
 import javax.crypto.Mac;
@@ -14,7 +15,6 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.zip.CRC32C;
 
 import static dev.spool.replication.FrameDescriptor.MAC_LENGTH;
 import static dev.spool.replication.FrameDescriptor.NONCE_LENGTH;
@@ -24,8 +24,9 @@ import static dev.spool.replication.FrameDescriptor.NONCE_LENGTH;
  * Authentication is an HMAC-SHA256 challenge-response in both directions: each side sends a fresh random nonce and
  * proves it knows the shared secret by the HMAC, under its role's label, of every handshake frame so far (both
  * nonces among them), so the secret never crosses the wire, a recorded handshake cannot be replayed, and no field
- * of it can be altered on the way. Then each direction's frames carry a MAC under a session key derived from the
- * secret and both nonces ({@link #sessionKey}, {@link FrameMac}).
+ * of it can be altered on the way. The source proves it first (START), so a sink tells a peer nothing of its
+ * replica before then. Then each direction's frames carry a MAC under a session key derived from the secret and
+ * both nonces ({@link #sessionKey}, {@link FrameMac}).
  */
 final class Handshake {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -34,7 +35,8 @@ final class Handshake {
     static final byte[] SOURCE_LABEL = "spool-source".getBytes(StandardCharsets.US_ASCII);
     static final byte[] SINK_FRAMES_LABEL = "spool-sink-frames".getBytes(StandardCharsets.US_ASCII);
     static final byte[] SOURCE_FRAMES_LABEL = "spool-source-frames".getBytes(StandardCharsets.US_ASCII);
-    static final byte[] TERM_LABEL = "spool-sink-term".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] RESUME_LABEL = "spool-sink-resume".getBytes(StandardCharsets.US_ASCII);
+    static final byte[] REFUSAL_LABEL = "spool-sink-refusal".getBytes(StandardCharsets.US_ASCII);
     static final byte[] GATEWAY_LABEL = "spool-gateway".getBytes(StandardCharsets.US_ASCII);
     static final byte[] CLIENT_LABEL = "spool-client".getBytes(StandardCharsets.US_ASCII);
     static final byte[] GATEWAY_FRAMES_LABEL = "spool-gateway-frames".getBytes(StandardCharsets.US_ASCII);
@@ -131,22 +133,16 @@ final class Handshake {
     }
 
     /**
-     * @param secret      the shared secret.
-     * @param sourceNonce the nonce of the HELLO refused.
-     * @return the key of the MAC after the ERROR frame by which a sink refuses a HELLO: fresh, as the nonce is.
-     */
-    static byte[] refusalKey(final byte[] secret, final byte[] sourceNonce) {
-        return mac(secret, SINK_FRAMES_LABEL, sourceNonce);
-    }
-
-    /**
      * @param secret the shared secret.
-     * @return the key of the MAC after an ERROR frame by which a sink tells a connection it cannot serve now (busy)
-     * and its term, before any HELLO: not fresh, so a source acts only on the term (a later term, once it exists,
-     * stays true) and never on the code.
+     * @param hello  the HELLO, as the sink received it and the source sent it.
+     * @param welcome the WELCOME.
+     * @param start  the START, whose MAC the sink checked.
+     * @return the key of the MAC after an ERROR frame by which a sink refuses a source that proved the secret: bound
+     * to the whole handshake, both nonces and the queue's identity among it, so that it is fresh, and neither a relay
+     * that altered a frame nor one that carries it to another connection can make a source act on it.
      */
-    static byte[] termKey(final byte[] secret) {
-        return mac(secret, SINK_FRAMES_LABEL, TERM_LABEL);
+    static byte[] refusalKey(final byte[] secret, final byte[] hello, final byte[] welcome, final byte[] start) {
+        return mac(secret, REFUSAL_LABEL, hello, welcome, start);
     }
 
     /** @return true if {@code received} is the expected MAC; constant time. Without a secret, anything passes. */
@@ -162,20 +158,18 @@ final class Handshake {
     }
 
     /**
-     * @return the CRC-32C of the payload at {@code index}, or -1 if the queue has no excerpt there; the tailer is left
-     * after it.
+     * @return the CRC-32C of the body at {@code index}, or -1 if the queue has no excerpt there; the tailer is left
+     * after it. Reads the body in place, copying nothing.
      */
     static long checksumAt(final ExcerptTailer tailer, final long index) {
         if (index < 0 || !tailer.moveToIndex(index)) {
             return -1;
         }
-        final CRC32C crc = new CRC32C();
-        final ExcerptHandler checksum = (bytes, offset, length, at) -> {
-            final byte[] payload = new byte[length];
-            bytes.read(offset, payload, 0, length);
-            crc.update(payload, 0, length);
-        };
-        return tailer.read(checksum) ? crc.getValue() : -1;
+        final Crc32cOfMemory crc = new Crc32cOfMemory();
+        final long[] checksum = {-1};
+        final ExcerptHandler body = (bytes, offset, length, at) ->
+                checksum[0] = crc.of(bytes.addressForRead(offset), length) & 0xFFFF_FFFFL;
+        return tailer.read(body) ? checksum[0] : -1;
     }
 
     /**

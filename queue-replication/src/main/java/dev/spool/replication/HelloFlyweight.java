@@ -240,8 +240,9 @@ final class HelloFlyweight {
             throw new FrameException(String.format("HELLO frame from %s: magic=0x%08x, expected 0x%08x", peer, magic,
                     MAGIC));
         }
-        if (term() < 0) {
-            throw new FrameException("HELLO frame from " + peer + ": term=" + term() + " is negative");
+        if (term() < 0 || term() > MetadataDescriptor.MAX_TERM) {
+            throw new FrameException("HELLO frame from " + peer + ": term=" + term() + " outside [0, "
+                    + MetadataDescriptor.MAX_TERM + "]");
         }
         if (lastIndex() < -1) {
             throw new FrameException("HELLO frame from " + peer + ": lastIndex=" + lastIndex() + " is below -1");

@@ -12,6 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
+import java.util.function.Supplier;
 
 import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static dev.spool.replication.FrameDescriptor.ACK_LENGTH;
@@ -32,7 +33,8 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 final class ReplicaWriter {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSink.class);
     private final Path directory;
-    private final SpoolQueueBuilder queueBuilder;
+    /** A fresh builder of the replica's local settings at each call: what one source's HELLO adds reaches no other. */
+    private final Supplier<SpoolQueueBuilder> localSettings;
     private final boolean ackSynced;
     private final DataFlyweight data = new DataFlyweight();
     private final AckFlyweight ack = new AckFlyweight();
@@ -48,16 +50,16 @@ final class ReplicaWriter {
     /**
      * Opens the replica if it exists.
      *
-     * @param queueBuilder the replica's builder, with its local settings.
-     * @param ackSynced    acknowledge what is synced rather than what is written.
+     * @param localSettings makes a builder of the replica with its local settings, a new one at each call.
+     * @param ackSynced     acknowledge what is synced rather than what is written.
      * @throws SpoolException if the queue in the directory is not a replica.
      */
-    ReplicaWriter(final Path directory, final SpoolQueueBuilder queueBuilder, final boolean ackSynced) {
+    ReplicaWriter(final Path directory, final Supplier<SpoolQueueBuilder> localSettings, final boolean ackSynced) {
         this.directory = directory;
-        this.queueBuilder = queueBuilder;
+        this.localSettings = localSettings;
         this.ackSynced = ackSynced;
         if (SpoolQueue.exists(directory)) {
-            queue = queueBuilder.openOrCreate();
+            queue = localSettings.get().openOrCreate();
             internals = QueueInternals.of(queue);
             if (internals.role() != QueueRole.REPLICA) {
                 final String role = internals.role() + " queue of term " + internals.term();
@@ -73,9 +75,9 @@ final class ReplicaWriter {
         return queue;
     }
 
-    /** @return the replica's builder, which the first handshake gives the source's identity. */
-    SpoolQueueBuilder queueBuilder() {
-        return queueBuilder;
+    /** @return a new builder of the replica with its local settings, which a handshake gives the source's identity. */
+    SpoolQueueBuilder newBuilder() {
+        return localSettings.get();
     }
 
     /** @return the replica's term, 0 before it exists. */
@@ -94,7 +96,7 @@ final class ReplicaWriter {
     }
 
     /**
-     * After a WELCOME: the next stream resumes after {@code last}.
+     * After a RESUME: the next stream resumes after {@code last}.
      *
      * @param last the replica's last index, -1 if none.
      */
@@ -104,15 +106,17 @@ final class ReplicaWriter {
     }
 
     /**
-     * After a START: opens or creates the replica, takes a later source's term, and makes the appender.
+     * Once the source accepted the replica's history: opens or creates the replica, takes a later source's term, and
+     * makes the appender.
      *
      * @param sourceTerm the source's term.
+     * @param creation   the builder that creates the replica as the source's queue is, if it does not exist yet.
      * @throws Refusal if the source's term is older than the replica's, or the replica cannot be opened.
      */
-    void open(final long sourceTerm) throws Refusal {
+    void open(final long sourceTerm, final SpoolQueueBuilder creation) throws Refusal {
         try {
             if (queue == null) {
-                queue = queueBuilder.openOrCreate();
+                queue = creation.openOrCreate();
                 internals = QueueInternals.of(queue);
             }
             if (sourceTerm < internals.term()) {

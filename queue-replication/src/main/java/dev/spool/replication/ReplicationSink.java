@@ -35,8 +35,12 @@ import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
  * the replica once promoted sends them on. The replica is created at the first handshake with the source's identity,
  * roll cycle, epoch and maximum message length; until then {@link SpoolQueue#exists(Path)} is false.
  * <p>
- * A new connection replaces the current one, which is closed: a restarted source is served at once, without
- * waiting for its dead connection to time out.
+ * One source streams at a time; a source that proves the secret while another streams is told the sink is busy and
+ * retries (a killed source's connection is closed by its kernel, a silent one dropped after three heartbeat
+ * intervals). Up to 8 other connections may be in their handshake at once,
+ * each for at most three heartbeat intervals; a connection past that closes the oldest one that sent nothing yet, or
+ * else the oldest. A peer that has not proved the secret learns nothing of the replica, changes nothing and stops
+ * nothing: at most it takes a handshake's place for a while (docs/operations.md, "Security model").
  * <p>
  * An {@link Agent} (Agrona's): each {@link #doWork()} selects without blocking, accepts, reads and writes what
  * arrived, acknowledges, and checks the connection's heartbeats. By default it runs on its own thread,
@@ -67,13 +71,16 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     private ReplicationSink(final Builder builder) throws IOException {
         this.directory = builder.directory;
         Handshake.checkSecurity("the sink of " + directory, builder.secret, builder.insecure);
-        final SpoolQueueBuilder queueBuilder = SpoolQueue.builder(directory);
-        builder.queueSettings.accept(queueBuilder);
+        final Consumer<SpoolQueueBuilder> queueSettings = builder.queueSettings;
         final long heartbeatNs = builder.heartbeatInterval.toNanos();
         ServerSocketChannel channel = null;
         ReplicaWriter opened = null;
         try {
-            opened = new ReplicaWriter(directory, queueBuilder, builder.ackSynced);
+            opened = new ReplicaWriter(directory, () -> {
+                final SpoolQueueBuilder local = SpoolQueue.builder(directory);
+                queueSettings.accept(local);
+                return local;
+            }, builder.ackSynced);
             channel = ServerSocketChannel.open();
             channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
             channel.bind(new InetSocketAddress(builder.bindAddress, builder.port));
@@ -97,7 +104,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
                     directory, server.getLocalAddress());
         }
         session = new SinkSession(directory, replica,
-                new SinkHandshake(directory, replica, builder.maxFrameLength, builder.secret), selector, heartbeatNs);
+                () -> new SinkHandshake(directory, replica, builder.maxFrameLength, builder.secret), selector, heartbeatNs);
         ObjectName name = null;
         if (builder.registerMBean) {
             try {
@@ -218,11 +225,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
             return 0;
         }
         try {
-            int work = selector.selectNow(session.onSelected);
-            if (session.isAttached()) {
-                work += session.checkLiveness();
-            }
-            return work;
+            return selector.selectNow(session.onSelected) + session.checkLiveness();
         } catch (IOException | RuntimeException | Error e) {
             failure = e;
             LOG.error("replication sink of {} stopped", directory, e);
@@ -322,7 +325,9 @@ public final class ReplicationSink implements Agent, AutoCloseable {
 
         /**
          * @param maxFrameLength the largest frame accepted; a longer one closes the connection. It must hold the
-         *                       source's largest message; default {@link #DEFAULT_MAX_FRAME_LENGTH}. A SCHEMA frame
+         *                       source's largest message (with its CRC32C if the queue has checksums) in a DATA
+         *                       frame, and the MAC; a source whose frames may be longer is refused at the
+         *                       handshake. Default {@link #DEFAULT_MAX_FRAME_LENGTH}. A SCHEMA frame
          *                       (a typed schema file, at most 64 KiB and its name) is accepted whatever this is.
          * @return this builder.
          */

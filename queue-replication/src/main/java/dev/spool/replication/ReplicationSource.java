@@ -38,13 +38,14 @@ import java.util.function.IntSupplier;
  * through {@link #replicas()}, {@link #isConnected(int)}, {@link #ackedIndex(int)}, {@link #sentIndex(int)},
  * {@link #unackedBytes(int)} and {@link #failure(int)}.
  * <p>
- * It connects to the sink, and after a handshake (protocol version, queue identity, roll cycle, term, the sink's
- * last index and the checksum of its last excerpt, a shared-secret challenge both ways) resumes after the sink's
- * last index: no gap, no duplicate; every later frame carries a MAC of the session. It sends the queue directory's
+ * It connects to the sink, and after a handshake (protocol version, queue identity, roll cycle, a shared-secret
+ * challenge both ways, this source's proof first, then the sink's term, last index and the checksum of its last
+ * excerpt) resumes after the sink's last index: no gap, no duplicate; every later frame carries a MAC of the session. It sends the queue directory's
  * typed schema files ({@code *.spool-schema}, which {@code dump} and {@code tail} print typed excerpts with) after
  * each handshake, and any file written later before the excerpts appended after it, noticed through a count in the
  * queue's metadata that it reads once per pass. A lost connection, and a sink
- * that did not prove the secret (whatever it says), is retried with exponential backoff; a mismatch said by a sink
+ * that did not prove the secret (whatever it says), is retried with exponential backoff; so is a sink that refuses
+ * this source's proof of the secret, which {@link #failure(int)} reports after 3 refusals in a row; a mismatch said by a sink
  * that proved it (another queue, a sink ahead of the source or with a different excerpt at its last index) stops
  * replication to that sink with {@link #failure(int)} set, and the source, with {@link #failure()} set, once every
  * sink stopped; such a sink of a later term fences this queue (its {@link Failover#role role} becomes
@@ -163,6 +164,11 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         return agent.running();
     }
 
+    /** @return how many replicas keep refusing this source's proof of the shared secret ({@link #failure(int)}). */
+    int refusedReplicas() {
+        return agent.refused();
+    }
+
     /** @return how many replicas are connected and past the handshake now. */
     public int connectedReplicas() {
         return agent.acks().connectedCount();
@@ -214,7 +220,9 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     /**
      * @param replica a replica's number.
-     * @return the error that stopped replication to it for good, or null while it runs or retries.
+     * @return the error that stopped replication to it for good; or, while its sink keeps refusing this source's
+     * proof of the shared secret (3 times in a row or more; the secrets differ), that refusal, as the source retries
+     * with back-off; or null while it runs or retries for any other reason.
      */
     public Throwable failure(final int replica) {
         return agent.link(checked(replica)).failure();
@@ -226,9 +234,11 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     }
 
     /**
-     * @return the error that stopped the source for good, or null while it runs or retries towards at least one
-     * sink: the queue fenced, or every sink stopped (a mismatch, a divergence, an unexpected error; the first sink's
-     * error). A failed authentication is retried, never final.
+     * @return the error that stopped the source for good: the queue fenced, or every sink stopped (a mismatch, a
+     * divergence, an unexpected error; the first sink's error). Else, while no sink can acknowledge because every
+     * one still replicated to keeps refusing this source's proof of the secret ({@link #failure(int)}), the first
+     * such refusal: the source goes on retrying, and reports null again once one accepts it. Else null. A
+     * {@link CommitWaiter} waiting for an acknowledgement fails at once with it.
      */
     public Throwable failure() {
         return agent.failure();

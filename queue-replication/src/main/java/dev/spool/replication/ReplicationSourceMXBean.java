@@ -37,6 +37,9 @@ public interface ReplicationSourceMXBean {
     /** @return each replica's lag in bytes: payload bytes sent and not yet acknowledged. */
     long[] getUnackedBytes();
 
-    /** @return each replica's error that stopped replication to it for good, or an empty string. */
+    /**
+     * @return each replica's error that stopped replication to it for good, or, while its sink keeps refusing this
+     * source's proof of the shared secret (3 times in a row or more), that refusal; else an empty string.
+     */
     String[] getFailures();
 }

@@ -7,6 +7,8 @@ import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.QueueInternals;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.time.LocalTime;
 import java.time.ZoneId;
@@ -14,20 +16,28 @@ import java.util.Objects;
 import java.util.UUID;
 
 import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
+import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
 import static dev.spool.replication.FrameDescriptor.ERROR_QUEUE_MISMATCH;
 import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
+import static dev.spool.replication.FrameDescriptor.RESUME_LENGTH;
+import static dev.spool.replication.FrameDescriptor.RESUME_MAC_OFFSET;
+import static dev.spool.replication.FrameDescriptor.START_LENGTH;
 import static dev.spool.replication.FrameDescriptor.START_MAC_OFFSET;
+import static dev.spool.replication.FrameDescriptor.TYPE_RESUME;
 import static dev.spool.replication.FrameDescriptor.TYPE_WELCOME;
-import static dev.spool.replication.FrameDescriptor.WELCOME_MAC_OFFSET;
 import static dev.spool.replication.FrameDescriptor.WELCOME_LENGTH;
+import static dev.spool.replication.FrameDescriptor.WELCOME_MAC_OFFSET;
 
 /**
- * The sink's side of the handshake, once per connection: checks the source's HELLO against the replica (identity,
- * roll cycle, epoch, message length, frame sizes) and answers WELCOME with the replica's last index, that excerpt's
- * checksum, its term and the sink's proof of the shared secret; then checks the source's START and opens the
- * replica for writing. Nothing a source sends changes the replica (creates it, records a term) before its START
- * proved the shared secret. Runs on the sink's thread; allocation is fine here.
+ * The sink's side of the handshake of one connection. The source must prove the shared secret before the sink tells
+ * it anything or does any work that grows with the replica: HELLO is only checked for its form and answered with
+ * WELCOME (the sink's nonce and proof, nothing of the replica); once START proved the secret, the HELLO's queue is
+ * compared with the replica (an authenticated refusal if it differs, if its frames are too large, or if another
+ * source holds the replica), and RESUME tells the replica's last index, that excerpt's checksum and its term. The
+ * replica is created, or takes the source's term, only at the source's first frame after RESUME, which says the
+ * source accepted the replica's history; it is created from a fresh builder of the sink's local settings, so nothing
+ * a HELLO says reaches another connection. Runs on the sink's thread; allocation is fine here.
  */
 final class SinkHandshake {
     private final Path directory;
@@ -37,11 +47,15 @@ final class SinkHandshake {
     private final HelloFlyweight hello = new HelloFlyweight();
     private final WelcomeFlyweight welcome = new WelcomeFlyweight();
     private final StartFlyweight start = new StartFlyweight();
+    private final ResumeFlyweight resume = new ResumeFlyweight();
     private byte[] sourceNonce;
     private byte[] sinkNonce;
     private byte[] helloReceived;
     private byte[] welcomeSent;
+    private byte[] startReceived;
     private long sourceTerm;
+    /** The builder that creates the replica at the source's first frame, if it does not exist yet; else null. */
+    private SpoolQueueBuilder creation;
 
     /**
      * @param maxFrameLength the largest frame the sink accepts.
@@ -54,86 +68,43 @@ final class SinkHandshake {
         this.secret = secret;
     }
 
-    /** @return the key of the MAC on the sink's busy refusals ({@link Handshake#termKey}), or null if insecure. */
-    byte[] termKey() {
-        return secret == null ? null : Handshake.termKey(secret);
-    }
-
-    /** @return the term of the source whose HELLO was accepted last. */
+    /** @return the term of the source whose START was accepted. */
     long sourceTerm() {
         return sourceTerm;
     }
 
     /**
-     * Checks the HELLO the connection holds and queues the WELCOME.
+     * Checks the form of the HELLO the connection holds and queues the WELCOME; compares nothing with the replica.
      *
-     * @return the largest frame the source will send, a DATA or a SCHEMA frame: the receive buffer must hold it.
-     * @throws FrameException if the HELLO is malformed or from an older Spool.
-     * @throws Refusal        if the source's queue is not the replica's, or its frames are too large for this sink.
+     * @throws FrameException if the HELLO is malformed or from another version of Spool.
      */
-    int onHello(final Connection connection) throws FrameException, Refusal {
+    void onHello(final Connection connection) throws FrameException {
         hello.wrap(connection.received(), connection.frameOffset()).check(connection.peer());
-        final int rollCycleId = hello.rollCycleId();
-        final UUID queueId = hello.queueId();
-        final long epochMillis = hello.epochMillis();
-        sourceTerm = hello.term();
-        final int maxMessageLength = hello.maxMessageLength();
-        final int frameLimit = hello.frameLimit();
-        sourceNonce = hello.nonce();
         helloReceived = Handshake.copy(connection.received(), connection.frameOffset(), HELLO_LENGTH);
-        final int features = hello.features();
-        final LocalTime rollTime = hello.rollTime();
-        final ZoneId rollZone = hello.rollZone();
-        final RollCycle rollCycle = rollCycle(rollCycleId);
-        String mismatch = mismatch(queueId, rollCycle, rollCycleId, epochMillis, maxMessageLength);
-        if (mismatch == null) {
-            mismatch = featureMismatch(features, rollTime, rollZone);
-        }
-        if (mismatch != null) {
-            throw refusal(connection, ERROR_QUEUE_MISMATCH, mismatch);
-        }
-        final int tagLength = secret == null ? 0 : FrameMac.TAG_LENGTH;
-        final long largestFrame = Math.max(frameLimit, DataFlyweight.frameLength(maxMessageLength)) + tagLength;
-        if (largestFrame > maxFrameLength) {
-            throw refusal(connection, ERROR_PROTOCOL, "the source's frames (frame limit " + frameLimit + ", messages up to "
-                    + maxMessageLength + " bytes, and the MAC: up to " + largestFrame + " bytes) exceed the sink's maximum frame"
-                    + " length " + maxFrameLength);
-        }
-        final SpoolQueue queue = replica.queue();
-        if (queue == null) {
-            // created as the primary was: the same roll, checksums and index times
-            final SpoolQueueBuilder builder = replica.queueBuilder().replicaOf(queueId).maxMessageLength(maxMessageLength)
-                    .checksums((features & MetadataDescriptor.FEATURE_CRC32C) != 0)
-                    .indexTimes((features & MetadataDescriptor.FEATURE_INDEX_TIMES) != 0);
-            if (rollZone != null) {
-                builder.rollTime(rollTime, rollZone);
-            } else {
-                builder.rollCycle(rollCycle).epochMillis(epochMillis);
-            }
-        }
-        final long last = queue == null ? -1 : queue.lastIndex();
+        sourceNonce = hello.nonce();
         sinkNonce = Handshake.nonce();
+        creation = null;
         final int offset = connection.beginFrame(TYPE_WELCOME, WELCOME_LENGTH);
-        welcome.wrap(connection.send(), offset).lastIndex(last)
-                .checksum(queue == null ? -1 : Handshake.checksumAt(queue, last)).term(replica.term())
-                .nonce(sinkNonce);
+        welcome.wrap(connection.send(), offset).nonce(sinkNonce);
         welcome.mac(Handshake.mac(secret, Handshake.SINK_LABEL, helloReceived,
                 Handshake.copy(connection.send(), offset, WELCOME_MAC_OFFSET)));
         connection.endFrame(offset, WELCOME_LENGTH);
         welcomeSent = Handshake.copy(connection.send(), offset, WELCOME_LENGTH);
-        replica.resumeAfter(last);
-        // a SCHEMA frame's bound is the protocol's, whatever the DATA frames' are
-        return (int) Math.max(largestFrame, FrameDescriptor.SCHEMA_MAX_FRAME_LENGTH + tagLength);
     }
 
     /**
-     * Checks the START the connection holds and opens the replica for writing.
+     * Checks the START the connection holds; once it proved the secret, compares the HELLO's queue with the replica
+     * and queues the RESUME, after which every frame both ways carries the session's MAC.
      *
-     * @throws FrameException if the START does not resume after the sink's last index.
-     * @throws Refusal        if the source fails the shared-secret check, is fenced, or the replica cannot be opened.
+     * @param busy true if another source holds the replica.
+     * @return the largest frame the source will send, a DATA or a SCHEMA frame: the receive buffer must hold it.
+     * @throws Refusal if the source did not prove the secret (the refusal is not authenticated: the peer may be
+     *                 anyone), or, authenticated, if its queue is not the replica's, its frames are too large for
+     *                 this sink or another source holds the replica.
      */
-    void onStart(final Connection connection) throws FrameException, Refusal {
+    int onStart(final Connection connection, final boolean busy) throws Refusal {
         start.wrap(connection.received(), connection.frameOffset());
+        final byte[] startReceived = Handshake.copy(connection.received(), connection.frameOffset(), START_LENGTH);
         final byte[] expected = Handshake.mac(secret, Handshake.SOURCE_LABEL, helloReceived, welcomeSent,
                 Handshake.copy(connection.received(), connection.frameOffset(), START_MAC_OFFSET));
         if (!Handshake.verify(secret, expected, start.mac())) {
@@ -141,25 +112,85 @@ final class SinkHandshake {
                     + " secret: its START's MAC is wrong (its secret differs from the sink's, or it has none);"
                     + " nothing it sent is acted on");
         }
-        start.check(connection.peer(), replica.written());
+        this.startReceived = startReceived;
+        hello.wrap(ByteBuffer.wrap(helloReceived).order(ByteOrder.LITTLE_ENDIAN), 0);
+        sourceTerm = hello.term();
+        final RollCycle rollCycle = rollCycle(hello.rollCycleId());
+        String mismatch = mismatch(hello.queueId(), rollCycle, hello.rollCycleId(), hello.epochMillis(),
+                hello.maxMessageLength());
+        if (mismatch == null) {
+            mismatch = featureMismatch(hello.features(), hello.rollTime(), hello.rollZone());
+        }
+        if (mismatch != null) {
+            throw refusal(connection, ERROR_QUEUE_MISMATCH, mismatch);
+        }
+        final boolean checksums = (hello.features() & MetadataDescriptor.FEATURE_CRC32C) != 0;
+        final int tagLength = secret == null ? 0 : FrameMac.TAG_LENGTH;
+        final long largestFrame = DataFlyweight.largestFrameLength(hello.frameLimit(), hello.maxMessageLength(),
+                checksums) + tagLength;
+        if (largestFrame > maxFrameLength) {
+            throw refusal(connection, ERROR_PROTOCOL, "the source's frames (frame limit " + hello.frameLimit()
+                    + ", messages up to " + hello.maxMessageLength() + " bytes" + (checksums ? " and their checksums" : "")
+                    + ", and the MAC: up to " + largestFrame + " bytes) exceed the sink's maximum frame length "
+                    + maxFrameLength);
+        }
+        if (busy) {
+            throw refusal(connection, ERROR_BUSY, "another source is streaming to this sink");
+        }
+        final SpoolQueue queue = replica.queue();
+        if (queue == null) {
+            creation = creation(rollCycle, checksums);
+        }
+        final long last = queue == null ? -1 : queue.lastIndex();
+        final int offset = connection.beginFrame(TYPE_RESUME, RESUME_LENGTH);
+        resume.wrap(connection.send(), offset).lastIndex(last)
+                .checksum(queue == null ? -1 : Handshake.checksumAt(queue, last)).term(replica.term());
+        resume.mac(Handshake.mac(secret, Handshake.RESUME_LABEL, helloReceived, welcomeSent, startReceived,
+                Handshake.copy(connection.send(), offset, RESUME_MAC_OFFSET)));
+        connection.endFrame(offset, RESUME_LENGTH);
         if (secret != null) {
-            // the ERROR a refused START gets below is authenticated too: the source checks it
             connection.authenticate(Handshake.sessionKey(secret, Handshake.SINK_FRAMES_LABEL, sourceNonce, sinkNonce),
                     Handshake.sessionKey(secret, Handshake.SOURCE_FRAMES_LABEL, sourceNonce, sinkNonce));
         }
-        replica.open(sourceTerm);
+        replica.resumeAfter(last);
+        // a SCHEMA frame's bound is the protocol's, whatever the DATA frames' are
+        return (int) Math.max(largestFrame, FrameDescriptor.SCHEMA_MAX_FRAME_LENGTH + tagLength);
     }
 
     /**
-     * A refusal of a HELLO, whose ERROR frame carries a MAC under {@link Handshake#refusalKey} when the sink has a
-     * secret: the source then knows the sink that says the queues differ is genuine, and stops instead of retrying.
+     * The source's first frame after RESUME: it accepted the replica's history. Creates the replica as the HELLO
+     * said, if it does not exist, takes the source's term, and opens it for writing.
+     *
+     * @throws Refusal if the source's term is older than the replica's, or the replica cannot be opened.
+     */
+    void onConfirmed() throws Refusal {
+        replica.open(sourceTerm, creation);
+    }
+
+    /**
+     * A refusal of a source that proved the secret, whose ERROR frame carries a MAC under {@link Handshake#refusalKey}
+     * when the sink has a secret: the source then knows that this sink, in this handshake, refused it, and acts on it.
      */
     private Refusal refusal(final Connection connection, final int code, final String message) {
         if (secret != null) {
-            final byte[] key = Handshake.refusalKey(secret, sourceNonce);
+            final byte[] key = Handshake.refusalKey(secret, helloReceived, welcomeSent, startReceived);
             connection.authenticate(key, key);
         }
         return new Refusal(code, message);
+    }
+
+    /** @return a fresh builder of the sink's local settings, given the HELLO's identity, roll and features. */
+    private SpoolQueueBuilder creation(final RollCycle rollCycle, final boolean checksums) {
+        final SpoolQueueBuilder builder = replica.newBuilder().replicaOf(hello.queueId())
+                .maxMessageLength(hello.maxMessageLength()).checksums(checksums)
+                .indexTimes((hello.features() & MetadataDescriptor.FEATURE_INDEX_TIMES) != 0);
+        final ZoneId rollZone = hello.rollZone();
+        if (rollZone != null) {
+            builder.rollTime(hello.rollTime(), rollZone);
+        } else {
+            builder.rollCycle(rollCycle).epochMillis(hello.epochMillis());
+        }
+        return builder;
     }
 
     private static RollCycle rollCycle(final int id) {

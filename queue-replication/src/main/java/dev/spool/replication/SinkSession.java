@@ -4,15 +4,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.io.UncheckedIOException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
@@ -26,41 +25,73 @@ import static dev.spool.replication.FrameDescriptor.TYPE_START;
 import static dev.spool.replication.FrameDescriptor.typeName;
 
 /**
- * The sink's side of its one connection from a source: accepts it (a new one replaces one still in its handshake;
- * one made while a source streams is told it is busy), runs the handshake ({@link SinkHandshake}), writes each DATA
- * frame at its index and each SCHEMA frame's file ({@link ReplicaWriter}), acknowledges, heartbeats and drops a silent source. Never waits: an
- * acknowledgement that finds the send buffer busy is owed, and the next pass sends it (it covers everything
- * written before). The sink's agent only; allocates nothing per frame.
+ * The sink's connections: at most one source that proved the shared secret and holds the replica (resumed, then
+ * streaming), and up to {@link #MAX_PENDING_HANDSHAKES} connections in their handshake, each with a deadline. A new
+ * connection takes a free place, or closes the oldest handshake that sent nothing yet, or else the oldest; it never
+ * touches the source that holds the replica. Only a START that proved the secret may take the replica, and only
+ * while no other source holds it (else it is refused as busy). Each connection's failure closes that connection
+ * alone. Runs the handshake ({@link SinkHandshake}), writes each DATA frame at its index and each SCHEMA frame's
+ * file ({@link ReplicaWriter}), acknowledges, heartbeats and drops a silent source. Never waits: an acknowledgement
+ * that finds the send buffer busy is owed, and the next pass sends it (it covers everything written before). The
+ * sink's agent only; allocates nothing per frame.
  */
 final class SinkSession {
+    /** Handshakes that may be in progress at once, besides the source that holds the replica. */
+    static final int MAX_PENDING_HANDSHAKES = 8;
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSink.class);
     private static final int HANDSHAKE_CAPACITY = 4096;
 
     private final Path directory;
     private final ReplicaWriter replica;
-    private final SinkHandshake handshake;
     private final Selector selector;
     private final long heartbeatNs;
-    private final Connection connection = new Connection(HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY);
+    private final Peer[] peers = new Peer[MAX_PENDING_HANDSHAKES + 1];
     private final ErrorFlyweight error = new ErrorFlyweight();
+    /** Failed handshakes: a peer may repeat them at will, so they are logged once, then with a count. */
+    private final RepeatedLog refusedLog = new RepeatedLog();
+    /** Handshakes closed unfinished: a peer that connects and sends nothing, or goes. */
+    private final RepeatedLog abandonedLog = new RepeatedLog();
     /** Passed to the selector once: {@link #onSelected(SelectionKey)}. */
     final Consumer<SelectionKey> onSelected = this::onSelected;
-    private int growTo;
-    private State state;
+    /** The connection of the source that proved the secret and holds the replica, or null. */
+    private Peer holder;
+    private long accepted;
     /** An acknowledgement is due, and waits for the send buffer to empty: the next one covers what this one would. */
     private boolean ackOwed;
     private volatile boolean connected;
 
-    private enum State { AWAIT_HELLO, AWAIT_START, STREAMING }
+    private enum State { FREE, AWAIT_HELLO, AWAIT_START, RESUMED, STREAMING }
 
-    /** @param selector the sink's selector, which the connection registers with. */
-    SinkSession(final Path directory, final ReplicaWriter replica, final SinkHandshake handshake,
+    /** One connection and its handshake; reused, with its buffers, from one connection to the next. */
+    private static final class Peer {
+        final Connection connection = new Connection(HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY);
+        final SinkHandshake handshake;
+        State state = State.FREE;
+        /** The order in which it was accepted: the lowest is the oldest. */
+        long accepted;
+        /** The handshake must end by then. */
+        long deadlineNs;
+        /** Once the handshake allowed it, the receive buffer grows to this after the current frame. */
+        int growTo;
+
+        Peer(final SinkHandshake handshake) {
+            this.handshake = handshake;
+        }
+    }
+
+    /**
+     * @param handshakes makes the handshake of one connection.
+     * @param selector   the sink's selector, which the connections register with.
+     */
+    SinkSession(final Path directory, final ReplicaWriter replica, final Supplier<SinkHandshake> handshakes,
                 final Selector selector, final long heartbeatNs) {
         this.directory = directory;
         this.replica = replica;
-        this.handshake = handshake;
         this.selector = selector;
         this.heartbeatNs = heartbeatNs;
+        for (int i = 0; i < peers.length; i++) {
+            peers[i] = new Peer(handshakes.get());
+        }
     }
 
     /** @return true while a source is connected and past the handshake. */
@@ -68,205 +99,311 @@ final class SinkSession {
         return connected;
     }
 
-    /** @return true while a connection is open, in its handshake or streaming. */
-    boolean isAttached() {
-        return connection.isAttached();
-    }
-
-    /** Closes the connection and frees its buffers. */
+    /** Closes every connection and frees their buffers. */
     void close() {
-        disconnect();
-        connection.close();
+        for (final Peer peer : peers) {
+            disconnect(peer);
+            peer.connection.close();
+        }
     }
 
-    /** What the sink's selector found ready: its listening socket or the connection. */
+    /** What the sink's selector found ready: its listening socket or one of the connections. */
     void onSelected(final SelectionKey key) {
-        try {
-            if (key.isAcceptable()) {
-                accept((ServerSocketChannel) key.channel());
-            } else if (key.isReadable() && connection.isAttached() && key.channel() == connection.channel()) {
-                receive();
-            }
-        } catch (FrameException e) {
-            LOG.warn("replication sink of {}: closing the connection from {}: {}", directory, connection.peer(), e.getMessage());
-            sendErrorAndDisconnect(ERROR_PROTOCOL, e.getMessage());
-        } catch (Refusal e) {
-            if (e.code() == ERROR_AUTHENTICATION) {
-                LOG.warn("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(),
-                        e.getMessage());
-            } else {
-                LOG.error("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(),
-                        e.getMessage());
-            }
-            sendErrorAndDisconnect(e.code(), e.getMessage());
-        } catch (PeerErrorException e) {
-            LOG.warn("replication sink of {}: {}", directory, e.getMessage());
-            disconnect();
-        } catch (Connection.PeerClosedException e) {
-            LOG.info("replication sink of {}: {}", directory, e.getMessage());
-            disconnect();
-        } catch (IOException e) {
-            LOG.warn("replication sink of {}: connection from {} lost: {}", directory, connection.peer(), e.toString());
-            disconnect();
+        if (!key.isValid()) {
+            return;
+        }
+        if (key.isAcceptable()) {
+            accept((ServerSocketChannel) key.channel());
+            return;
+        }
+        final Peer peer = (Peer) key.attachment();
+        if (peer != null && peer.state != State.FREE && key.channel() == peer.connection.channel() && key.isReadable()) {
+            serve(peer);
         }
     }
 
-    private void accept(final ServerSocketChannel server) throws IOException {
-        final SocketChannel channel = server.accept();
-        if (channel == null) {
-            return;
-        }
-        if (connection.isAttached() && state == State.STREAMING) {
-            LOG.info("replication sink of {}: refusing a connection from {}: the source at {} is streaming", directory,
-                    channel.getRemoteAddress(), connection.peer());
-            refuseBusy(channel, replica.term());
-            return;
-        }
-        if (connection.isAttached()) {
-            LOG.info("replication sink of {}: a new connection from {} replaces the handshake of {}", directory,
-                    channel.getRemoteAddress(), connection.peer());
-            disconnect();
-        }
+    private void accept(final ServerSocketChannel server) {
+        SocketChannel channel;
         try {
-            connection.attach(channel);
-            channel.register(selector, SelectionKey.OP_READ);
+            channel = server.accept();
         } catch (IOException e) {
-            disconnect();
+            LOG.warn("replication sink of {}: cannot accept a connection: {}", directory, e.toString());
+            return;
+        }
+        while (channel != null) {
+            final Peer peer = place();
+            try {
+                peer.connection.attach(channel);
+                channel.register(selector, SelectionKey.OP_READ, peer);
+                peer.state = State.AWAIT_HELLO;
+                peer.accepted = ++accepted;
+                peer.deadlineNs = System.nanoTime() + 3 * heartbeatNs;
+                // a source sends HELLO as it connects: read now, so that this handshake is past its first step
+                serve(peer);
+            } catch (IOException e) {
+                logAbandoned(peer, e.toString());
+                disconnect(peer);
+                close(channel);
+            }
+            try {
+                channel = server.accept();
+            } catch (IOException e) {
+                LOG.warn("replication sink of {}: cannot accept a connection: {}", directory, e.toString());
+                return;
+            }
+        }
+    }
+
+    private void close(final SocketChannel channel) {
+        try {
             channel.close();
-            throw e;
+        } catch (IOException e) {
+            LOG.info("replication sink of {}: cannot close a connection: {}", directory, e.toString());
         }
-        state = State.AWAIT_HELLO;
     }
 
-    /**
-     * Tells a second source to retry later, with one write of a small frame into the fresh socket's empty buffer,
-     * which takes it whole; the stream goes on. With a secret the frame carries a MAC under
-     * {@link Handshake#termKey}, so a stale primary can trust the term in it and learn it is fenced.
-     */
-    private void refuseBusy(final SocketChannel channel, final long term) throws IOException {
-        try (SocketChannel refused = channel) {
-            refused.configureBlocking(false);
-            final byte[] message = "another source is streaming to this sink".getBytes(StandardCharsets.UTF_8);
-            final int length = ErrorFlyweight.frameLength(message.length);
-            final byte[] key = handshake.termKey();
-            final int tagLength = key == null ? 0 : FrameMac.TAG_LENGTH;
-            final ByteBuffer frame = ByteBuffer.allocate(length + tagLength).order(ByteOrder.LITTLE_ENDIAN);
-            new FrameHeader().wrap(frame, 0).encode(TYPE_ERROR).frameLength(length + tagLength);
-            new ErrorFlyweight().wrap(frame, 0).code(ERROR_BUSY).term(term).message(message, message.length);
-            if (key != null) {
-                final FrameMac mac = new FrameMac();
-                mac.key(key);
-                mac.sign(frame, 0, length);
+    /** @return a free place for a new connection; else the oldest that sent nothing, or else the oldest, closed. */
+    private Peer place() {
+        Peer oldest = null;
+        for (final Peer peer : peers) {
+            if (peer.state == State.FREE) {
+                return peer;
             }
-            refused.write(frame);
+            if (peer != holder && (oldest == null || isOlderToClose(peer, oldest))) {
+                oldest = peer;
+            }
+        }
+        logAbandoned(oldest, "the most handshakes at once, " + MAX_PENDING_HANDSHAKES + ", are in progress");
+        disconnect(oldest);
+        return oldest;
+    }
+
+    /** @return true if {@code peer} is to be closed before {@code other}: it sent nothing and the other did, or older. */
+    private static boolean isOlderToClose(final Peer peer, final Peer other) {
+        if (peer.state != other.state) {
+            return peer.state == State.AWAIT_HELLO;
+        }
+        return peer.accepted < other.accepted;
+    }
+
+    /** Reads and handles what the connection sent; any failure closes this connection alone. */
+    private void serve(final Peer peer) {
+        final Connection connection = peer.connection;
+        try {
+            receive(peer);
+        } catch (FrameException e) {
+            final long count = refusedLog.next();
+            if (peer == holder || count > 0) {
+                LOG.warn("replication sink of {}: closing the connection from {}: {}{}", directory, connection.peer(),
+                        e.getMessage(), RepeatedLog.times(count));
+            }
+            sendErrorAndDisconnect(peer, ERROR_PROTOCOL, e.getMessage());
+        } catch (Refusal e) {
+            logRefusal(connection, e);
+            sendErrorAndDisconnect(peer, e.code(), e.getMessage());
+        } catch (PeerErrorException e) {
+            final long count = refusedLog.next();
+            if (peer == holder || count > 0) {
+                LOG.warn("replication sink of {}: {}{}", directory, e.getMessage(), RepeatedLog.times(count));
+            }
+            disconnect(peer);
+        } catch (IOException e) {
+            if (peer == holder) {
+                if (e instanceof Connection.PeerClosedException) {
+                    LOG.info("replication sink of {}: {}", directory, e.getMessage());
+                } else {
+                    LOG.warn("replication sink of {}: connection from {} lost: {}", directory, connection.peer(),
+                            e.toString());
+                }
+            } else {
+                logAbandoned(peer, e.toString());
+            }
+            disconnect(peer);
         }
     }
 
-    private void receive() throws IOException, Refusal {
-        final Connection c = connection;
+    private void logRefusal(final Connection connection, final Refusal e) {
+        if (e.code() == ERROR_AUTHENTICATION) {
+            final long count = refusedLog.next();
+            if (count > 0) {
+                LOG.warn("replication sink of {}: refusing the source at {}: {}{}", directory, connection.peer(),
+                        e.getMessage(), RepeatedLog.times(count));
+            }
+        } else if (e.code() == ERROR_BUSY) {
+            LOG.info("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(),
+                    e.getMessage());
+        } else {
+            LOG.error("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(),
+                    e.getMessage());
+        }
+    }
+
+    /** A handshake closed unfinished: logged once, then with a count, as a peer may do it at will. */
+    private void logAbandoned(final Peer peer, final String why) {
+        final long count = abandonedLog.next();
+        if (count > 0) {
+            LOG.info("replication sink of {}: closing the unfinished handshake of {}: {}{}", directory,
+                    peer.connection.peer(), why, RepeatedLog.times(count));
+        }
+    }
+
+    private void receive(final Peer peer) throws IOException, Refusal {
+        final Connection c = peer.connection;
         c.receive();
         final long before = replica.written();
         while (c.isAttached() && c.nextFrame()) {
             final int type = c.frameType();
-            switch (state) {
+            switch (peer.state) {
                 case AWAIT_HELLO:
-                    expect(type, TYPE_HELLO);
-                    growTo = handshake.onHello(c);
-                    state = State.AWAIT_START;
+                    expect(c, type, TYPE_HELLO);
+                    peer.handshake.onHello(c);
+                    peer.state = State.AWAIT_START;
                     break;
                 case AWAIT_START:
-                    expect(type, TYPE_START);
-                    handshake.onStart(c);
-                    onStreaming();
+                    expect(c, type, TYPE_START);
+                    peer.growTo = peer.handshake.onStart(c, holder != null);
+                    holder = peer;
+                    peer.state = State.RESUMED;
+                    break;
+                case RESUMED:
+                    if (type == TYPE_ERROR) {
+                        onSourceError(peer);
+                        return;
+                    }
+                    peer.handshake.onConfirmed();
+                    onStreaming(peer);
+                    stream(peer, type);
                     break;
                 default:
-                    if (type == TYPE_DATA) {
-                        replica.write(c);
-                    } else if (type == TYPE_SCHEMA) {
-                        replica.writeSchema(c);
-                    } else if (type == TYPE_ERROR) {
-                        error.wrap(c.received(), c.frameOffset());
-                        LOG.error("replication sink of {}: the source at {} reports error {}: {}", directory, c.peer(),
-                                error.code(), error.message(c.frameLength()));
-                        disconnect();
+                    if (type == TYPE_ERROR) {
+                        onSourceError(peer);
                         return;
-                    } else {
-                        expect(type, TYPE_HEARTBEAT);
                     }
+                    stream(peer, type);
                     break;
             }
             c.consumeFrame();
-            if (growTo > 0) {
-                c.receiveCapacity(growTo);
-                growTo = 0;
+            if (peer.growTo > 0) {
+                c.receiveCapacity(peer.growTo);
+                peer.growTo = 0;
             }
         }
-        // a HELLO moves the written index to the replica's last one: acknowledged once streaming, never before
-        if (c.isAttached() && state == State.STREAMING && replica.written() != before) {
+        // RESUME moves the written index to the replica's last one: acknowledged once streaming, never before
+        if (c.isAttached() && peer.state == State.STREAMING && replica.written() != before) {
             ack();
         }
         if (c.isAttached()) {
-            flush();
+            flush(peer);
         }
     }
 
-    private void expect(final int type, final int expected) throws IOException {
+    private void stream(final Peer peer, final int type) throws IOException, Refusal {
+        final Connection c = peer.connection;
+        if (type == TYPE_DATA) {
+            replica.write(c);
+        } else if (type == TYPE_SCHEMA) {
+            replica.writeSchema(c);
+        } else {
+            expect(c, type, TYPE_HEARTBEAT);
+        }
+    }
+
+    private void onSourceError(final Peer peer) {
+        final Connection c = peer.connection;
+        error.wrap(c.received(), c.frameOffset());
+        LOG.error("replication sink of {}: the source at {} reports error {}: {}", directory, c.peer(), error.code(),
+                error.message(c.frameLength()));
+        disconnect(peer);
+    }
+
+    private void expect(final Connection connection, final int type, final int expected) throws IOException {
         if (type == TYPE_ERROR) {
             error.wrap(connection.received(), connection.frameOffset());
             throw new PeerErrorException("the source at " + connection.peer() + " reports error " + error.code()
                     + " and closes the connection: " + error.message(connection.frameLength()));
         }
         if (type != expected) {
-            throw new FrameException(typeName(type) + " frame from " + connection.peer() + " where " + typeName(expected)
-                    + " was expected");
+            throw new FrameException(typeName(type) + " frame from " + connection.peer() + " where "
+                    + typeName(expected) + " was expected");
         }
     }
 
-    private void onStreaming() {
-        state = State.STREAMING;
+    private void onStreaming(final Peer peer) {
+        peer.state = State.STREAMING;
         connected = true;
+        if (refusedLog.count() > 1) {
+            LOG.info("replication sink of {}: {} handshakes failed before this one", directory, refusedLog.count());
+        }
+        refusedLog.reset();
         LOG.info("replication sink of {}: source {} of term {} connected, resuming after index {}", directory,
-                connection.peer(), handshake.sourceTerm(), replica.written());
+                peer.connection.peer(), peer.handshake.sourceTerm(), replica.written());
         if (replica.written() >= 0) {
             ack();
         }
     }
 
     /**
-     * Drops a silent source, sends what waits and a heartbeat when due; on an attached connection.
+     * Closes handshakes past their deadline; drops a silent source, sends what waits and a heartbeat when due.
      *
      * @return 1 if an acknowledgement or a heartbeat was sent, else 0.
      */
     int checkLiveness() {
         final long now = System.nanoTime();
+        int work = 0;
+        for (final Peer peer : peers) {
+            if (peer.state == State.FREE) {
+                continue;
+            }
+            if (peer == holder) {
+                work += checkHolder(now);
+            } else if (now - peer.deadlineNs > 0) {
+                logAbandoned(peer, "no handshake within " + 3 * heartbeatNs / 1_000_000 + " ms");
+                disconnect(peer);
+            } else if (!peer.connection.sendIdle()) {
+                try {
+                    peer.connection.flush();
+                } catch (IOException e) {
+                    logAbandoned(peer, e.toString());
+                    disconnect(peer);
+                }
+            }
+        }
+        return work;
+    }
+
+    private int checkHolder(final long now) {
+        final Peer peer = holder;
+        final Connection connection = peer.connection;
         if (now - connection.lastReceivedNs() > 3 * heartbeatNs) {
             LOG.warn("replication sink of {}: no frame from {} for {} ms, closing the connection", directory,
                     connection.peer(), (now - connection.lastReceivedNs()) / 1_000_000);
-            disconnect();
+            disconnect(peer);
             return 0;
         }
         int work = 0;
         try {
             if (!connection.sendIdle()) {
-                flush();
+                flush(peer);
             }
             if (ackOwed && connection.sendIdle()) {
                 ack();
                 work = 1;
-            } else if (state == State.STREAMING && connection.sendIdle() && now - connection.lastSentNs() > heartbeatNs) {
+            } else if (peer.state == State.STREAMING && connection.sendIdle()
+                    && now - connection.lastSentNs() > heartbeatNs) {
                 connection.sendHeartbeat();
                 work = 1;
             }
-            flush();
+            flush(peer);
         } catch (IOException e) {
             LOG.warn("replication sink of {}: connection from {} lost: {}", directory, connection.peer(), e.toString());
-            disconnect();
+            disconnect(peer);
         }
         return work;
     }
 
     /** Acknowledges what was written now if nothing else waits to be sent, else as soon as it has gone. */
     private void ack() {
+        final Connection connection = holder.connection;
         if (connection.sendIdle()) {
             ackOwed = false;
             replica.ack(connection);
@@ -279,23 +416,27 @@ final class SinkSession {
      * Writes what is pending without waiting: acks and heartbeats are small and the source reads them all the time,
      * so one that takes nothing for three heartbeat intervals is dropped.
      */
-    private void flush() throws IOException {
+    private void flush(final Peer peer) throws IOException {
+        final Connection connection = peer.connection;
         if (!connection.flush() && System.nanoTime() - connection.lastSentNs() > 3 * heartbeatNs) {
             throw new IOException("the source at " + connection.peer() + " reads no acknowledgements");
         }
     }
 
-    private void sendErrorAndDisconnect(final int code, final String message) {
+    private void sendErrorAndDisconnect(final Peer peer, final int code, final String message) {
+        final Connection connection = peer.connection;
         try {
             // best effort: an error does not wait behind a frame the source is slow to take
-            if (connection.sendIdle()) {
+            if (connection.sendIdle() || connection.flush()) {
                 connection.sendError(code, replica.term(), message);
                 connection.flush();
             }
         } catch (IOException e) {
-            LOG.info("replication sink of {}: could not tell {} why: {}", directory, connection.peer(), e.toString());
+            if (peer == holder) {
+                LOG.info("replication sink of {}: could not tell {} why: {}", directory, connection.peer(), e.toString());
+            }
         }
-        disconnect();
+        disconnect(peer);
     }
 
     /** The source sent an ERROR during the handshake: logged once, and the connection closed. */
@@ -307,11 +448,19 @@ final class SinkSession {
         }
     }
 
-    /** Closes the connection, if any. */
-    void disconnect() {
-        connected = false;
-        ackOwed = false;
-        connection.detach();
+    /** Closes the connection of {@code peer}, if any, and frees its place. */
+    private void disconnect(final Peer peer) {
+        if (peer == holder) {
+            holder = null;
+            connected = false;
+            ackOwed = false;
+        }
+        peer.state = State.FREE;
+        peer.growTo = 0;
+        try {
+            peer.connection.detach();
+        } catch (UncheckedIOException e) {
+            LOG.info("replication sink of {}: {}", directory, e.getMessage());
+        }
     }
-
 }

@@ -15,8 +15,6 @@ import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
 
-import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
-
 /**
  * The duty cycle of a {@link ReplicationSource} towards one of its sinks, as a state machine that never blocks (the
  * source's {@link SourceLinks} runs one per sink, each with its own connection, tailer, cursor, acknowledgements and
@@ -35,6 +33,11 @@ final class SourceAgent implements Agent {
     private static final int STREAMING = 3;
     /** Stopped for good: by a failure or by {@link #onClose()}. */
     private static final int STOPPED = 4;
+    /**
+     * Failed authentications in a row after which {@link #failure()} reports the last: the secrets differ, which
+     * retrying does not mend, though the source goes on retrying, with back-off, until an operator does.
+     */
+    static final int AUTHENTICATION_FAILURES_REPORTED = 3;
 
     private final SpoolQueue queue;
     /** This sink's number among the source's replicas. */
@@ -56,6 +59,10 @@ final class SourceAgent implements Agent {
     private SocketChannel connecting;
     private volatile boolean connected;
     private volatile Throwable failure;
+    /** The last failed authentication, once {@link #AUTHENTICATION_FAILURES_REPORTED} came in a row; else null. */
+    private volatile AuthenticationException refused;
+    /** Failed authentications in a row, logged once, then with a count. */
+    private final RepeatedLog refusedLog = new RepeatedLog();
     private boolean closed;
 
     /**
@@ -76,7 +83,7 @@ final class SourceAgent implements Agent {
         // a DATA frame's MAC follows it, and may push a carried excerpt that far along; or the excerpt is parked past
         // a SCHEMA frame and its MAC
         this.connection = new Connection(RECEIVE_CAPACITY, Math.toIntExact(builder.frameLimit
-                + DataFlyweight.frameLength(queue.maxMessageLength() + (queue.checksums() ? CHECKSUM_LENGTH : 0))
+                + DataFlyweight.largestFrameLength(builder.frameLimit, queue.maxMessageLength(), queue.checksums())
                 + FrameMac.TAG_LENGTH + SourceStream.PARK_OFFSET));
         this.handshake = new SourceHandshake(queue, sink, connection, builder.secret, builder.frameLimit, heartbeatNs);
         this.stream = new SourceStream(acks, replica, sink, connection, builder.frameLimit, heartbeatNs, queue.checksums(),
@@ -117,8 +124,7 @@ final class SourceAgent implements Agent {
                     e.getMessage());
             stop(e);
         } catch (AuthenticationException e) {
-            LOG.warn("replication source of {}: {}; retrying in {} ms", queue.directory(), e.getMessage(),
-                    backoffNs / 1_000_000);
+            onRefused(e);
             retry();
         } catch (FrameException e) {
             LOG.warn("replication source of {}: closing the connection to {}: {}", queue.directory(),
@@ -166,8 +172,18 @@ final class SourceAgent implements Agent {
         return state == STOPPED;
     }
 
+    /**
+     * @return the error that stopped replication to this sink for good; else, while the sink and this source keep
+     * failing to authenticate each other, the last such failure; else null.
+     */
     Throwable failure() {
-        return failure;
+        final Throwable stopped = failure;
+        return stopped != null ? stopped : refused;
+    }
+
+    /** @return true while failed authentications keep this source from its sink: {@link #failure()} tells why. */
+    boolean isRefused() {
+        return failure == null && refused != null;
     }
 
     /** @return the last index sent to the sink on the current or last connection, -1 if none; any thread. */
@@ -240,11 +256,32 @@ final class SourceAgent implements Agent {
             return 0;
         }
         stream.resume(tailer, handshake.sinkLast());
+        if (refusedLog.count() > 0) {
+            LOG.info("replication source of {}: authenticated with {} after {} failed attempts", queue.directory(),
+                    sink, refusedLog.count());
+            refusedLog.reset();
+            refused = null;
+        }
         backoffNs = minBackoffNs;
         state = STREAMING;
         connected = true;
         acks.connected(replica, handshake.sinkLast());
         return 1;
+    }
+
+    /**
+     * A failed authentication: logged once, then with a count; reported by {@link #failure()} once it came
+     * {@link #AUTHENTICATION_FAILURES_REPORTED} times in a row. Retried with the back-off, which grows each time.
+     */
+    private void onRefused(final AuthenticationException e) {
+        final long count = refusedLog.next();
+        if (count > 0) {
+            LOG.warn("replication source of {}: {}{}; retrying with back-off", queue.directory(), e.getMessage(),
+                    RepeatedLog.times(count));
+        }
+        if (refusedLog.count() >= AUTHENTICATION_FAILURES_REPORTED) {
+            refused = e;
+        }
     }
 
     /** Back to backing off: the next connection is tried once the back-off has passed, and the next waits twice as long. */

@@ -14,14 +14,17 @@ import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.FrameDescriptor.ERROR_DIVERGED;
 import static dev.spool.replication.FrameDescriptor.ERROR_FENCED;
 import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
+import static dev.spool.replication.FrameDescriptor.ERROR_QUEUE_MISMATCH;
 import static dev.spool.replication.FrameDescriptor.ERROR_WRITE_FAILED;
 import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
 import static dev.spool.replication.FrameDescriptor.MAGIC;
+import static dev.spool.replication.FrameDescriptor.RESUME_MAC_OFFSET;
 import static dev.spool.replication.FrameDescriptor.START_LENGTH;
 import static dev.spool.replication.FrameDescriptor.START_MAC_OFFSET;
 import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
 import static dev.spool.replication.FrameDescriptor.TYPE_HELLO;
 import static dev.spool.replication.FrameDescriptor.TYPE_START;
+import static dev.spool.replication.FrameDescriptor.TYPE_RESUME;
 import static dev.spool.replication.FrameDescriptor.TYPE_WELCOME;
 import static dev.spool.replication.FrameDescriptor.WELCOME_LENGTH;
 import static dev.spool.replication.FrameDescriptor.WELCOME_MAC_OFFSET;
@@ -29,14 +32,17 @@ import static dev.spool.replication.FrameDescriptor.typeName;
 
 /**
  * The source's side of the handshake, once per connection: sends HELLO, checks the sink's WELCOME (its proof of the
- * shared secret, its term, and that its last excerpt is the source's at the same index), and sends START. A sink of
- * a later term fences the source's queue; a mismatch is told to the sink in an ERROR frame and stops the source.
- * With a secret, nothing the sink says is acted on before its WELCOME proved the secret: an ERROR in answer to
- * HELLO, or a WELCOME with a wrong MAC, is a failed connection, retried with back-off; it never fences the queue or
- * stops the source. Without one ({@code insecure()}), the sink is trusted as it is.
+ * shared secret), sends START (the source's proof), then checks the sink's RESUME (its term, and that its last
+ * excerpt is the source's at the same index) and starts the session with a HEARTBEAT. A sink of a later term fences
+ * the source's queue; a mismatch is told to the sink in an ERROR frame and stops the source.
+ * With a secret, nothing the sink says is acted on unless it proved the secret in this handshake: an ERROR before
+ * START, a WELCOME or RESUME with a wrong MAC, an ERROR after START without a MAC under
+ * {@link Handshake#refusalKey} of this handshake, is a failed connection, retried with back-off; it never fences the
+ * queue or stops the source. Without one ({@code insecure()}), the sink is trusted as it is.
  * Non-blocking, a step per pass of the source's agent, as a state machine: {@link #begin()} queues HELLO, and
- * {@link #step(ExcerptTailer)} writes what is pending, reads the WELCOME when it has come, queues START and reports
- * when START is on the wire; the whole exchange must end within three heartbeat intervals. Allocation is fine here.
+ * {@link #step(ExcerptTailer)} writes what is pending, reads the sink's frames when they have come, answers them, and
+ * reports when the session's first frame is on the wire; the whole exchange must end within three heartbeat
+ * intervals. Allocation is fine here.
  */
 final class SourceHandshake {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
@@ -50,12 +56,19 @@ final class SourceHandshake {
     private final HelloFlyweight hello = new HelloFlyweight();
     private final WelcomeFlyweight welcome = new WelcomeFlyweight();
     private final StartFlyweight start = new StartFlyweight();
+    private final ResumeFlyweight resume = new ResumeFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
     private byte[] sourceNonce;
+    private byte[] sinkNonce;
     private byte[] helloSent;
+    private byte[] welcomeReceived;
+    private byte[] startSent;
     private long term;
     private long deadlineNs;
+    /** START is sent: the next frame is RESUME or a refusal. */
     private boolean startQueued;
+    /** RESUME is accepted and the session's first frame queued: done once it is on the wire. */
+    private boolean resumed;
     private long sinkLast;
 
     SourceHandshake(final SpoolQueue queue, final InetSocketAddress sink, final Connection connection,
@@ -74,6 +87,7 @@ final class SourceHandshake {
         sourceNonce = Handshake.nonce();
         term = internals.term();
         startQueued = false;
+        resumed = false;
         sinkLast = -1;
         deadlineNs = System.nanoTime() + 3 * heartbeatNs;
         final int offset = connection.beginFrame(TYPE_HELLO);
@@ -86,11 +100,12 @@ final class SourceHandshake {
     }
 
     /**
-     * One step, without blocking: writes what is pending, or reads the WELCOME if it has come and answers START.
+     * One step, without blocking: writes what is pending, or reads the sink's next frame if it has come and answers.
      *
      * @param tailer the source's tailer, left where streaming resumes: after the sink's last index.
-     * @return true once START is on the wire: {@link #sinkLast()} tells where the stream resumes.
-     * @throws ReplicationException if replication cannot go on: mismatch, divergence, authentication, fencing.
+     * @return true once the session's first frame is on the wire: {@link #sinkLast()} tells where the stream resumes.
+     * @throws ReplicationException if replication cannot go on: mismatch, divergence, fencing.
+     * @throws AuthenticationException if the sink did not prove the secret, or refused this source's proof: retried.
      * @throws IOException          if the connection failed, the sink sent a bad frame or took too long: retried.
      */
     boolean step(final ExcerptTailer tailer) throws IOException {
@@ -98,7 +113,7 @@ final class SourceHandshake {
             checkDeadline(true);
             return false;
         }
-        if (startQueued) {
+        if (resumed) {
             LOG.info("replication source of {}: connected to {}, resuming after index {}", queue.directory(), sink,
                     sinkLast);
             return true;
@@ -108,7 +123,11 @@ final class SourceHandshake {
             checkDeadline(false);
             return false;
         }
-        onReply(tailer);
+        if (startQueued) {
+            onResume(tailer);
+        } else {
+            onWelcome();
+        }
         return step(tailer);
     }
 
@@ -117,45 +136,69 @@ final class SourceHandshake {
         return sinkLast;
     }
 
-    private void onReply(final ExcerptTailer tailer) throws IOException {
+    private void onWelcome() throws IOException {
         if (connection.frameType() == TYPE_ERROR) {
-            onRefused();
+            onRefusedBeforeProof();
         }
         if (connection.frameType() != TYPE_WELCOME) {
             throw new FrameException(typeName(connection.frameType()) + " frame from " + sink + " where WELCOME was expected");
         }
-        welcome.wrap(connection.received(), connection.frameOffset()).check(String.valueOf(sink));
-        final long last = welcome.lastIndex();
-        final long sinkChecksum = welcome.checksum();
-        final long sinkTerm = welcome.term();
-        final byte[] sinkNonce = welcome.nonce();
+        welcome.wrap(connection.received(), connection.frameOffset());
+        sinkNonce = welcome.nonce();
         final byte[] sinkMac = welcome.mac();
-        final byte[] welcomeReceived = Handshake.copy(connection.received(), connection.frameOffset(), WELCOME_LENGTH);
+        welcomeReceived = Handshake.copy(connection.received(), connection.frameOffset(), WELCOME_LENGTH);
         final byte[] welcomeProved = Handshake.copy(connection.received(), connection.frameOffset(), WELCOME_MAC_OFFSET);
         connection.consumeFrame();
         if (!Handshake.verify(secret, Handshake.mac(secret, Handshake.SINK_LABEL, helloSent, welcomeProved), sinkMac)) {
-            final String message = "the sink at " + sink + " did not prove the shared secret: its WELCOME's MAC is"
-                    + " wrong, so the sink's secret differs from this source's (or the peer is not that sink); nothing"
-                    + " it sent is acted on";
-            tell(ERROR_AUTHENTICATION, "the source of term " + term + " refuses the sink's WELCOME: its MAC is wrong,"
-                    + " so the sink's secret differs from the source's");
-            throw new AuthenticationException(message);
+            throw unproved("WELCOME");
+        }
+        final int offset = connection.beginFrame(TYPE_START, START_LENGTH);
+        start.wrap(connection.send(), offset).mac(Handshake.mac(secret, Handshake.SOURCE_LABEL, helloSent,
+                welcomeReceived, Handshake.copy(connection.send(), offset, START_MAC_OFFSET)));
+        connection.endFrame(offset, START_LENGTH);
+        startSent = Handshake.copy(connection.send(), offset, START_LENGTH);
+        startQueued = true;
+    }
+
+    private void onResume(final ExcerptTailer tailer) throws IOException {
+        if (connection.frameType() == TYPE_ERROR) {
+            onRefused();
+        }
+        if (connection.frameType() != TYPE_RESUME) {
+            throw new FrameException(typeName(connection.frameType()) + " frame from " + sink + " where RESUME was expected");
+        }
+        resume.wrap(connection.received(), connection.frameOffset()).check(String.valueOf(sink));
+        final long last = resume.lastIndex();
+        final long sinkChecksum = resume.checksum();
+        final long sinkTerm = resume.term();
+        final byte[] sinkMac = resume.mac();
+        final byte[] resumeProved = Handshake.copy(connection.received(), connection.frameOffset(), RESUME_MAC_OFFSET);
+        connection.consumeFrame();
+        if (!Handshake.verify(secret, Handshake.mac(secret, Handshake.RESUME_LABEL, helloSent, welcomeReceived,
+                startSent, resumeProved), sinkMac)) {
+            throw unproved("RESUME");
+        }
+        if (secret != null) {
+            connection.authenticate(Handshake.sessionKey(secret, Handshake.SOURCE_FRAMES_LABEL, sourceNonce, sinkNonce),
+                    Handshake.sessionKey(secret, Handshake.SINK_FRAMES_LABEL, sourceNonce, sinkNonce));
         }
         if (sinkTerm > term) {
             fence(sinkTerm);
         }
         checkHistory(tailer, last, sinkChecksum);
-        final int offset = connection.beginFrame(TYPE_START, START_LENGTH);
-        start.wrap(connection.send(), offset).resumeAfter(last);
-        start.mac(Handshake.mac(secret, Handshake.SOURCE_LABEL, helloSent, welcomeReceived,
-                Handshake.copy(connection.send(), offset, START_MAC_OFFSET)));
-        connection.endFrame(offset, START_LENGTH);
-        if (secret != null) {
-            connection.authenticate(Handshake.sessionKey(secret, Handshake.SOURCE_FRAMES_LABEL, sourceNonce, sinkNonce),
-                    Handshake.sessionKey(secret, Handshake.SINK_FRAMES_LABEL, sourceNonce, sinkNonce));
-        }
+        // the session's first frame tells the sink this source accepts its history: it opens the replica then
+        connection.sendHeartbeat();
         sinkLast = last;
-        startQueued = true;
+        resumed = true;
+    }
+
+    /** @return the failure of a sink that did not prove the secret, which it is told. */
+    private AuthenticationException unproved(final String frame) {
+        tell(ERROR_AUTHENTICATION, "the source of term " + term + " refuses the sink's " + frame + ": its MAC is wrong,"
+                + " so the sink's secret differs from the source's");
+        return new AuthenticationException("the sink at " + sink + " did not prove the shared secret: its " + frame
+                + "'s MAC is wrong, so the sink's secret differs from this source's (or the peer is not that sink, or"
+                + " a frame was altered on the way); nothing it sent is acted on");
     }
 
     /** @param writing true while a frame waits to be written, false while the reply is awaited. */
@@ -167,34 +210,43 @@ final class SourceHandshake {
     }
 
     /**
-     * The sink answered HELLO with ERROR. With a secret, only what the sink proved is acted on: an ERROR with a MAC
-     * under {@link Handshake#refusalKey} (fresh: it saw this HELLO) is acted on in full; one with a MAC under
-     * {@link Handshake#termKey} (a busy sink, not fresh) for its term only, which fences the queue if it is later;
-     * any other is reported and retried. Without a secret, a sink of a later term fences the queue, and a mismatch
-     * stops the source; a passing error is retried.
+     * The sink answered HELLO with ERROR. Before START a sink has nothing proved to refuse with, so with a secret the
+     * code is acted on only as far as it blames this source: an authentication error, retried and counted; any other
+     * is retried. Without a secret, the sink is trusted.
+     */
+    private void onRefusedBeforeProof() throws IOException {
+        if (secret == null) {
+            onRefused();
+        }
+        error.wrap(connection.received(), connection.frameOffset());
+        final String reason = error.message(connection.frameLength());
+        if (error.code() == ERROR_AUTHENTICATION) {
+            throw refusedProof(reason);
+        }
+        throw new IOException("the sink at " + sink + ", not authenticated, answered HELLO with error " + error.code()
+                + ": " + reason + "; ignored, retrying");
+    }
+
+    /**
+     * The sink answered START with ERROR. With a secret, only a refusal with a MAC under {@link Handshake#refusalKey}
+     * of this handshake is acted on: the sink proved the secret and saw this HELLO, WELCOME and START. A later term
+     * in it fences the queue (but a sink of another queue fences nothing); a mismatch stops the source; a passing
+     * error (busy, protocol, a write that failed) is retried. Any other refusal is retried, and a refused proof is
+     * counted. Without a secret, the sink is trusted.
      */
     private void onRefused() throws IOException {
         error.wrap(connection.received(), connection.frameOffset());
-        final boolean authentic = secret != null && isAuthenticRefusal();
-        final boolean termAuthentic = secret != null && !authentic && isAuthentic(Handshake.termKey(secret));
+        final boolean authentic = secret != null && startQueued && isAuthenticRefusal();
         final int code = error.code();
-        final String reason = error.message(connection.frameLength()
-                - (authentic || termAuthentic ? FrameMac.TAG_LENGTH : 0));
+        final String reason = error.message(connection.frameLength() - (authentic ? FrameMac.TAG_LENGTH : 0));
         if (code == ERROR_AUTHENTICATION) {
-            throw new AuthenticationException("the sink at " + sink + " refused this source's proof of the shared"
-                    + " secret (" + reason + "): check this source's secret" + (secret == null
-                    ? " (this source is insecure(): it has none)" : ", it differs from the sink's"));
+            throw refusedProof(reason);
         }
         if (secret != null && !authentic) {
-            if (termAuthentic && error.term() > term) {
-                // a busy sink that knows the secret states its term: a later term, once it exists, stays true
-                fence(error.term());
-            }
-            throw new IOException("the sink at " + sink + (termAuthentic ? "" : ", not authenticated,")
-                    + " answered HELLO with error " + code + " (term " + error.term() + "): " + reason
-                    + (termAuthentic ? "" : "; ignored") + ", retrying");
+            throw new IOException("the sink at " + sink + ", not authenticated, answered START with error " + code
+                    + " (term " + error.term() + "): " + reason + "; ignored, retrying");
         }
-        if (error.term() > term) {
+        if (error.term() > term && code != ERROR_QUEUE_MISMATCH) {
             fence(error.term());
         }
         final String message = "the sink at " + sink + " refused the handshake with error " + code + ": " + reason;
@@ -204,19 +256,20 @@ final class SourceHandshake {
         throw new ReplicationException(message);
     }
 
-    /** @return true if the ERROR frame ends with the MAC of a sink that knows the secret and saw this HELLO. */
-    private boolean isAuthenticRefusal() {
-        return isAuthentic(Handshake.refusalKey(secret, sourceNonce));
+    private AuthenticationException refusedProof(final String reason) {
+        return new AuthenticationException("the sink at " + sink + " refused this source's proof of the shared"
+                + " secret (" + reason + "): check this source's secret" + (secret == null
+                ? " (this source is insecure(): it has none)" : ", it differs from the sink's"));
     }
 
-    /** @return true if the ERROR frame ends with a MAC under {@code key}. */
-    private boolean isAuthentic(final byte[] key) {
+    /** @return true if the ERROR frame ends with the MAC of a sink that knows the secret and saw this handshake. */
+    private boolean isAuthenticRefusal() {
         final int length = connection.frameLength() - FrameMac.TAG_LENGTH;
         if (length < ErrorFlyweight.frameLength(0)) {
             return false;
         }
         final FrameMac mac = new FrameMac();
-        mac.key(key);
+        mac.key(Handshake.refusalKey(secret, helloSent, welcomeReceived, startSent));
         return mac.verify(connection.received(), connection.frameOffset(), length);
     }
 

@@ -108,13 +108,40 @@ final class SourceLinks implements Agent {
         return acks.connectedCount() > 0;
     }
 
+    /**
+     * @return the error that stopped the source for good; else, while every sink still replicated to fails to
+     * authenticate (so none can acknowledge), the first sink's failure; else null.
+     */
     Throwable failure() {
-        return failure;
+        final Throwable stopped = failure;
+        if (stopped != null) {
+            return stopped;
+        }
+        Throwable refused = null;
+        for (final SourceAgent link : links) {
+            final Throwable linkFailure = link.failure();
+            if (linkFailure == null) {
+                return null;
+            }
+            if (refused == null && link.isRefused()) {
+                refused = linkFailure;
+            }
+        }
+        return refused;
     }
 
     /** @return how many sinks are not stopped for good: connected, connecting or backing off. */
     int running() {
         return running;
+    }
+
+    /** @return how many sinks keep refusing this source's proof of the secret ({@link SourceAgent#isRefused()}). */
+    int refused() {
+        int refused = 0;
+        for (final SourceAgent link : links) {
+            refused += link.isRefused() ? 1 : 0;
+        }
+        return refused;
     }
 
     /**
@@ -124,7 +151,7 @@ final class SourceLinks implements Agent {
     private void stop() {
         Throwable cause = null;
         for (int i = 0; i < links.length && cause == null; i++) {
-            cause = links[i].failure();
+            cause = links[i].isStopped() ? links[i].failure() : null;
         }
         if (cause == null) {
             cause = new ReplicationException("queue " + directory + " is fenced: a later primary exists");

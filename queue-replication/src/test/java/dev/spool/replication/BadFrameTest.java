@@ -106,7 +106,7 @@ class BadFrameTest extends SpoolTestBase {
         try (ReplicationSink sink = sink()) {
             final String message = refusal(sink, hello(UUID.randomUUID(), VERSION_1_MAGIC, 1));
             assertTrue(message.contains("HELLO frame from /"), message);
-            assertTrue(message.contains("protocol version=1, this build speaks 4: the peer runs an older Spool"), message);
+            assertTrue(message.contains("protocol version=1, this build speaks 5: the peer runs an older Spool"), message);
             assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
             assertEquals(-1, sink.lastIndex());
             assertNull(sink.failure(), "the sink goes on listening");
@@ -114,11 +114,14 @@ class BadFrameTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldRefuseAVersionThreePeerWhichSendsNoSchemasNamingBothVersions() throws IOException {
+    void shouldRefuseAVersionThreeOrFourPeerNamingBothVersions() throws IOException {
         expectWarning("closing the connection");
         try (ReplicationSink sink = sink()) {
-            final String message = refusal(sink, hello(UUID.randomUUID(), MAGIC, 3));
-            assertTrue(message.contains("protocol version=3, this build speaks 4: the peer runs an older Spool"), message);
+            for (final int version : new int[] {3, 4}) {
+                final String message = refusal(sink, hello(UUID.randomUUID(), MAGIC, version));
+                assertTrue(message.contains("protocol version=" + version + ", this build speaks 5: the peer runs an"
+                        + " older Spool"), message);
+            }
             assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
             assertNull(sink.failure(), "the sink goes on listening");
         }
@@ -130,7 +133,7 @@ class BadFrameTest extends SpoolTestBase {
         try (ReplicationSink sink = sink()) {
             final String message = refusal(sink, hello(UUID.randomUUID(), VERSION_1_MAGIC));
             assertTrue(message.contains("magic=0x524c5053, protocol version 1's (the peer runs an older Spool),"
-                    + " expected 0x464c5053 of version 4"), message);
+                    + " expected 0x464c5053 of version 5"), message);
             assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
             assertNull(sink.failure(), "the sink goes on listening");
         }
@@ -270,13 +273,7 @@ class BadFrameTest extends SpoolTestBase {
             fake.setSoTimeout(30_000);
             try (Socket socket = fake.accept()) {
                 socket.setSoTimeout(30_000);
-                final byte[] hello = socket.getInputStream().readNBytes(HELLO_LENGTH);
-                assertEquals(HELLO_LENGTH, hello.length);
-                final ByteBuffer welcome = frame(WELCOME_LENGTH, TYPE_WELCOME, VERSION);
-                new WelcomeFlyweight().wrap(welcome, 0).lastIndex(-1).checksum(-1).term(0).nonce(Handshake.nonce())
-                        .mac(Handshake.mac(SECRET, Handshake.SINK_LABEL, hello, Wire.bytes(welcome, WELCOME_MAC_OFFSET)));
-                socket.getOutputStream().write(welcome.array());
-                assertEquals(START_LENGTH, socket.getInputStream().readNBytes(START_LENGTH).length);
+                Wire.resume(socket, -1, -1, 0);
                 await(source::isConnected, "the source streams");
                 // the fake sink never writes again: the source sends heartbeats, each with its MAC, then gives up on it
                 final byte[] heartbeat = socket.getInputStream().readNBytes(HEARTBEAT_LENGTH + FrameMac.TAG_LENGTH);

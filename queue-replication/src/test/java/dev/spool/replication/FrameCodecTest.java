@@ -22,12 +22,12 @@ class FrameCodecTest {
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(1024).order(ByteOrder.LITTLE_ENDIAN);
 
     @Test
-    void shouldGiveFramesTheirOwnMagicAndVersionFour() {
+    void shouldGiveFramesTheirOwnMagicAndVersionFive() {
         assertEquals(0x464C5053, MAGIC);
         assertEquals("SPLF", new String(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(MAGIC).array(),
                 StandardCharsets.US_ASCII));
         assertNotEquals(VERSION_1_MAGIC, MAGIC, "the ring buffer file's magic is no longer the frames'");
-        assertEquals(4, VERSION);
+        assertEquals(5, VERSION);
     }
 
     @Test
@@ -42,7 +42,7 @@ class FrameCodecTest {
     void shouldRefuseAHeaderOfAnOlderSpoolNamingPeerTypeAndVersions() {
         new FrameHeader().wrap(buffer, AT).encode(TYPE_HELLO).version(1).frameLength(HELLO_LENGTH);
         final FrameException e = assertThrows(FrameException.class, () -> new FrameHeader().wrap(buffer, AT).check(PEER, 4096, 0));
-        assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 4: the peer runs an older Spool",
+        assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 5: the peer runs an older Spool",
                 e.getMessage());
     }
 
@@ -77,7 +77,7 @@ class FrameCodecTest {
         assertArrayEquals(nonce, hello.nonce());
         hello.magic(VERSION_1_MAGIC);
         assertEquals("HELLO frame from " + PEER + ": magic=0x524c5053, protocol version 1's (the peer runs an older"
-                + " Spool), expected 0x464c5053 of version 4",
+                + " Spool), expected 0x464c5053 of version 5",
                 assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage());
         hello.magic(MAGIC).frameLimit(8);
         assertTrue(assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage().contains("frameLimit=8"));
@@ -102,19 +102,23 @@ class FrameCodecTest {
         final byte[] nonce = new byte[NONCE_LENGTH];
         final byte[] mac = new byte[MAC_LENGTH];
         mac[31] = 1;
-        final WelcomeFlyweight welcome = new WelcomeFlyweight().wrap(buffer, AT).lastIndex(41).checksum(0xFFFF_FFFFL)
-                .term(2).nonce(nonce).mac(mac);
-        welcome.check(PEER);
-        assertEquals(41, welcome.lastIndex());
-        assertEquals(0xFFFF_FFFFL, welcome.checksum());
+        final WelcomeFlyweight welcome = new WelcomeFlyweight().wrap(buffer, AT).nonce(nonce).mac(mac);
+        assertArrayEquals(nonce, welcome.nonce());
         assertArrayEquals(mac, welcome.mac());
-        welcome.checksum(1L << 32);
-        assertTrue(assertThrows(FrameException.class, () -> welcome.check(PEER)).getMessage().contains("checksum="));
-        final StartFlyweight start = new StartFlyweight().wrap(buffer, AT).resumeAfter(41).mac(mac);
-        start.check(PEER, 41);
+        final StartFlyweight start = new StartFlyweight().wrap(buffer, AT).mac(mac);
         assertArrayEquals(mac, start.mac());
-        assertEquals("START frame from " + PEER + ": resumes after index 41, the sink's last index is 40",
-                assertThrows(FrameException.class, () -> start.check(PEER, 40)).getMessage());
+        final ResumeFlyweight resume = new ResumeFlyweight().wrap(buffer, AT).lastIndex(41).checksum(0xFFFF_FFFFL)
+                .term(2).mac(mac);
+        resume.check(PEER);
+        assertEquals(41, resume.lastIndex());
+        assertEquals(0xFFFF_FFFFL, resume.checksum());
+        assertEquals(2, resume.term());
+        assertArrayEquals(mac, resume.mac());
+        resume.checksum(1L << 32);
+        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER)).getMessage().contains("checksum="));
+        resume.checksum(-1).term(Long.MAX_VALUE);
+        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER)).getMessage()
+                .contains("term=" + Long.MAX_VALUE + " outside"));
     }
 
     @Test

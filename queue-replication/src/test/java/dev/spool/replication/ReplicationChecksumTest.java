@@ -88,6 +88,30 @@ class ReplicationChecksumTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldReplicateAMessageOfExactlyMaxMessageLengthInAChecksummedQueue() throws IOException {
+        // longer than a SCHEMA frame, whose bound the sink's receive buffer also holds
+        final int maxMessageLength = 1 << 17;
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20).checksums(true)
+                .maxMessageLength(maxMessageLength).openOrCreate();
+             ExcerptAppender appender = primary.createAppender(); ReplicationSink sink = sink();
+             ReplicationSource source = source(primary, sink)) {
+            final byte[] largest = new byte[maxMessageLength];
+            for (int i = 0; i < largest.length; i++) {
+                largest[i] = (byte) i;
+            }
+            appender.append(message(0));
+            appender.append(largest);
+            appender.append(message(2));
+            await(() -> sink.lastIndex() == primary.lastIndex(), "the largest message is replicated");
+            assertNull(source.failure());
+        }
+        try (SpoolQueue primary = openChecksummed(tempDir.resolve("primary"));
+             SpoolQueue replica = openChecksummed(tempDir.resolve("replica"))) {
+            assertEquals(3, assertIdentical(primary, replica));
+        }
+    }
+
+    @Test
     void shouldRefuseADataFrameWithADamagedChecksumWriteNothingOfItAndResumeOnReconnect() throws IOException {
         expectWarning("closing the connection");
         expectWarning("lost");
@@ -128,9 +152,9 @@ class ReplicationChecksumTest extends SpoolTestBase {
             out.write(hello.array());
             final InputStream in = socket.getInputStream();
             assertEquals(WELCOME_LENGTH, in.readNBytes(WELCOME_LENGTH).length);
-            final ByteBuffer start = frame(START_LENGTH, TYPE_START);
-            new StartFlyweight().wrap(start, 0).resumeAfter(last);
-            out.write(start.array());
+            out.write(frame(START_LENGTH, TYPE_START).array());
+            final ByteBuffer resume = ByteBuffer.wrap(in.readNBytes(RESUME_LENGTH)).order(ByteOrder.LITTLE_ENDIAN);
+            assertEquals(last, new ResumeFlyweight().wrap(resume, 0).lastIndex());
             final byte[][] payloads = {{1, 2, 3}, {4, 5, 6, 7}, {8, 9}};
             int length = DATA_ENTRIES_OFFSET;
             for (final byte[] payload : payloads) {

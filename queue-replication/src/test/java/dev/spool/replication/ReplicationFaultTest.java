@@ -12,8 +12,10 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -27,7 +29,9 @@ import static org.junit.jupiter.api.Assertions.*;
  * After every fault, every index the source recorded as acknowledged by any replica must be on at least one, every
  * index acknowledged by its ack quorum (k of N, a majority) on at least k, and the replicas must hold the same bytes
  * at the indices they share; at the end, each replica must hold the primary's excerpts byte for byte at the same
- * indices, every message once, none missing.
+ * indices, every message once, none missing. All along, an attacker without the secret keeps at every sink: bursts
+ * of connections that connect and reset, and connections that connect and send nothing, which may cost a
+ * handshake's place for a while but never the source that streams.
  */
 class ReplicationFaultTest extends SpoolTestBase {
     @Test
@@ -83,6 +87,7 @@ class ReplicationFaultTest extends SpoolTestBase {
                 proxyPorts.append(i == 0 ? "" : ",").append(proxies[i].port());
             }
             ChildJvm writer = startWriter(primaryDir, proxyPorts.toString(), total, perSecond, invoked, stderr);
+            final Attacker attacker = new Attacker(sinkPorts, seed);
             try {
                 System.out.println("fault loop: seed " + seed + ", " + total + " messages, " + faults + " faults, "
                         + replicas + " replicas, ack quorum " + quorum + (invoked ? ", invoked source" : ""));
@@ -120,8 +125,11 @@ class ReplicationFaultTest extends SpoolTestBase {
                     LockSupport.parkNanos(10_000_000);
                 }
             } finally {
+                attacker.close();
                 writer.close();
             }
+            System.out.println("the attacker made " + attacker.connections + " connections");
+            assertTrue(attacker.connections > 0, "the attacker was at work");
         } finally {
             for (int i = 0; i < replicas; i++) {
                 if (proxies[i] != null) {
@@ -238,6 +246,72 @@ class ReplicationFaultTest extends SpoolTestBase {
         }
         try (SpoolQueue queue = open(dir)) {
             return queue.lastIndex();
+        }
+    }
+
+    /**
+     * Keeps at the sinks, without the secret: a burst of ten connections that connect and reset, then connections
+     * that connect and send nothing, held until some 16 are open, then the burst again. A sink being restarted
+     * refuses connections, which the attacker shrugs off.
+     */
+    private static final class Attacker implements AutoCloseable {
+        private final int[] ports;
+        private final Random random;
+        private final Thread thread;
+        private volatile boolean stop;
+        private volatile long connections;
+
+        Attacker(final int[] ports, final long seed) {
+            this.ports = ports;
+            this.random = new Random(seed + 1);
+            this.thread = new Thread(this::attack, "attacker");
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void attack() {
+            final ArrayDeque<Socket> idle = new ArrayDeque<>();
+            try {
+                while (!stop) {
+                    final int port = ports[random.nextInt(ports.length)];
+                    for (int i = 0; i < 10 && !stop; i++) {
+                        try (Socket reset = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                            reset.setSoLinger(true, 0);
+                            connections++;
+                        } catch (IOException e) {
+                            // the sink is being restarted
+                        }
+                    }
+                    for (int i = 0; i < 40 && !stop; i++) {
+                        try {
+                            idle.add(new Socket(InetAddress.getLoopbackAddress(), port));
+                            connections++;
+                        } catch (IOException e) {
+                            // the sink is being restarted
+                        }
+                        if (idle.size() > 16) {
+                            close(idle.poll());
+                        }
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                    }
+                }
+            } finally {
+                idle.forEach(Attacker::close);
+            }
+        }
+
+        private static void close(final Socket socket) {
+            try {
+                socket.close();
+            } catch (IOException e) {
+                // the attacker's own socket
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stop = true;
+            thread.join();
         }
     }
 

@@ -135,8 +135,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
             try (Socket socket = fake.accept()) {
                 assertEquals(TYPE_HELLO, Wire.type(Wire.read(socket)));
                 final ByteBuffer welcome = Wire.frame(WELCOME_LENGTH, TYPE_WELCOME);
-                new WelcomeFlyweight().wrap(welcome, 0).lastIndex(-1).checksum(-1).term(99).nonce(Handshake.nonce())
-                        .mac(new byte[MAC_LENGTH]);
+                new WelcomeFlyweight().wrap(welcome, 0).nonce(Handshake.nonce()).mac(new byte[MAC_LENGTH]);
                 Wire.write(socket, welcome);
                 final ByteBuffer told = Wire.read(socket);
                 assertEquals(TYPE_ERROR, Wire.type(told));
@@ -189,7 +188,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
                 Wire.write(attacker, hello(primary, UUID.randomUUID()));
                 assertEquals(TYPE_WELCOME, Wire.type(Wire.read(attacker)));
                 final ByteBuffer start = Wire.frame(START_LENGTH, TYPE_START);
-                new StartFlyweight().wrap(start, 0).resumeAfter(-1).mac(new byte[MAC_LENGTH]);
+                new StartFlyweight().wrap(start, 0).mac(new byte[MAC_LENGTH]);
                 Wire.write(attacker, start);
                 final ByteBuffer refused = Wire.read(attacker);
                 assertEquals(ERROR_AUTHENTICATION, new ErrorFlyweight().wrap(refused, 0).code());
@@ -257,7 +256,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldSendNothingButTheWelcomeBeforeTheSourceProvedTheSecretAndOnlyAuthenticatedFramesAfter()
+    void shouldSendNothingButTheHandshakeBeforeTheSessionAndOnlyAuthenticatedFramesAfter()
             throws IOException {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender()) {
             append(appender, 0, 3);
@@ -271,6 +270,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
                  Socket socket = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
                 socket.setSoTimeout(30_000);
                 final Wire.Session session = Wire.Session.open(socket, primary);
+                Wire.write(socket, session.heartbeat());
                 final ByteBuffer ack = Wire.read(socket);
                 assertEquals(TYPE_ACK, Wire.type(ack));
                 assertEquals(ACK_LENGTH + FrameMac.TAG_LENGTH, ack.capacity(), "the first frame after START has a MAC");

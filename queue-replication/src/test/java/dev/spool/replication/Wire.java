@@ -74,21 +74,51 @@ final class Wire {
         return bytes;
     }
 
+    /**
+     * Plays a genuine sink's side of the handshake with the tests' secret: reads HELLO, sends WELCOME, reads START and
+     * sends RESUME with these values; the source's session starts after it.
+     */
+    static void resume(final Socket socket, final long lastIndex, final long checksum, final long term)
+            throws IOException {
+        final ByteBuffer helloFrame = read(socket);
+        assertEquals(TYPE_HELLO, type(helloFrame));
+        final byte[] hello = bytes(helloFrame, HELLO_LENGTH);
+        final ByteBuffer welcome = frame(WELCOME_LENGTH, TYPE_WELCOME);
+        new WelcomeFlyweight().wrap(welcome, 0).nonce(Handshake.nonce())
+                .mac(Handshake.mac(SECRET, Handshake.SINK_LABEL, hello, bytes(welcome, WELCOME_MAC_OFFSET)));
+        write(socket, welcome);
+        final ByteBuffer start = read(socket);
+        assertEquals(TYPE_START, type(start));
+        final ByteBuffer resume = frame(RESUME_LENGTH, TYPE_RESUME);
+        new ResumeFlyweight().wrap(resume, 0).lastIndex(lastIndex).checksum(checksum).term(term)
+                .mac(Handshake.mac(SECRET, Handshake.RESUME_LABEL, hello, bytes(welcome, WELCOME_LENGTH),
+                        bytes(start, START_LENGTH), bytes(resume, RESUME_MAC_OFFSET)));
+        write(socket, resume);
+    }
+
     /** The source's side of a genuine handshake, played over a blocking socket with the tests' secret. */
     static final class Session {
         final byte[] hello;
         final byte[] start;
+        /** The sink's last index, as its RESUME said. */
+        final long sinkLast;
         final FrameMac mac = new FrameMac();
         /** Checks the sink's frames of the session. */
         final FrameMac sinkMac = new FrameMac();
 
-        private Session(final byte[] hello, final byte[] start, final byte[] key, final byte[] sinkKey) {
+        private Session(final byte[] hello, final byte[] start, final long sinkLast, final byte[] key,
+                        final byte[] sinkKey) {
             this.hello = hello;
             this.start = start;
+            this.sinkLast = sinkLast;
             mac.key(key);
             sinkMac.key(sinkKey);
         }
 
+        /**
+         * Plays the source's side of the handshake up to RESUME; the sink opens its replica at the session's first
+         * frame, which the test sends.
+         */
         static Session open(final Socket socket, final SpoolQueue primary) throws IOException {
             final ByteBuffer helloFrame = frame(HELLO_LENGTH, TYPE_HELLO);
             new HelloFlyweight().wrap(helloFrame, 0).magic(MAGIC).rollCycleId(primary.rollCycle().id())
@@ -101,15 +131,22 @@ final class Wire {
             final ByteBuffer welcomeFrame = read(socket);
             assertEquals(TYPE_WELCOME, type(welcomeFrame));
             final WelcomeFlyweight welcome = new WelcomeFlyweight().wrap(welcomeFrame, 0);
-            final long last = welcome.lastIndex();
             final ByteBuffer startFrame = frame(START_LENGTH, TYPE_START);
-            final StartFlyweight start = new StartFlyweight().wrap(startFrame, 0).resumeAfter(last);
+            final StartFlyweight start = new StartFlyweight().wrap(startFrame, 0);
             start.mac(Handshake.mac(SECRET, Handshake.SOURCE_LABEL, hello, bytes(welcomeFrame, WELCOME_LENGTH),
                     bytes(startFrame, START_MAC_OFFSET)));
             write(socket, startFrame);
-            return new Session(hello, bytes(startFrame, START_LENGTH), Handshake.sessionKey(SECRET,
-                    Handshake.SOURCE_FRAMES_LABEL, sourceNonce, welcome.nonce()), Handshake.sessionKey(SECRET,
-                    Handshake.SINK_FRAMES_LABEL, sourceNonce, welcome.nonce()));
+            final ByteBuffer resumeFrame = read(socket);
+            assertEquals(TYPE_RESUME, type(resumeFrame));
+            return new Session(hello, bytes(startFrame, START_LENGTH), new ResumeFlyweight().wrap(resumeFrame, 0)
+                    .lastIndex(), Handshake.sessionKey(SECRET, Handshake.SOURCE_FRAMES_LABEL, sourceNonce,
+                    welcome.nonce()), Handshake.sessionKey(SECRET, Handshake.SINK_FRAMES_LABEL, sourceNonce,
+                    welcome.nonce()));
+        }
+
+        /** @return a HEARTBEAT with its MAC, the next frame of the session. */
+        ByteBuffer heartbeat() {
+            return sealed(frame(HEARTBEAT_LENGTH, TYPE_HEARTBEAT), mac);
         }
 
         /** @return a DATA frame of one excerpt, without its MAC. */

@@ -34,7 +34,7 @@ final class Roles {
      *
      * @param lastIndex reads the last index, for the log.
      * @return the new term.
-     * @throws SpoolException unless the queue is a replica.
+     * @throws SpoolException unless the queue is a replica below {@link MetadataDescriptor#MAX_TERM}.
      */
     long promote(final LongSupplier lastIndex) {
         final WriteLock lock = store.writeLock();
@@ -43,6 +43,11 @@ final class Roles {
             if (metadata.role() != MetadataDescriptor.ROLE_REPLICA) {
                 throw new SpoolException("queue " + store.directory() + " is a " + role() + " queue of term "
                         + metadata.term() + ": only a replica can be promoted");
+            }
+            if (metadata.term() >= MetadataDescriptor.MAX_TERM) {
+                throw new SpoolException("queue " + store.directory() + " has term " + metadata.term()
+                        + ", the highest a queue may have (" + MetadataDescriptor.MAX_TERM + "): it cannot be promoted"
+                        + " to a later one");
             }
             final long term = metadata.term() + 1;
             metadata.promote(term);
@@ -57,13 +62,13 @@ final class Roles {
     /**
      * Fences this primary: new appenders are refused, and appenders created before throw at their next write.
      *
-     * @param byTerm the later term; must exceed the queue's term.
+     * @param byTerm the later term; must exceed the queue's term, and be at most {@link MetadataDescriptor#MAX_TERM}.
      */
     void fence(final long byTerm) {
         final WriteLock lock = store.writeLock();
         lock.lock();
         try {
-            if (byTerm <= metadata.term()) {
+            if (byTerm <= metadata.term() || byTerm > MetadataDescriptor.MAX_TERM) {
                 throw new SpoolException("queue " + store.directory() + " has term " + metadata.term()
                         + ": term " + byTerm + " cannot fence it");
             }
@@ -77,13 +82,15 @@ final class Roles {
      * A replica takes the term of the primary it copies when that term is later than its own.
      *
      * @param term the primary's term.
-     * @throws SpoolException unless the queue is a replica and {@code term} is at least its own.
+     * @throws SpoolException unless the queue is a replica and {@code term} is at least its own and at most
+     *                        {@link MetadataDescriptor#MAX_TERM}.
      */
     void adoptTerm(final long term) {
         final WriteLock lock = store.writeLock();
         lock.lock();
         try {
-            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA || term < metadata.term()) {
+            if (metadata.role() != MetadataDescriptor.ROLE_REPLICA || term < metadata.term()
+                    || term > MetadataDescriptor.MAX_TERM) {
                 throw new SpoolException("queue " + store.directory() + " is a " + role() + " queue of term "
                         + metadata.term() + ": it cannot take term " + term);
             }

@@ -116,20 +116,12 @@ final class StoreOpener {
                 features);
     }
 
-    /** A roll at a time of day: daily, whole minutes, a zone id that fits, and no epoch, which it replaces. */
+    /** A roll at a time of day (the builder clears a roll cycle and an epoch, which it replaces): whole minutes, a zone id that fits. */
     private static void checkRollTime(final QueueEngine.Config config) {
         if (config.rollZone() == null) {
             return;
         }
         final String rollTime = "rollTime=" + config.rollTime() + " " + config.rollZone();
-        if (config.rollCycle() != null && config.rollCycle() != RollCycle.DAILY) {
-            throw new SpoolException(rollTime + " rolls daily: it cannot be combined with rollCycle="
-                    + config.rollCycle());
-        }
-        if (config.epochMillis() != null) {
-            throw new SpoolException(rollTime + " sets when cycles start: it cannot be combined with epochMillis="
-                    + config.epochMillis());
-        }
         if (config.rollTime().getSecond() != 0 || config.rollTime().getNano() != 0) {
             throw new SpoolException(rollTime + " must be a whole minute");
         }

@@ -149,6 +149,11 @@ public final class MetadataDescriptor {
     public static final int LAST_ACKED_INDEX_OFFSET = align(LAST_SYNCED_INDEX_OFFSET + Long.BYTES, CACHE_LINE_LENGTH);
     /** Offset of the term field. */
     public static final int TERM_OFFSET = LAST_ACKED_INDEX_OFFSET + Long.BYTES;
+    /**
+     * The highest term a queue may have: promotions count up from 0 one at a time and never come near it, so a
+     * higher one (from a peer, or a promotion past it) is refused rather than allowed to wrap to a negative term.
+     */
+    public static final long MAX_TERM = 1L << 62;
     /** Offset of the role field, an int. */
     public static final int ROLE_OFFSET = TERM_OFFSET + Long.BYTES;
     /** Length in bytes of the role field with the reserved int after it. */
