@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.IndexFormat;
 import java.nio.ByteBuffer;
 
 import static dev.spool.replication.FrameDescriptor.ACK_INDEX_OFFSET;
@@ -48,8 +49,8 @@ final class AckFlyweight {
     long checkedIndex(final String peer, final long lastSent) throws FrameException {
         final long index = index();
         if (index > lastSent) {
-            throw new FrameException("ACK frame from " + peer + ": index " + index + " is beyond the last index sent, "
-                    + lastSent);
+            throw new FrameException("ACK frame from " + peer + ": index " + IndexFormat.format(index, null)
+                    + " is beyond the last index sent, " + IndexFormat.format(lastSent, null));
         }
         return index;
     }

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.Doorbell;
@@ -114,18 +115,21 @@ public final class CommitWaiter implements AutoCloseable {
             }
             final Throwable failure = source.failure();
             if (failure != null) {
-                throw new ReplicationException("index " + index + " of " + queue.directory() + " will not be acknowledged:"
+                throw new ReplicationException("index " + IndexFormat.format(index, queue.rollCycle()) + " of "
+                        + queue.directory() + " will not be acknowledged:"
                         + " no replica can acknowledge it (" + failure.getMessage() + ")");
             }
             final int refused = source.refusedReplicas();
             if (stage == CommitStage.ACKED_BY_QUORUM && source.runningReplicas() - refused < source.ackQuorum()) {
-                throw new ReplicationException("index " + index + " of " + queue.directory() + " will not be acknowledged"
+                throw new ReplicationException("index " + IndexFormat.format(index, queue.rollCycle()) + " of "
+                        + queue.directory() + " will not be acknowledged"
                         + " by " + source.ackQuorum() + " replicas: replication to " + (source.replicas()
                         - source.runningReplicas()) + " of the " + source.replicas() + " stopped for good"
                         + (refused == 0 ? "" : ", and " + refused + " refuse this source's proof of the shared secret"));
             }
             if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted while awaiting " + stage + " of index " + index + " in "
+                throw new InterruptedException("interrupted while awaiting " + stage + " of index "
+                        + IndexFormat.format(index, queue.rollCycle()) + " in "
                         + queue.directory());
             }
             final long left = deadline - System.nanoTime();

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.IndexFormat;
 import java.nio.ByteBuffer;
 
 import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
@@ -160,12 +161,12 @@ final class DataFlyweight {
             final long index = entryIndex(entry);
             final int length = entryLength(entry);
             if (length < 1 || length > end - entry - ENTRY_HEADER_LENGTH) {
-                throw new FrameException("DATA frame from " + peer + ": entry " + i + " at index " + index
+                throw new FrameException("DATA frame from " + peer + ": entry " + i + " at index " + IndexFormat.format(index, null)
                         + " has length " + length + ", " + (end - entry - ENTRY_HEADER_LENGTH) + " bytes are left");
             }
             if (index <= previous) {
-                throw new FrameException("DATA frame from " + peer + ": entry " + i + " has index " + index
-                        + ", not after " + previous);
+                throw new FrameException("DATA frame from " + peer + ": entry " + i + " has index "
+                        + IndexFormat.format(index, null) + ", not after " + IndexFormat.format(previous, null));
             }
             previous = index;
             entry += ENTRY_HEADER_LENGTH + length;

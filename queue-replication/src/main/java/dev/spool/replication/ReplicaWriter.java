@@ -194,9 +194,10 @@ final class ReplicaWriter {
             final int expected = MEMORY.readInt(body);
             final int found = crc.of(body + CHECKSUM_LENGTH, length - CHECKSUM_LENGTH);
             if (found != expected) {
-                throw new FrameException(String.format("DATA frame from %s: entry %d at index %d carries CRC32C 0x%08x"
+                throw new FrameException(String.format("DATA frame from %s: entry %d at index %s carries CRC32C 0x%08x"
                         + " but its payload of length=%d gives 0x%08x: damaged in transit; nothing of the frame was"
-                        + " written", connection.peer(), i, frame.entryIndex(entry), expected, length - CHECKSUM_LENGTH,
+                        + " written", connection.peer(), i,
+                        IndexFormat.format(frame.entryIndex(entry), queue.rollCycle()), expected, length - CHECKSUM_LENGTH,
                         found));
             }
             entry = frame.nextEntry(entry);

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.QueueInternals;
@@ -278,8 +279,9 @@ final class SourceHandshake {
             throws ReplicationException {
         final long sourceLast = queue.lastIndex();
         if (sinkLast > sourceLast) {
-            refuse(ERROR_DIVERGED, "the sink at " + sink + " is ahead of the source: its last index is " + sinkLast
-                    + ", the source's " + sourceLast + " in " + queue.directory() + "; it holds excerpts the source does"
+            refuse(ERROR_DIVERGED, "the sink at " + sink + " is ahead of the source: its last index is "
+                    + IndexFormat.format(sinkLast, queue.rollCycle()) + ", the source's "
+                    + IndexFormat.format(sourceLast, queue.rollCycle()) + " in " + queue.directory() + "; it holds excerpts the source does"
                     + " not, which are reported, never merged");
         }
         if (sinkLast < 0) {
@@ -289,11 +291,11 @@ final class SourceHandshake {
         final long checksum = Handshake.checksumAt(tailer, sinkLast);
         if (checksum < 0) {
             refuse(ERROR_DIVERGED, "the source " + queue.directory() + " has no excerpt at the sink's last index "
-                    + sinkLast + " (deleted by retention, or never written here)");
+                    + IndexFormat.format(sinkLast, queue.rollCycle()) + " (deleted by retention, or never written here)");
         }
         if (checksum != sinkChecksum) {
-            refuse(ERROR_DIVERGED, String.format("divergent history: the excerpt at index %d has CRC-32C 0x%08x on"
-                    + " the sink at %s and 0x%08x in the source %s", sinkLast, sinkChecksum, sink, checksum,
+            refuse(ERROR_DIVERGED, String.format("divergent history: the excerpt at index %s has CRC-32C 0x%08x on"
+                    + " the sink at %s and 0x%08x in the source %s", IndexFormat.format(sinkLast, queue.rollCycle()), sinkChecksum, sink, checksum,
                     queue.directory()));
         }
     }

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.internal.MemoryMove;
@@ -271,7 +272,7 @@ final class SourceStream {
     private void rewind() throws IOException {
         final long first = data.entryIndex(data.firstEntry());
         if (!tailer.moveToIndex(first)) {
-            throw new IOException("cannot move the tailer back to index " + first + " to send a schema file first");
+            throw new IOException("cannot move the tailer back to index " + IndexFormat.format(first, null) + " to send a schema file first");
         }
         batchPosition = data.firstEntry();
         batchCount = 0;

@@ -133,9 +133,9 @@ class FrameCodecTest {
         assertEquals(second, data.nextEntry(first));
         assertEquals(first + 12, data.entryPayload(first));
         assertEquals(DataFlyweight.frameLength(3) + 12 + 5, end - AT);
-        assertEquals("DATA frame from " + PEER + ": entry 0 has index 10, not after 10",
+        assertEquals("DATA frame from " + PEER + ": entry 0 has index 0xa, not after 0xa",
                 assertThrows(FrameException.class, () -> data.check(PEER, end - AT, 10)).getMessage());
-        assertEquals("DATA frame from " + PEER + ": entry 1 at index 11 has length 5, 4 bytes are left",
+        assertEquals("DATA frame from " + PEER + ": entry 1 at index 0xb has length 5, 4 bytes are left",
                 assertThrows(FrameException.class, () -> data.check(PEER, end - AT - 1, 9)).getMessage());
         data.count(0);
         assertTrue(assertThrows(FrameException.class, () -> data.check(PEER, end - AT, 9)).getMessage()
@@ -146,7 +146,7 @@ class FrameCodecTest {
     void shouldRoundTripAcksErrorsPublishesAndCommits() throws FrameException {
         final AckFlyweight ack = new AckFlyweight().wrap(buffer, AT).index(7);
         assertEquals(7, ack.checkedIndex(PEER, 7));
-        assertEquals("ACK frame from " + PEER + ": index 7 is beyond the last index sent, 6",
+        assertEquals("ACK frame from " + PEER + ": index 0x7 is beyond the last index sent, 0x6",
                 assertThrows(FrameException.class, () -> ack.checkedIndex(PEER, 6)).getMessage());
 
         final byte[] text = "fenced".getBytes(StandardCharsets.UTF_8);

@@ -124,7 +124,7 @@ class ReplicationChecksumTest extends SpoolTestBase {
             }
             final long last = sink.lastIndex();
             final String error = sendDamagedFrame(primary, sink, last);
-            assertTrue(error.contains("CRC32C") && error.contains("entry 1 at index " + (last + 2))
+            assertTrue(error.contains("CRC32C") && error.contains("entry 1 at index 0x" + Long.toHexString(last + 2) + " (cycle ")
                     && error.contains("nothing of the frame was written"), error);
             assertEquals(last, sink.lastIndex(), "nothing of the damaged frame is written");
             append(appender, 10, 20);

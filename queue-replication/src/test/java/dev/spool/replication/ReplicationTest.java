@@ -228,7 +228,8 @@ class ReplicationTest extends SpoolTestBase {
                 other.append(message(99));
                 try (ReplicationSource source = source(different, sink)) {
                     await(() -> source.failure() != null, "the source fails");
-                    assertTrue(source.failure().getMessage().contains("divergent history: the excerpt at index " + last),
+                    assertTrue(source.failure().getMessage().contains("divergent history: the excerpt at index 0x"
+                            + Long.toHexString(last) + " (cycle "),
                             source.failure().getMessage());
                 }
             }
