@@ -44,6 +44,18 @@ public final class QueueInternals {
         return new QueueInternals(engines.apply(Objects.requireNonNull(queue, "queue")));
     }
 
+    /**
+     * Refuses, before anything starts, a writer of another module on a queue opened read-only, whose files are
+     * mapped read-only: a replication source records acknowledgements, an async queue's drainer appends. The queue
+     * itself refuses each write anyway; this says so when the writer is built rather than when it first writes.
+     *
+     * @param what the writer, for the message: {@code "a replication source, which records acknowledgements,"}.
+     * @throws SpoolException naming the queue if it was opened read-only.
+     */
+    public void checkWritable(final String what) {
+        engine.checkWritable(what);
+    }
+
     /** @return when the queue's cycles start: the ring buffer's index rule rolls where the queue does. */
     public CycleCalendar calendar() {
         return engine.calendar();
