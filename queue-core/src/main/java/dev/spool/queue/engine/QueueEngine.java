@@ -58,6 +58,8 @@ public final class QueueEngine {
     private final SpoolQueueBuilder.PauseStrategyFactory pauseStrategy;
     private final long pretouchLength;
     private final Duration pretouchLeadTime;
+    /** Why {@link #createAppender(SyncPolicy)} refuses, or null while it does not. */
+    private volatile String appendersRefused;
 
     private QueueEngine(final Store store, final Config config) {
         this.store = store;
@@ -165,8 +167,30 @@ public final class QueueEngine {
     /**
      * @param policy the appender's sync policy.
      * @return a new appender.
+     * @throws SpoolException if the queue is closed, read-only, a replica, fenced, or its appenders are refused
+     *                        ({@link #refuseAppenders(String)}).
      */
     public ExcerptAppender createAppender(final SyncPolicy policy) {
+        final String refusal = appendersRefused;
+        if (refusal != null) {
+            throw new SpoolException("queue " + store.directory() + " refuses appenders: " + refusal);
+        }
+        return openAppender(policy);
+    }
+
+    /**
+     * From now on {@link #createAppender(SyncPolicy)} refuses, saying why: another component of this process is the
+     * queue's only writer and gives each excerpt its index, such as an async queue's drainer, which appends through
+     * {@link #createIndexedAppender()}. Appenders created before stay open. Group commits, which append nothing but
+     * sync markers, are still made.
+     *
+     * @param why the writer and the call to use instead, for the message.
+     */
+    public void refuseAppenders(final String why) {
+        appendersRefused = Objects.requireNonNull(why, "why");
+    }
+
+    private ExcerptAppender openAppender(final SyncPolicy policy) {
         if (policy.needsMsync()) {
             Msync.checkAvailable(policy.toString());
         }
@@ -370,14 +394,14 @@ public final class QueueEngine {
 
     /** @return a group commit on its own daemon thread. */
     public GroupCommit startGroupCommit() {
-        final StoreGroupCommit groupCommit = new StoreGroupCommit(store, createAppender(SyncPolicy.NONE));
+        final StoreGroupCommit groupCommit = new StoreGroupCommit(store, openAppender(SyncPolicy.NONE));
         groupCommit.start();
         return groupCommit;
     }
 
     /** @return a group commit whose {@link GroupCommit#doWork()} the caller runs. */
     public GroupCommit createGroupCommit() {
-        return new StoreGroupCommit(store, createAppender(SyncPolicy.NONE));
+        return new StoreGroupCommit(store, openAppender(SyncPolicy.NONE));
     }
 
     /** @return this instance's metrics, read live. */
