@@ -541,8 +541,12 @@ public final class AsyncTailer implements ExcerptReader {
         }
     }
 
+    /**
+     * @throws SpoolException once this tailer or its ring is closed: closing the async queue closes both, and the
+     *                        ring's flag is the one another thread's close is sure to make visible.
+     */
     private void checkOpen() {
-        if (closed) {
+        if (closed || ring.isClosed()) {
             throw new SpoolException("tailer of ring " + ring.path() + " is closed");
         }
     }

@@ -6,6 +6,7 @@ import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.QueueMXBean;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -144,7 +146,7 @@ final class RingChildMains {
      * {@code queueDir ringPath}: an async queue with its MBeans, a drainer and a few records; a metrics thread reads
      * every live view (the ring's stats and head, tail and emptiness, the queue's getters and metrics, the MBeans
      * through the platform server) in a loop while the main thread closes the async queue, and goes on after. Prints
-     * {@code HAMMERED reads refused other} once the metrics thread has seen the close, then for each view read after
+     * {@code HAMMERED reads refused other views} once the metrics thread has seen the close, then for each view read after
      * close {@code REFUSED name} or {@code WRONG name result}, then {@code DONE}. A read of unmapped memory kills
      * this JVM instead.
      */
@@ -158,11 +160,16 @@ final class RingChildMains {
             final SpoolQueue queue = async.queue();
             final QueueMXBean metrics = queue.metrics();
             final ExcerptTailer tailer = queue.createTailer();
-            try (AsyncAppender appender = async.createAppender()) {
-                for (int i = 0; i < 100; i++) {
-                    appender.append(new byte[64]);
-                }
+            final ExcerptTailer namedTailer = queue.createTailer("named");
+            final AsyncTailer asyncTailer = async.createTailer();
+            final AsyncTailer namedAsyncTailer = async.createTailer("named-async");
+            final QueueInternals internals = QueueInternals.of(queue);
+            final AsyncAppender appender = async.createAppender();
+            long lastPosition = -1;
+            for (int i = 0; i < 100; i++) {
+                lastPosition = appender.append(new byte[64]);
             }
+            final long awaited = lastPosition;
             final Map<String, LongSupplier> views = new LinkedHashMap<>();
             views.put("stats.occupancy", stats::occupancy);
             views.put("stats.highWaterMark", stats::highWaterMark);
@@ -197,6 +204,24 @@ final class RingChildMains {
             views.put("metrics.role", () -> metrics.getRole().length());
             views.put("metrics.namedTailerIndex", () -> metrics.getNamedTailerIndex().size());
             views.put("metrics.namedTailerLag", () -> metrics.getNamedTailerLag().size());
+            views.put("internals.lastAckedIndex", internals::lastAckedIndex);
+            views.put("internals.quorumAckedIndex", internals::quorumAckedIndex);
+            views.put("internals.term", internals::term);
+            views.put("internals.role", () -> internals.role().ordinal());
+            views.put("internals.schemaGeneration", () -> internals.schemaFiles().generation());
+            views.put("use.appender.append", () -> appender.append(new byte[8]));
+            views.put("use.appender.awaitIndex", () -> {
+                try {
+                    return appender.awaitIndex(awaited, 1, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            views.put("use.appender.buffer", () -> appender.buffer().readLong(0));
+            views.put("use.asyncTailer.read", () -> asyncTailer.read((bytes, offset, length, index) -> { }) ? 1 : 0);
+            views.put("use.namedAsyncTailer.read", () -> namedAsyncTailer.read((bytes, offset, length, index) -> { }) ? 1 : 0);
+            views.put("use.namedTailer.read", () -> namedTailer.read((bytes, offset, length, index) -> { }) ? 1 : 0);
+            views.put("use.queue.createTailer(name)", () -> queue.createTailer("later").index());
             views.put("use.tailer.read", () -> tailer.read((bytes, offset, length, index) -> { }) ? 1 : 0);
             views.put("use.tailer.toEnd", () -> tailer.toEnd().index());
             final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
@@ -240,7 +265,7 @@ final class RingChildMains {
             }
             async.close();
             hammer.join();
-            System.out.println("HAMMERED " + reads.get() + " " + refused.get() + " " + other.get());
+            System.out.println("HAMMERED " + reads.get() + " " + refused.get() + " " + other.get() + " " + views.size());
             for (final Map.Entry<String, LongSupplier> view : views.entrySet()) {
                 try {
                     System.out.println("WRONG " + view.getKey() + " " + view.getValue().getAsLong());

@@ -720,6 +720,9 @@ public final class QueueEngine {
             appender.close();
         } else if (user instanceof Pretoucher pretoucher) {
             pretoucher.close();
+        } else if (user instanceof NamedPosition position) {
+            // a named tailer's own, or one an async tailer holds through QueueInternals
+            position.close();
         } else {
             ((ExcerptTailer) user).close();
         }
