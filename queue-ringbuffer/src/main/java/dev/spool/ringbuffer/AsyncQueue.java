@@ -262,10 +262,13 @@ public final class AsyncQueue implements AutoCloseable {
     }
 
     /**
-     * Closes the appenders, drains the ring into the queue until it is empty or the deadline passes, then
-     * releases the ring (and the queue, if this async queue opened it). Drains with this instance's drainer
+     * Closes the appenders and tailers, drains the ring into the queue until it is empty or the deadline passes,
+     * then releases the ring (and the queue, if this async queue opened it). Drains with this instance's drainer
      * (whose caller-run loop must have stopped), or else a drainer made for the purpose, or else waits for the
      * drainer of another process. What it leaves stays in the ring file, safe on tmpfs for the next drainer.
+     * Reads of {@link #stats()}, the ring's head and tail and the queue's metrics that other threads have in
+     * progress finish before anything is unmapped, and every read after throws a {@link SpoolException}. Stop the
+     * threads that use the appenders and tailers first: each belongs to one thread.
      *
      * @param timeout how long to drain at most.
      * @return the number of records left in the ring, 0 when it was drained.
