@@ -177,6 +177,8 @@ public final class AsyncAppender implements AutoCloseable {
 
     /**
      * @return the ring's mapped memory; write a claim's payload at {@link #payloadOffset(long)}. Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
+     * The store is the mapping itself: use it between a claim and its commit, never after the async queue closed.
+     * @throws SpoolException once the appender or its async queue is closed.
      */
     public BytesStore<?, ?> buffer() {
         checkOpen();

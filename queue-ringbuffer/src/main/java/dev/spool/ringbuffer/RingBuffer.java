@@ -294,6 +294,9 @@ public final class RingBuffer implements AutoCloseable {
     /**
      * @return the mapped memory of the whole ring file; write a claim's payload at {@link #payloadOffset(long)},
      * up to the claimed length. Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
+     * The store is the mapping itself: use it between a claim and its commit, never after {@link #close()}, which
+     * unmaps it.
+     * @throws SpoolException once the ring is closed.
      */
     public BytesStore<?, ?> buffer() {
         guard.checkOpen();
