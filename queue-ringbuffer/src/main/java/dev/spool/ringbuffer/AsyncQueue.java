@@ -46,8 +46,9 @@ import static dev.spool.ringbuffer.RecordDescriptor.*;
  * An async queue that opened its queue ({@link #builder(Path)}, {@link #builder(SpoolQueueBuilder)}) is that
  * queue's only writer: {@code queue().createAppender()} is refused with a {@link SpoolException} naming
  * {@link #createAppender()}. A queue opened read-only is refused when the async queue is built. After close, every
- * method throws a {@link SpoolException} saying what is closed, {@link #stats()} and {@link #ring()}'s views included,
- * from any thread: none touches the unmapped ring. Nothing but a {@link SpoolException} leaves this class.
+ * call that would read or write the ring or the queue throws a {@link SpoolException} saying what is closed, through
+ * {@link #stats()}, {@link #ring()} and {@link #queue()} too, from any thread: none touches the unmapped ring. A drainer's failure reaches {@link Drainer#doWork()} and
+ * {@link #close()} as a {@link SpoolException}, never as the Agrona exception that stops the drainer's own thread.
  */
 public final class AsyncQueue implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AsyncQueue.class);
