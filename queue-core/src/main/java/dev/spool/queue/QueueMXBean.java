@@ -8,6 +8,11 @@ import java.util.Map;
  * and always available from {@link SpoolQueue#metrics()}. Counts are of this instance (this process) since it
  * opened; indices are the queue's, whoever wrote them. The appenders count with plain stores into fields of their
  * own; reading sums them, so a value may be a moment behind.
+ * <p>
+ * Any thread may read it at any time, while the queue closes too. After {@link SpoolQueue#close()} the counts keep
+ * their last values, and the attributes read from the queue's files (the indices, the lags, the role) throw a
+ * {@link SpoolException} saying the queue is closed; a read in progress when the close began finishes before the
+ * files are unmapped.
  */
 public interface QueueMXBean {
     /** @return the queue's directory. */

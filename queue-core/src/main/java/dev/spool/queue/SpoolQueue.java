@@ -109,7 +109,10 @@ public final class SpoolQueue implements AutoCloseable {
         }
     }
 
-    /** @return this instance's metrics, read live; the same values its MBean shows. */
+    /**
+     * @return this instance's metrics, read live; the same values its MBean shows. Safe to read from a metrics
+     * thread while the queue closes; see {@link QueueMXBean} for what a read after close does.
+     */
     public QueueMXBean metrics() {
         return engine.metrics();
     }
@@ -333,7 +336,14 @@ public final class SpoolQueue implements AutoCloseable {
         return engine.tailerNames();
     }
 
-    /** Closes every appender, tailer and pretoucher of this instance (stopping a pretoucher's thread) and unmaps the files. */
+    /**
+     * Closes every appender, tailer and pretoucher of this instance (stopping a pretoucher's thread) and unmaps the
+     * files. Reads of the getters and {@link #metrics()} that other threads have in progress finish first; after
+     * close, every method that would read or write the files throws a {@link SpoolException} saying the queue is
+     * closed, and so do its appenders and tailers. The settings fixed at open ({@link #directory()},
+     * {@link #rollCycle()}, {@link #checksums()}...) still answer. Stop the threads that use the appenders and
+     * tailers first: each belongs to one thread, and closing it under that thread's feet is a race.
+     */
     @Override
     public void close() {
         if (mbeanName != null && !engine.isClosed()) {

@@ -353,8 +353,11 @@ public final class SpoolQueueBuilder {
     /**
      * Opens an existing queue read-only, for audit, surveillance and backup readers and for read-only mounts: the
      * files are mapped read-only and nothing is ever written, so no write permission is needed. Tailers read as
-     * usual; appenders, named tailers (which persist their position), pretouchers, group commits and retention are
-     * refused with a {@link SpoolException}. A missing queue is an error, never created. Not persisted.
+     * usual. Everything that would write is refused with a {@link SpoolException} saying the queue {@code is open
+     * read-only}, before anything is written: appenders and typed writers, named tailers (which persist their
+     * position), {@code removeTailer}, pretouchers, group commits, retention, typed schema files, and, in the sibling
+     * modules, replication sources and async queues, which are refused when built. The metadata file refuses every
+     * write itself, whichever writer asks. A missing queue is an error, never created. Not persisted.
      *
      * @return this builder.
      */

@@ -35,6 +35,21 @@ class NamedTailerTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldCloseAQueueWhoseNamedTailerIsStillOpenAndRefuseTheTailerAfter() {
+        final SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
+        final ExcerptTailer tailer = queue.createTailer("risk");
+        try (ExcerptAppender appender = queue.createAppender()) {
+            appender.append(new byte[]{1});
+        }
+        queue.close();
+        final SpoolException e = assertThrows(SpoolException.class, () -> tailer.read((bytes, offset, length, index) -> { }));
+        assertTrue(e.getMessage().contains("closed"), e.getMessage());
+        try (SpoolQueue reopened = SpoolQueue.open(tempDir.resolve("q"))) {
+            assertEquals(List.of("risk"), reopened.tailerNames());
+        }
+    }
+
+    @Test
     void shouldRejectNamesThatDoNotFit() {
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
             final SpoolException e = assertThrows(SpoolException.class,

@@ -1,6 +1,8 @@
 package dev.spool.queue;
 
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.format.TypedExcerptDescriptor;
+import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.tools.SpoolTool;
 
 import java.io.ByteArrayOutputStream;
@@ -9,6 +11,9 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /** Entry points of the child JVMs of the read-only and file-mode tests. Each prints what the parent checks. */
 public final class ReadOnlyMains {
@@ -68,6 +73,55 @@ public final class ReadOnlyMains {
             } catch (java.io.IOException e) {
                 System.out.println("LOCK denied " + e);
             }
+        }
+    }
+
+    /**
+     * {@code dir}: opens the queue read-only and tries every call that would write to it, printing {@code TRY name}
+     * before each and then {@code REFUSED name}, or {@code WROTE name} / {@code WRONG name exception} if the call was
+     * not refused with a {@link SpoolException} saying the queue is read-only; {@code DONE} at the end. A call that
+     * writes to the read-only mapping kills this JVM instead.
+     */
+    public static final class EveryWrite {
+        public static void main(final String[] args) {
+            final Path directory = Path.of(args[0]);
+            try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().open()) {
+                final QueueInternals internals = QueueInternals.of(queue);
+                final byte[] schema = (TypedExcerptDescriptor.SCHEMA_HEADER + "\n").getBytes(StandardCharsets.UTF_8);
+                final Map<String, Runnable> writes = new LinkedHashMap<>();
+                writes.put("schemaFiles.store", () -> internals.schemaFiles().store("a.Events.spool-schema", schema));
+                writes.put("recordQuorumAcked", () -> internals.recordQuorumAcked(0));
+                writes.put("recordAcked", () -> internals.recordAcked(0));
+                writes.put("namedPosition", () -> internals.namedPosition("audit").close());
+                writes.put("createIndexedAppender", () -> internals.createIndexedAppender().close());
+                writes.put("promote", internals::promote);
+                writes.put("fence", () -> internals.fence(internals.term() + 1));
+                writes.put("adoptTerm", () -> internals.adoptTerm(internals.term() + 1));
+                writes.put("createAppender", () -> queue.createAppender().close());
+                writes.put("createAppender(policy)", () -> queue.createAppender(SyncPolicy.everyMessage()).close());
+                writes.put("createTailer(name)", () -> queue.createTailer("audit").close());
+                writes.put("createTailer(name, EXPLICIT)", () -> queue.createTailer("audit", CommitMode.EXPLICIT).close());
+                writes.put("removeTailer", () -> queue.removeTailer("audit"));
+                writes.put("createPretoucher", () -> queue.createPretoucher().close());
+                writes.put("startPretoucher", () -> queue.startPretoucher(Duration.ofMillis(1)).close());
+                writes.put("applyRetention", queue::applyRetention);
+                writes.put("createRetention", queue::createRetention);
+                writes.put("createGroupCommit", () -> queue.createGroupCommit().close());
+                writes.put("startGroupCommit", () -> queue.startGroupCommit().close());
+                for (final Map.Entry<String, Runnable> write : writes.entrySet()) {
+                    System.out.println("TRY " + write.getKey());
+                    try {
+                        write.getValue().run();
+                        System.out.println("WROTE " + write.getKey());
+                    } catch (SpoolException e) {
+                        System.out.println((e.getMessage().contains("is open read-only") ? "REFUSED " : "WRONG ")
+                                + write.getKey() + " " + e.getMessage().replace('\n', ' '));
+                    } catch (RuntimeException e) {
+                        System.out.println("WRONG " + write.getKey() + " " + e);
+                    }
+                }
+            }
+            System.out.println("DONE");
         }
     }
 }

@@ -95,6 +95,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         this.queue = builder.queue;
         Handshake.checkSecurity("the source of " + queue.directory(), builder.secret, builder.insecure);
         final QueueInternals internals = QueueInternals.of(queue);
+        internals.checkWritable("a replication source, which records what its replicas acknowledge,");
         if (internals.role() != QueueRole.PRIMARY) {
             throw new SpoolException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
                     + internals.term() + ": only a primary is replicated");
@@ -438,7 +439,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         /**
          * @return the source, running on its own thread (it connects in the background), or, built
          * {@link #invoked()}, ready for the caller's {@link ReplicationSource#doWork()}.
-         * @throws SpoolException if the queue is not a primary, or unless exactly one of
+         * @throws SpoolException if the queue is not a primary or was opened read-only, or unless exactly one of
          *                                  {@link #sharedSecret} and {@link #insecure()} was given.
          * @throws SpoolException if a sink is given twice, or the ack quorum exceeds the number of sinks.
          */

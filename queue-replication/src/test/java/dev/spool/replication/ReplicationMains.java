@@ -3,7 +3,9 @@ package dev.spool.replication;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.Direction;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.Bytes;
 
 import java.io.BufferedReader;
@@ -166,6 +168,31 @@ final class ReplicationMains {
             } finally {
                 last.releaseLast();
             }
+        }
+    }
+
+    /**
+     * {@code primaryDir replicaDir}: a sink on loopback into the replica, and a source of the primary opened
+     * read-only; prints {@code REFUSED message} if the source is refused, else {@code STARTED} and {@code ACKED} once
+     * the replica acknowledged the primary's last index (a source that records the acknowledgement in the read-only
+     * metadata kills this JVM first); {@code DONE} at the end.
+     */
+    static final class ReadOnlySource {
+        public static void main(final String[] args) throws Exception {
+            try (ReplicationSink sink = ReplicationSink.builder(Path.of(args[1])).sharedSecret(Replicas.SECRET)
+                    .queueSettings(b -> b.chunkLength(1 << 20)).port(0).heartbeatInterval(HEARTBEAT).start();
+                 SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).readOnly().open()) {
+                try (ReplicationSource source = source(queue, String.valueOf(sink.address().getPort())).start()) {
+                    System.out.println("STARTED");
+                    final long last = queue.lastIndex();
+                    Replicas.await(() -> QueueInternals.of(queue).lastAckedIndex() >= last || source.failure() != null,
+                            "the replica's acknowledgement of the last index");
+                    System.out.println("ACKED");
+                } catch (SpoolException e) {
+                    System.out.println("REFUSED " + e.getMessage().replace('\n', ' '));
+                }
+            }
+            System.out.println("DONE");
         }
     }
 }

@@ -126,9 +126,7 @@ public final class AsyncAppender implements AutoCloseable {
      * codes and the ring had no room.
      */
     public long claim(final int length) {
-        if (closed) {
-            throw new SpoolException("appender of " + ring.path() + " is closed");
-        }
+        checkOpen();
         if (length > maxLength) {
             throw new SpoolException("length=" + length + " exceeds " + maxLength + ", the most both ring "
                     + ring.path() + " and its queue accept");
@@ -172,14 +170,18 @@ public final class AsyncAppender implements AutoCloseable {
      * @return its generated writer over this appender.
      */
     public <T> T methodWriter(final Class<T> events) {
+        checkOpen();
         return TypedMessages.writer(events, new RingSink(this),
                 QueueInternals.of(owner.queue()).schemaFiles());
     }
 
     /**
      * @return the ring's mapped memory; write a claim's payload at {@link #payloadOffset(long)}. Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
+     * The store is the mapping itself: use it between a claim and its commit, never after the async queue closed.
+     * @throws SpoolException once the appender or its async queue is closed.
      */
     public BytesStore<?, ?> buffer() {
+        checkOpen();
         return ring.buffer();
     }
 
@@ -196,6 +198,7 @@ public final class AsyncAppender implements AutoCloseable {
      * @return true if committed; false if the claim had been revoked for its age: claim and write again.
      */
     public boolean commit(final long position) {
+        checkOpen();
         if (crc != null) {
             // the claim's header holds minus its record's length until the commit below publishes it
             final int payloadLength = -RecordDescriptor.length(ring.headerWordAt(position)) - RecordDescriptor.HEADER_LENGTH
@@ -216,6 +219,7 @@ public final class AsyncAppender implements AutoCloseable {
      * @return false if the claim had been revoked already.
      */
     public boolean abort(final long position) {
+        checkOpen();
         return ring.abort(position);
     }
 
@@ -228,13 +232,15 @@ public final class AsyncAppender implements AutoCloseable {
      * @return the record's queue index, or -1 on timeout.
      * @throws InterruptedException if the thread is interrupted while waiting.
      * @throws SpoolException       if the record was drained so long ago that the ring's index journal no longer
-     *                              holds it (the producers have lapped it).
+     *                              holds it (the producers have lapped it), or once the appender or its async queue
+     *                              is closed, by another thread too.
      */
     public long awaitIndex(final long position, final long timeout, final TimeUnit unit) throws InterruptedException {
+        checkOpen();
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
         indexPause.reset();
         while (true) {
-            final long index = ring.journal().readVolatileIndex(position);
+            final long index = readIndex(position);
             if (index >= 0) {
                 return index;
             }
@@ -249,6 +255,29 @@ public final class AsyncAppender implements AutoCloseable {
                 return -1;
             }
             indexPause.pause();
+        }
+    }
+
+    /**
+     * Reads the journal through the ring's guard: the async queue may close while this waits, and its close then
+     * waits for the read rather than unmapping under it.
+     */
+    private long readIndex(final long position) {
+        ring.guard().enter();
+        try {
+            return ring.journal().readVolatileIndex(position);
+        } finally {
+            ring.guard().exit();
+        }
+    }
+
+    /**
+     * @throws SpoolException once this appender or its ring is closed: closing the async queue closes both, and
+     *                        the ring's flag is the one another thread's close is sure to make visible.
+     */
+    private void checkOpen() {
+        if (closed || ring.isClosed()) {
+            throw new SpoolException("appender of " + ring.path() + " is closed");
         }
     }
 

@@ -42,6 +42,13 @@ import static dev.spool.ringbuffer.RecordDescriptor.*;
  * <p>
  * {@link #close()} drains everything first; {@link #close(Duration)} gives up at a deadline and reports what it
  * left in the ring, where the next drainer of that ring finds it.
+ * <p>
+ * An async queue that opened its queue ({@link #builder(Path)}, {@link #builder(SpoolQueueBuilder)}) is that
+ * queue's only writer: {@code queue().createAppender()} is refused with a {@link SpoolException} naming
+ * {@link #createAppender()}. A queue opened read-only is refused when the async queue is built. After close, every
+ * call that would read or write the ring or the queue throws a {@link SpoolException} saying what is closed, through
+ * {@link #stats()}, {@link #ring()} and {@link #queue()} too, from any thread: none touches the unmapped ring. A drainer's failure reaches {@link Drainer#doWork()} and
+ * {@link #close()} as a {@link SpoolException}, never as the Agrona exception that stops the drainer's own thread.
  */
 public final class AsyncQueue implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(AsyncQueue.class);
@@ -65,6 +72,7 @@ public final class AsyncQueue implements AutoCloseable {
     private final ObjectName mbeanName;
 
     AsyncQueue(final SpoolQueue queue, final boolean ownsQueue, final AsyncQueueBuilder builder) {
+        QueueInternals.of(queue).checkWritable("an async queue, whose drainer appends to it,");
         this.queue = queue;
         this.ownsQueue = ownsQueue;
         this.builder = builder;
@@ -86,6 +94,11 @@ public final class AsyncQueue implements AutoCloseable {
             }
         }
         this.mbeanName = name;
+        if (ownsQueue) {
+            QueueInternals.of(queue).refuseAppenders("async queue " + ring.path() + " is its only writer, and its"
+                    + " drainer gives each record the index the ring promised it: append with"
+                    + " asyncQueue.createAppender() instead");
+        }
     }
 
     /**
@@ -235,7 +248,10 @@ public final class AsyncQueue implements AutoCloseable {
         return ring;
     }
 
-    /** @return the ring's live counters: occupancy, high-water mark, drain lag, back-pressure events. */
+    /**
+     * @return the ring's live counters: occupancy, high-water mark, drain lag, back-pressure events. A metrics thread
+     * may read them while the async queue closes; after close each read throws a {@link SpoolException}.
+     */
     public RingStats stats() {
         return ring.stats();
     }
@@ -247,13 +263,19 @@ public final class AsyncQueue implements AutoCloseable {
     }
 
     /**
-     * Closes the appenders, drains the ring into the queue until it is empty or the deadline passes, then
-     * releases the ring (and the queue, if this async queue opened it). Drains with this instance's drainer
+     * Closes the appenders and tailers, drains the ring into the queue until it is empty or the deadline passes,
+     * then releases the ring (and the queue, if this async queue opened it). Drains with this instance's drainer
      * (whose caller-run loop must have stopped), or else a drainer made for the purpose, or else waits for the
      * drainer of another process. What it leaves stays in the ring file, safe on tmpfs for the next drainer.
+     * Reads of {@link #stats()}, the ring's head and tail and the queue's metrics that other threads have in
+     * progress finish before anything is unmapped, and every read after throws a {@link SpoolException}. Stop the
+     * threads that use the appenders and tailers first: each belongs to one thread.
      *
      * @param timeout how long to drain at most.
      * @return the number of records left in the ring, 0 when it was drained.
+     * @throws SpoolException naming the ring and the record if the drainer cannot copy a record into the queue (the
+     *                        record and those after it stay in the ring for the next drainer); the ring and the queue
+     *                        are closed all the same.
      */
     public long close(final Duration timeout) {
         synchronized (users) {
@@ -295,8 +317,13 @@ public final class AsyncQueue implements AutoCloseable {
     private void drainUntil(final long deadline) {
         final PauseStrategy pause = PauseStrategy.backoff(100, 100, 1_000, 1_000_000);
         Drainer draining = drainer;
+        if (draining != null && draining.failure() != null) {
+            // its thread stopped on a failure: a drainer made for the purpose tries the record again, and reports
+            // what stops it as the failed one did, not by ending an agent
+            draining.close();
+        }
         if (draining != null && draining.isRunning()) {
-            while (!ring.isEmpty() && draining.isRunning() && System.nanoTime() - deadline < 0) {
+            while (ring.head() != ring.tail() && draining.isRunning() && System.nanoTime() - deadline < 0) {
                 pause.pause();
             }
             draining.close();
@@ -304,7 +331,7 @@ public final class AsyncQueue implements AutoCloseable {
                 return;
             }
         }
-        while (!ring.isEmpty() && System.nanoTime() - deadline < 0) {
+        while (ring.head() != ring.tail() && System.nanoTime() - deadline < 0) {
             if (draining == null || draining.isClosed()) {
                 // a drainer of another process drains the ring until it dies: then this one takes over
                 draining = Drainer.tryOpen(ring, queue, drainBatch, ringReserve, builder.drainHook());
@@ -324,8 +351,8 @@ public final class AsyncQueue implements AutoCloseable {
 
     /** @return the records, committed or still being written, between the head and the tail. */
     private long recordsLeft() {
-        final long tail = ring.tailPosition();
-        long position = ring.headPosition();
+        final long tail = ring.tail();
+        long position = ring.head();
         long count = 0;
         while (position < tail) {
             final long word = ring.headerWordAt(position);

@@ -272,7 +272,7 @@ public final class AsyncTailer implements ExcerptReader {
         }
         rule.reset(drained.snapshotIndex(), drained.snapshotTime());
         long position = drained.snapshotPosition();
-        while (position < ring.tailPosition()) {
+        while (position < ring.tail()) {
             final long word = ring.headerWordAt(position);
             final int length = length(word);
             if (length <= 0) {
@@ -329,7 +329,7 @@ public final class AsyncTailer implements ExcerptReader {
      */
     public AsyncTailer toEnd() {
         checkOpen();
-        final long end = ring.tailPosition();
+        final long end = ring.tail();
         final long last = owner.queue().lastIndex();
         if (last < 0 || !tailer.moveToIndex(last) || !tailer.read(SKIP)) {
             tailer.toStart();
@@ -362,7 +362,7 @@ public final class AsyncTailer implements ExcerptReader {
         rule.reset(drained.snapshotIndex(), drained.snapshotTime());
         long position = drained.snapshotPosition();
         while (rule.lastIndex() != lastIndex) {
-            if (position >= ring.tailPosition()) {
+            if (position >= ring.tail()) {
                 return false;
             }
             final long word = ring.headerWordAt(position);
@@ -438,7 +438,7 @@ public final class AsyncTailer implements ExcerptReader {
     private int peekRing() {
         while (true) {
             final long position = ringPosition;
-            if (position >= ring.tailPosition()) {
+            if (position >= ring.tail()) {
                 // unclaimed: the bytes there may still be the undrained record of the lap before
                 return 0;
             }
@@ -541,8 +541,12 @@ public final class AsyncTailer implements ExcerptReader {
         }
     }
 
+    /**
+     * @throws SpoolException once this tailer or its ring is closed: closing the async queue closes both, and the
+     *                        ring's flag is the one another thread's close is sure to make visible.
+     */
     private void checkOpen() {
-        if (closed) {
+        if (closed || ring.isClosed()) {
             throw new SpoolException("tailer of ring " + ring.path() + " is closed");
         }
     }

@@ -110,7 +110,7 @@ public final class Drainer implements Agent, AutoCloseable {
             rule.reset(lastIndex, state.readVolatileLastDrainedTime());
             consumer.finishRelease();
             recover();
-            state.writeVolatileSnapshot(ring.headPosition(), lastIndex, rule.lastTime());
+            state.writeVolatileSnapshot(ring.head(), lastIndex, rule.lastTime());
         } catch (RuntimeException e) {
             if (created != null) {
                 created.close();
@@ -128,19 +128,24 @@ public final class Drainer implements Agent, AutoCloseable {
      * and allocates nothing in steady state; it takes the queue's page faults and write-back stalls.
      *
      * @return the number of records copied into the queue; 0 if there were none.
-     * @throws SpoolException     if closed.
-     * @throws AgentTerminationException on its own thread, after a failure: the thread stops.
+     * @throws SpoolException if closed, or if its own thread stopped on a failure (the cause).
+     * @throws AgentTerminationException only on its own thread, after a failure, to stop that thread's runner.
      */
     @Override
     public int doWork() {
         if (closed.get()) {
             throw new SpoolException("drainer of " + ring.path() + " is closed");
         }
-        if (failure != null) {
-            throw new AgentTerminationException("drainer of " + ring.path() + " stopped on " + failure);
+        final Throwable stopped = failure;
+        if (stopped != null) {
+            if (Thread.currentThread() == thread) {
+                throw new AgentTerminationException("drainer of " + ring.path() + " stopped on " + stopped);
+            }
+            throw new SpoolException("drainer of " + ring.path() + " stopped on " + stopped
+                    + ": records stay in the ring for the next drainer", stopped);
         }
-        final long head = ring.headPosition();
-        final long tail = ring.tailPosition();
+        final long head = ring.head();
+        final long tail = ring.tail();
         if (head == tail) {
             return 0;
         }
@@ -225,7 +230,7 @@ public final class Drainer implements Agent, AutoCloseable {
 
     /** Finishes the batch a dead drainer left, if its intent starts at the head. */
     private void recover() {
-        final long head = ring.headPosition();
+        final long head = ring.head();
         final long start = state.readVolatileIntentStart();
         final long end = state.readVolatileIntentEnd();
         if (start != head || end <= head) {

@@ -4,6 +4,7 @@ import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.ChronicleDefaults;
 import dev.spool.queue.internal.FileModes;
+import dev.spool.queue.internal.MappingGuard;
 import dev.spool.queue.SpoolException;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
@@ -37,6 +38,12 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * Claiming, committing and aborting are thread-safe and allocate nothing. Reading is for one consumer at a time
  * across every process: a {@link Drainer} holds the ring's drainer lock for that; {@link #read(RingHandler, int)}
  * leaves it to the caller.
+ * <p>
+ * After {@link #close()} every method that would touch the ring's memory throws a {@link SpoolException} saying the
+ * ring is closed. {@link #headPosition()}, {@link #tailPosition()}, {@link #isEmpty()} and the {@link #stats()} may
+ * be read from any thread at any time, a metrics thread's included, even while another thread closes the ring: the
+ * memory stays mapped until every such read in progress is done. Claims, commits and reads belong to the threads
+ * of their producers and consumer, which must stop using the ring before it closes.
  */
 public final class RingBuffer implements AutoCloseable {
     static {
@@ -72,7 +79,8 @@ public final class RingBuffer implements AutoCloseable {
     private final RingStats stats;
     /** A stale lower bound of the shared high-water mark, so that most claims only compare. */
     private long highWaterCache;
-    private boolean closed;
+    /** Keeps the ring mapped while a view of any thread reads it; closed before it is unmapped. */
+    private final MappingGuard guard;
 
     private RingBuffer(final RingFile file, final int capacity, final Duration claimTimeout,
                        final Duration blockedClaimTimeout) {
@@ -94,6 +102,7 @@ public final class RingBuffer implements AutoCloseable {
         this.blockedClaimTimeout = Duration.ofMillis(Math.max(1, blockedClaimTimeout.toMillis()));
         this.consumer = new RingConsumer(this, header, new ClaimRevoker(path, header, file.locks(), dataAddress, capacity,
                 owner, this.claimTimeout.toMillis(), this.blockedClaimTimeout.toMillis()), dataAddress, capacity);
+        this.guard = new MappingGuard("ring " + path);
         this.stats = new RingStats(this);
     }
 
@@ -189,6 +198,7 @@ public final class RingBuffer implements AutoCloseable {
      * {@link #abort(long)}; or {@link #INSUFFICIENT_CAPACITY} if the ring is too full for it.
      */
     public long tryClaim(final int length) {
+        guard.checkOpen();
         if (length < 0 || length > maxPayloadLength) {
             throw new SpoolException("length=" + length + " outside [0, " + maxPayloadLength + "] for ring " + path);
         }
@@ -284,8 +294,12 @@ public final class RingBuffer implements AutoCloseable {
     /**
      * @return the mapped memory of the whole ring file; write a claim's payload at {@link #payloadOffset(long)},
      * up to the claimed length. Byte order: the payload's bytes are as the writer gave them; the multi-byte accessors of this {@code BytesStore} ({@code readLong}, {@code writeInt}...) use the native byte order, little-endian on x86-64 and AArch64.
+     * The store is the mapping itself: use it between a claim and its commit, never after {@link #close()}, which
+     * unmaps it.
+     * @throws SpoolException once the ring is closed.
      */
     public BytesStore<?, ?> buffer() {
+        guard.checkOpen();
         return store;
     }
 
@@ -306,6 +320,7 @@ public final class RingBuffer implements AutoCloseable {
      * caller may claim and write it again.
      */
     public boolean commit(final long position) {
+        guard.checkOpen();
         final long recordAddress = dataAddress + (position & mask);
         final long claimed = MEMORY.readVolatileLong(recordAddress);
         if (!isClaimOf(claimed, position)) {
@@ -321,6 +336,7 @@ public final class RingBuffer implements AutoCloseable {
      * @return false if the claim had been revoked already.
      */
     public boolean abort(final long position) {
+        guard.checkOpen();
         final long recordAddress = dataAddress + (position & mask);
         final long claimed = MEMORY.readVolatileLong(recordAddress);
         if (!isClaimOf(claimed, position)) {
@@ -352,6 +368,7 @@ public final class RingBuffer implements AutoCloseable {
      * @return the number of records handed to {@code handler}.
      */
     public int read(final RingHandler handler, final int limit) {
+        guard.checkOpen();
         return consumer.read(handler, limit);
     }
 
@@ -365,13 +382,39 @@ public final class RingBuffer implements AutoCloseable {
         return maxPayloadLength;
     }
 
-    /** @return the position of the next claim: every byte ever claimed. */
+    /**
+     * @return the position of the next claim: every byte ever claimed.
+     * @throws SpoolException once the ring is closed.
+     */
     public long tailPosition() {
+        guard.enter();
+        try {
+            return header.readVolatileTail();
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * @return the position of the oldest byte not yet consumed.
+     * @throws SpoolException once the ring is closed.
+     */
+    public long headPosition() {
+        guard.enter();
+        try {
+            return header.readVolatileHead();
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** {@link #tailPosition()} without the guard, for this package's producers and consumers, closed before the ring. */
+    long tail() {
         return header.readVolatileTail();
     }
 
-    /** @return the position of the oldest byte not yet consumed. */
-    public long headPosition() {
+    /** {@link #headPosition()} without the guard, for this package's producers and consumers, closed before the ring. */
+    long head() {
         return header.readVolatileHead();
     }
 
@@ -385,12 +428,20 @@ public final class RingBuffer implements AutoCloseable {
         return header.readVolatileReleaseLimit();
     }
 
-    /** @return true if everything claimed has been consumed. */
+    /**
+     * @return true if everything claimed has been consumed.
+     * @throws SpoolException once the ring is closed.
+     */
     public boolean isEmpty() {
-        return headPosition() == tailPosition();
+        guard.enter();
+        try {
+            return header.readVolatileHead() == header.readVolatileTail();
+        } finally {
+            guard.exit();
+        }
     }
 
-    /** @return the ring's counters, read live from the shared file. */
+    /** @return the ring's counters, read live from the shared file; each read throws a SpoolException once closed. */
     public RingStats stats() {
         return stats;
     }
@@ -412,23 +463,26 @@ public final class RingBuffer implements AutoCloseable {
 
     /**
      * Unmaps the ring and frees this instance's producer slot. Claims still open become revocable at once.
-     * The file stays, with everything not yet consumed, for the next open.
+     * The file stays, with everything not yet consumed, for the next open. Refuses new reads of the views first and
+     * waits for those in progress on other threads to finish, then unmaps.
      */
     @Override
     public void close() {
-        synchronized (this) {
-            if (closed) {
-                return;
-            }
-            closed = true;
+        if (!guard.close()) {
+            return;
         }
         file.locks().free(slot);
         file.close();
     }
 
-    /** @return true once {@link #close()} has run. */
-    public synchronized boolean isClosed() {
-        return closed;
+    /** @return true once {@link #close()} has begun. */
+    public boolean isClosed() {
+        return guard.isClosed();
+    }
+
+    /** @return the guard that the views ({@link RingStats}, the head, the tail) read the ring through. */
+    MappingGuard guard() {
+        return guard;
     }
 
     @Override

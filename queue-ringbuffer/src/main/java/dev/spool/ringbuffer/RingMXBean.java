@@ -3,7 +3,8 @@ package dev.spool.ringbuffer;
 /**
  * The metrics of a ring, as a JMX MXBean registered under {@code dev.spool:type=Ring,name="<ring path>"} when the
  * builder asks ({@link AsyncQueueBuilder#registerMBean()}). The counts live in the ring file's header, so they are
- * the ring's since it was created, across every process that used it: see {@link RingStats}.
+ * the ring's since it was created, across every process that used it: see {@link RingStats}, which also says what a
+ * read after the ring closed does.
  */
 public interface RingMXBean {
     /** @return the ring file. */

@@ -1,12 +1,25 @@
 package dev.spool.ringbuffer;
 
+import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.Messages;
 import dev.spool.queue.PauseStrategy;
+import dev.spool.queue.QueueMXBean;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
 
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
 
 /** Entry points of the child JVMs the multi-process ring tests start. Each prints what the parent waits for. */
 final class RingChildMains {
@@ -126,6 +139,144 @@ final class RingChildMains {
             while (true) {
                 LockSupport.park();
             }
+        }
+    }
+
+    /**
+     * {@code queueDir ringPath}: an async queue with its MBeans, a drainer and a few records; a metrics thread reads
+     * every live view (the ring's stats and head, tail and emptiness, the queue's getters and metrics, the MBeans
+     * through the platform server) in a loop while the main thread closes the async queue, and goes on after. Prints
+     * {@code HAMMERED reads refused other views} once the metrics thread has seen the close, then for each view read after
+     * close {@code REFUSED name} or {@code WRONG name result}, then {@code DONE}. A read of unmapped memory kills
+     * this JVM instead.
+     */
+    static final class ViewsAfterClose {
+        public static void main(final String[] args) throws Exception {
+            final AsyncQueue async = AsyncQueue.builder(SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20)
+                    .registerMBean()).ringPath(Path.of(args[1])).ringCapacity(1 << 16).registerMBean().build();
+            async.startDrainer();
+            final RingStats stats = async.stats();
+            final RingBuffer ring = async.ring();
+            final SpoolQueue queue = async.queue();
+            final QueueMXBean metrics = queue.metrics();
+            final ExcerptTailer tailer = queue.createTailer();
+            final ExcerptTailer namedTailer = queue.createTailer("named");
+            final AsyncTailer asyncTailer = async.createTailer();
+            final AsyncTailer namedAsyncTailer = async.createTailer("named-async");
+            final QueueInternals internals = QueueInternals.of(queue);
+            final AsyncAppender appender = async.createAppender();
+            long lastPosition = -1;
+            for (int i = 0; i < 100; i++) {
+                lastPosition = appender.append(new byte[64]);
+            }
+            final long awaited = lastPosition;
+            final Map<String, LongSupplier> views = new LinkedHashMap<>();
+            views.put("stats.occupancy", stats::occupancy);
+            views.put("stats.highWaterMark", stats::highWaterMark);
+            views.put("stats.backPressureEvents", stats::backPressureEvents);
+            views.put("stats.revokedClaims", stats::revokedClaims);
+            views.put("stats.unblockedClaims", stats::unblockedClaims);
+            views.put("stats.drainedRecords", stats::drainedRecords);
+            views.put("stats.drainedBatches", stats::drainedBatches);
+            views.put("stats.recoveredRecords", stats::recoveredRecords);
+            views.put("stats.lastDrainedIndex", stats::lastDrainedIndex);
+            views.put("stats.drainLagMillis", stats::drainLagMillis);
+            views.put("stats.toString", () -> stats.toString().length());
+            views.put("async.stats", () -> async.stats().occupancy());
+            views.put("ring.headPosition", ring::headPosition);
+            views.put("ring.tailPosition", ring::tailPosition);
+            views.put("ring.isEmpty", () -> ring.isEmpty() ? 1 : 0);
+            views.put("use.ring.tryClaim", () -> ring.tryClaim(8));
+            views.put("use.ring.commit", () -> ring.commit(0) ? 1 : 0);
+            views.put("use.ring.abort", () -> ring.abort(0) ? 1 : 0);
+            views.put("use.ring.read", () -> ring.read((buffer, offset, length, position) -> { }, 1));
+            views.put("use.ring.buffer", () -> ring.buffer().readLong(0));
+            views.put("queue.lastSyncedIndex", queue::lastSyncedIndex);
+            views.put("queue.lastIndex", queue::lastIndex);
+            views.put("queue.firstIndex", queue::firstIndex);
+            views.put("queue.queueId", () -> queue.queueId().getMostSignificantBits());
+            views.put("queue.cycleCapacity", queue::cycleCapacity);
+            views.put("queue.tailerNames", () -> queue.tailerNames().size());
+            views.put("metrics.lastSyncedIndex", metrics::getLastSyncedIndex);
+            views.put("metrics.lastIndex", metrics::getLastIndex);
+            views.put("metrics.lastAckedIndex", metrics::getLastAckedIndex);
+            views.put("metrics.ackLag", metrics::getAckLag);
+            views.put("metrics.role", () -> metrics.getRole().length());
+            views.put("metrics.namedTailerIndex", () -> metrics.getNamedTailerIndex().size());
+            views.put("metrics.namedTailerLag", () -> metrics.getNamedTailerLag().size());
+            views.put("internals.lastAckedIndex", internals::lastAckedIndex);
+            views.put("internals.quorumAckedIndex", internals::quorumAckedIndex);
+            views.put("internals.term", internals::term);
+            views.put("internals.role", () -> internals.role().ordinal());
+            views.put("internals.schemaGeneration", () -> internals.schemaFiles().generation());
+            views.put("use.appender.append", () -> appender.append(new byte[8]));
+            views.put("use.appender.awaitIndex", () -> {
+                try {
+                    return appender.awaitIndex(awaited, 1, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            views.put("use.appender.buffer", () -> appender.buffer().readLong(0));
+            views.put("use.asyncTailer.read", () -> asyncTailer.read((bytes, offset, length, index) -> { }) ? 1 : 0);
+            views.put("use.namedAsyncTailer.read", () -> namedAsyncTailer.read((bytes, offset, length, index) -> { }) ? 1 : 0);
+            views.put("use.namedTailer.read", () -> namedTailer.read((bytes, offset, length, index) -> { }) ? 1 : 0);
+            views.put("use.queue.createTailer(name)", () -> queue.createTailer("later").index());
+            views.put("use.tailer.read", () -> tailer.read((bytes, offset, length, index) -> { }) ? 1 : 0);
+            views.put("use.tailer.toEnd", () -> tailer.toEnd().index());
+            final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            final Set<ObjectName> beans = server.queryNames(new ObjectName("dev.spool:*"), null);
+            final AtomicLong reads = new AtomicLong();
+            final AtomicLong refused = new AtomicLong();
+            final AtomicLong other = new AtomicLong();
+            final Thread hammer = new Thread(() -> {
+                long refusedAfterClose = 0;
+                while (refusedAfterClose < 10) {
+                    for (final Map.Entry<String, LongSupplier> view : views.entrySet()) {
+                        if (view.getKey().startsWith("use.")) {
+                            // claims, reads and the tailer belong to a producer's or the consumer's thread
+                            continue;
+                        }
+                        try {
+                            view.getValue().getAsLong();
+                            reads.incrementAndGet();
+                        } catch (SpoolException e) {
+                            refused.incrementAndGet();
+                        } catch (RuntimeException e) {
+                            other.incrementAndGet();
+                            System.out.println("OTHER " + view.getKey() + " " + e);
+                        }
+                    }
+                    for (final ObjectName bean : beans) {
+                        try {
+                            server.getAttribute(bean, bean.getKeyProperty("type").equals("Ring") ? "Occupancy" : "LastSyncedIndex");
+                        } catch (Exception e) {
+                            // unregistered by the close, or refused: either way the JVM lives
+                        }
+                    }
+                    if (ring.isClosed()) {
+                        refusedAfterClose++;
+                    }
+                }
+            }, "metrics");
+            hammer.start();
+            while (reads.get() < 1_000) {
+                Thread.onSpinWait();
+            }
+            async.close();
+            hammer.join();
+            System.out.println("HAMMERED " + reads.get() + " " + refused.get() + " " + other.get() + " " + views.size());
+            for (final Map.Entry<String, LongSupplier> view : views.entrySet()) {
+                try {
+                    System.out.println("WRONG " + view.getKey() + " " + view.getValue().getAsLong());
+                } catch (SpoolException e) {
+                    System.out.println((e.getMessage().contains("closed") ? "REFUSED " : "WRONG ") + view.getKey()
+                            + " " + e.getMessage());
+                } catch (RuntimeException e) {
+                    System.out.println("WRONG " + view.getKey() + " " + e);
+                }
+            }
+            System.out.println("DONE");
         }
     }
 }

@@ -39,18 +39,24 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 /**
  * The mapped metadata file of one queue (layout: {@link MetadataDescriptor}). Created whole in a temporary file
  * and linked into place, so another process either finds no file or a complete one.
+ * <p>
+ * Every method that writes the file first calls {@link #checkWritable(String)}: mapped read-only, the file refuses
+ * the write with a {@link SpoolException} instead of letting the store kill the JVM, whichever writer asks.
  */
 final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
     private final Path path;
     private final MappedFile mappedFile;
     private final MappedBytesStore store;
     private final long address;
+    private final boolean readOnly;
 
-    private MetadataFile(final Path path, final MappedFile mappedFile, final MappedBytesStore store) {
+    private MetadataFile(final Path path, final MappedFile mappedFile, final MappedBytesStore store,
+                         final boolean readOnly) {
         this.path = path;
         this.mappedFile = mappedFile;
         this.store = store;
         this.address = store.addressForWrite(0);
+        this.readOnly = readOnly;
     }
 
     /**
@@ -117,7 +123,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
         try {
             final ReferenceOwner temporary = ReferenceOwner.temporary("metadata");
             final MappedBytesStore store = mappedFile.acquireByteStore(temporary, 0);
-            metadata = new MetadataFile(path, mappedFile, store);
+            metadata = new MetadataFile(path, mappedFile, store, readOnly);
             store.reserveTransfer(temporary, metadata);
             metadata.validate();
             return metadata;
@@ -205,6 +211,19 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
         return path;
     }
 
+    /**
+     * @param what what would write, for the message.
+     * @throws SpoolException naming the queue if it was opened read-only: the file is mapped read-only, and a write
+     *                        to it would kill the JVM.
+     */
+    @Override
+    public void checkWritable(final String what) {
+        if (readOnly) {
+            throw new SpoolException("queue " + path.getParent() + " is open read-only: " + what
+                    + " would write to it; open it without readOnly() to write");
+        }
+    }
+
     long address(final long offset) {
         return address + offset;
     }
@@ -222,6 +241,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
     }
 
     void writeOrderedLong(final long offset, final long value) {
+        checkWritable("writing the metadata");
         MEMORY.writeOrderedLong(address + offset, value);
     }
 
@@ -302,6 +322,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
      * @return true if {@code cycle} is the new highest cycle: a writer started it.
      */
     boolean cycleCreated(final long cycle) {
+        checkWritable("starting a cycle");
         final boolean started = cycle > highestCycle();
         if (started) {
             // release: the new file and the old cycle's end marker are visible before the new highest cycle
@@ -316,6 +337,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     /** Retention deleted every cycle before {@code cycle}. Caller holds the write lock. */
     void raiseLowestCycle(final long cycle) {
+        checkWritable("retention");
         if (cycle > lowestCycle()) {
             writeOrderedLong(LOWEST_CYCLE_OFFSET, cycle);
         }
@@ -343,6 +365,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     /** Raises the last synced index to {@code index} unless another writer already recorded a later one. */
     void advanceLastSyncedIndex(final long index) {
+        checkWritable("recording a sync");
         final long address = address(LAST_SYNCED_INDEX_OFFSET);
         long current;
         while ((current = MEMORY.readVolatileLong(address)) < index) {
@@ -358,6 +381,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     /** Raises the last acked index to {@code index} unless a later one is recorded already. */
     void advanceLastAckedIndex(final long index) {
+        checkWritable("recording an acknowledgement");
         final long address = address(LAST_ACKED_INDEX_OFFSET);
         long current;
         while ((current = MEMORY.readVolatileLong(address)) < index) {
@@ -374,6 +398,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     /** Raises the quorum acked index to {@code index} unless a later one is recorded already. */
     void advanceQuorumAckedIndex(final long index) {
+        checkWritable("recording a quorum acknowledgement");
         final long address = address(QUORUM_ACKED_INDEX_OFFSET);
         long current;
         while ((current = MEMORY.readVolatileLong(address)) < index + 1) {
@@ -390,6 +415,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     @Override
     public void incrementSchemaGeneration() {
+        checkWritable("counting a typed schema file");
         final long address = address(SCHEMA_GENERATION_OFFSET);
         long current;
         do {
@@ -416,6 +442,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     /** Caller holds the write lock. */
     void promote(final long term) {
+        checkWritable("a promotion");
         writeOrderedLong(TERM_OFFSET, term);
         // release: whoever sees the primary role sees its new term
         MEMORY.writeOrderedInt(address(ROLE_OFFSET), ROLE_PRIMARY);
@@ -423,6 +450,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     /** Caller holds the write lock. */
     void fence(final long byTerm) {
+        checkWritable("fencing");
         writeOrderedLong(FENCED_BY_TERM_OFFSET, byTerm);
         // the next holder of the write lock reads it, in any process: the lock's CAS orders it
         writeOrderedLong(WRITE_FENCE_OFFSET, byTerm);
@@ -432,6 +460,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     /** Caller holds the write lock. */
     void term(final long term) {
+        checkWritable("adopting a term");
         writeOrderedLong(TERM_OFFSET, term);
     }
 
@@ -445,6 +474,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     /** Caller holds the slot's byte-range lock. */
     void claimProcessSlot(final int slot, final long session, final long pid) {
+        checkWritable("claiming a process slot");
         MEMORY.writeLong(address(processSlotPosition(slot) + PROCESS_SLOT_PID_OFFSET), pid);
         writeOrderedLong(processSlotPosition(slot) + PROCESS_SLOT_SESSION_OFFSET, session);
     }
@@ -455,6 +485,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
      * @return the entry number.
      */
     int namedTailerEntry(final String name) {
+        checkWritable("a named tailer");
         final byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
         if (utf8.length == 0 || utf8.length > NAMED_TAILER_MAX_NAME_LENGTH) {
             throw new SpoolException("tailer name '" + name + "' must be 1 to " + NAMED_TAILER_MAX_NAME_LENGTH
@@ -490,6 +521,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
      * @return true if there was an entry of that name.
      */
     boolean removeNamedTailer(final String name) {
+        checkWritable("removing a named tailer");
         final byte[] utf8 = name.getBytes(StandardCharsets.UTF_8);
         for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
             final long position = namedTailerPosition(entry);

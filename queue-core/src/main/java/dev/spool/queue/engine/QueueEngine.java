@@ -21,6 +21,7 @@ import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.internal.MappingGuard;
 import dev.spool.queue.internal.NamedPosition;
 import dev.spool.queue.internal.QueueRole;
 import dev.spool.queue.internal.SchemaFiles;
@@ -34,6 +35,7 @@ import java.time.Duration;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
@@ -56,6 +58,8 @@ public final class QueueEngine {
     private final SpoolQueueBuilder.PauseStrategyFactory pauseStrategy;
     private final long pretouchLength;
     private final Duration pretouchLeadTime;
+    /** Why {@link #createAppender(SyncPolicy)} refuses, or null while it does not. */
+    private volatile String appendersRefused;
 
     private QueueEngine(final Store store, final Config config) {
         this.store = store;
@@ -163,8 +167,30 @@ public final class QueueEngine {
     /**
      * @param policy the appender's sync policy.
      * @return a new appender.
+     * @throws SpoolException if the queue is closed, read-only, a replica, fenced, or its appenders are refused
+     *                        ({@link #refuseAppenders(String)}).
      */
     public ExcerptAppender createAppender(final SyncPolicy policy) {
+        final String refusal = appendersRefused;
+        if (refusal != null) {
+            throw new SpoolException("queue " + store.directory() + " refuses appenders: " + refusal);
+        }
+        return openAppender(policy);
+    }
+
+    /**
+     * From now on {@link #createAppender(SyncPolicy)} refuses, saying why: another component of this process is the
+     * queue's only writer and gives each excerpt its index, such as an async queue's drainer, which appends through
+     * {@link #createIndexedAppender()}. Appenders created before stay open. Group commits, which append nothing but
+     * sync markers, are still made.
+     *
+     * @param why the writer and the call to use instead, for the message.
+     */
+    public void refuseAppenders(final String why) {
+        appendersRefused = Objects.requireNonNull(why, "why");
+    }
+
+    private ExcerptAppender openAppender(final SyncPolicy policy) {
         if (policy.needsMsync()) {
             Msync.checkAvailable(policy.toString());
         }
@@ -368,14 +394,14 @@ public final class QueueEngine {
 
     /** @return a group commit on its own daemon thread. */
     public GroupCommit startGroupCommit() {
-        final StoreGroupCommit groupCommit = new StoreGroupCommit(store, createAppender(SyncPolicy.NONE));
+        final StoreGroupCommit groupCommit = new StoreGroupCommit(store, openAppender(SyncPolicy.NONE));
         groupCommit.start();
         return groupCommit;
     }
 
     /** @return a group commit whose {@link GroupCommit#doWork()} the caller runs. */
     public GroupCommit createGroupCommit() {
-        return new StoreGroupCommit(store, createAppender(SyncPolicy.NONE));
+        return new StoreGroupCommit(store, openAppender(SyncPolicy.NONE));
     }
 
     /** @return this instance's metrics, read live. */
@@ -405,12 +431,22 @@ public final class QueueEngine {
 
     /** @return the features the queue was created with, fixed since: the metadata's bit set. */
     public int features() {
-        return store.metadata().features();
+        final MappingGuard guard = enter();
+        try {
+            return metadata.features();
+        } finally {
+            guard.exit();
+        }
     }
 
     /** @return the queue's identity. */
     public UUID queueId() {
-        return metadata.queueId();
+        final MappingGuard guard = enter();
+        try {
+            return metadata.queueId();
+        } finally {
+            guard.exit();
+        }
     }
 
     /** @return the longest payload an appender accepts. */
@@ -420,28 +456,44 @@ public final class QueueEngine {
 
     /** @return the most excerpts one cycle can hold. */
     public long cycleCapacity() {
-        return Math.min(store.rollCycle().maxSequences(),
-                (long) CycleDescriptor.ROOT_ENTRIES * metadata.indexBlockEntries() * metadata.indexSpacing());
+        final MappingGuard guard = enter();
+        try {
+            return Math.min(store.rollCycle().maxSequences(),
+                    (long) CycleDescriptor.ROOT_ENTRIES * metadata.indexBlockEntries() * metadata.indexSpacing());
+        } finally {
+            guard.exit();
+        }
     }
 
     /** @return the index of the first excerpt, or -1 if the queue is empty. */
     public long firstIndex() {
+        final MappingGuard guard = enter();
         try (ExcerptTailer tailer = createTailer()) {
             return tailer.read(NO_OP) ? tailer.direction(Direction.BACKWARD).index() : -1;
+        } finally {
+            guard.exit();
         }
     }
 
     /** @return the index of the last excerpt, or -1 if the queue is empty. */
     public long lastIndex() {
+        final MappingGuard guard = enter();
         try (ExcerptTailer tailer = createTailer()) {
             tailer.direction(Direction.BACKWARD).toEnd();
             return tailer.read(NO_OP) ? tailer.direction(Direction.FORWARD).index() : -1;
+        } finally {
+            guard.exit();
         }
     }
 
     /** @return the last index known to be on disk, or -1. */
     public long lastSyncedIndex() {
-        return metadata.lastSyncedIndex();
+        final MappingGuard guard = enter();
+        try {
+            return metadata.lastSyncedIndex();
+        } finally {
+            guard.exit();
+        }
     }
 
     /**
@@ -454,7 +506,7 @@ public final class QueueEngine {
     public boolean awaitSynced(final long index, final long timeout, final TimeUnit unit) throws InterruptedException {
         final long deadline = System.nanoTime() + unit.toNanos(timeout);
         final PauseStrategy pause = PauseStrategy.backoff(0, 10, 1_000, 1_000_000);
-        while (metadata.lastSyncedIndex() < index) {
+        while (lastSyncedIndex() < index) {
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while awaiting sync of index " + IndexFormat.format(index, rollCycle()) + " in " + store.directory());
             }
@@ -473,22 +525,52 @@ public final class QueueEngine {
 
     /** @return the names of the named tailers this queue has seen. */
     public List<String> tailerNames() {
-        return metadata.namedTailers();
+        final MappingGuard guard = enter();
+        try {
+            return metadata.namedTailers();
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** @return the last index each named tailer read (-1 if none), by name. */
+    Map<String, Long> namedTailerIndices() {
+        final MappingGuard guard = enter();
+        try {
+            return metadata.namedTailerIndices();
+        } finally {
+            guard.exit();
+        }
     }
 
     /** @return who may append to this queue, as persisted now. */
     public QueueRole role() {
-        return roles.role();
+        final MappingGuard guard = enter();
+        try {
+            return roles.role();
+        } finally {
+            guard.exit();
+        }
     }
 
     /** @return the number of promotions in this queue's history. */
     public long term() {
-        return metadata.term();
+        final MappingGuard guard = enter();
+        try {
+            return metadata.term();
+        } finally {
+            guard.exit();
+        }
     }
 
     /** @return the highest index a replica acknowledged, or -1 if none. */
     public long lastAckedIndex() {
-        return metadata.lastAckedIndex();
+        final MappingGuard guard = enter();
+        try {
+            return metadata.lastAckedIndex();
+        } finally {
+            guard.exit();
+        }
     }
 
     /**
@@ -497,9 +579,21 @@ public final class QueueEngine {
      * @param index the highest acknowledged index.
      */
     public void recordAcked(final long index) {
-        store.checkWritable("recording an acknowledgement");
-        metadata.advanceLastAckedIndex(index);
+        final MappingGuard guard = enter();
+        try {
+            metadata.advanceLastAckedIndex(index);
+        } finally {
+            guard.exit();
+        }
         store.acks().ring();
+    }
+
+    /**
+     * @param what what would write, for the message.
+     * @throws SpoolException naming the queue if it was opened read-only.
+     */
+    public void checkWritable(final String what) {
+        store.checkWritable(what);
     }
 
     /** @return the typed schema files of the queue's directory, with the metadata's schema generation. */
@@ -509,7 +603,12 @@ public final class QueueEngine {
 
     /** @return the highest index an ack quorum of replicas acknowledged, or -1 if none. */
     public long quorumAckedIndex() {
-        return metadata.quorumAckedIndex();
+        final MappingGuard guard = enter();
+        try {
+            return metadata.quorumAckedIndex();
+        } finally {
+            guard.exit();
+        }
     }
 
     /**
@@ -518,7 +617,12 @@ public final class QueueEngine {
      * @param index the highest index acknowledged by the quorum.
      */
     public void recordQuorumAcked(final long index) {
-        metadata.advanceQuorumAckedIndex(index);
+        final MappingGuard guard = enter();
+        try {
+            metadata.advanceQuorumAckedIndex(index);
+        } finally {
+            guard.exit();
+        }
     }
 
     /**
@@ -544,7 +648,12 @@ public final class QueueEngine {
      * @throws SpoolException unless the queue is a replica.
      */
     public long promote() {
-        return roles.promote(this::lastIndex);
+        final MappingGuard guard = enter();
+        try {
+            return roles.promote(this::lastIndex);
+        } finally {
+            guard.exit();
+        }
     }
 
     /**
@@ -553,7 +662,12 @@ public final class QueueEngine {
      * @param byTerm the later term; must exceed {@link #term()}.
      */
     public void fence(final long byTerm) {
-        roles.fence(byTerm);
+        final MappingGuard guard = enter();
+        try {
+            roles.fence(byTerm);
+        } finally {
+            guard.exit();
+        }
     }
 
     /**
@@ -563,11 +677,33 @@ public final class QueueEngine {
      * @throws SpoolException unless the queue is a replica and {@code term} is at least its own.
      */
     public void adoptTerm(final long term) {
-        roles.adoptTerm(term);
+        final MappingGuard guard = enter();
+        try {
+            roles.adoptTerm(term);
+        } finally {
+            guard.exit();
+        }
     }
 
-    /** Closes every appender, tailer and pretoucher of this instance and unmaps the files. */
+    /**
+     * Enters the guard of the mapped files for a read that any thread may make at any time; the caller exits it.
+     *
+     * @return the guard, to exit in a finally block.
+     * @throws SpoolException once the queue is closed.
+     */
+    private MappingGuard enter() {
+        final MappingGuard guard = store.guard();
+        guard.enter();
+        return guard;
+    }
+
+    /**
+     * Closes every appender, tailer and pretoucher of this instance and unmaps the files. First refuses new reads of
+     * the getters and metrics and waits for those in progress on other threads, outside the users' monitor, which
+     * such a read may take.
+     */
     public void close() {
+        store.guard().close();
         synchronized (store.users()) {
             if (store.isClosed()) {
                 return;
@@ -584,6 +720,9 @@ public final class QueueEngine {
             appender.close();
         } else if (user instanceof Pretoucher pretoucher) {
             pretoucher.close();
+        } else if (user instanceof NamedPosition position) {
+            // a named tailer's own, or one an async tailer holds through QueueInternals
+            position.close();
         } else {
             ((ExcerptTailer) user).close();
         }

@@ -10,18 +10,18 @@ import java.util.Map;
 
 /**
  * The {@link QueueMXBean} of one open queue instance: sums the open appenders' counters and the closed ones' totals,
- * and reads the indices from the metadata and the files. Off the hot path: every call takes the store's monitor.
+ * and reads the indices from the metadata and the files. Off the hot path: every call takes the store's monitor or
+ * reads through the queue's guard. After the queue closed, the counters keep their last values and a read of an
+ * index or role throws a {@link dev.spool.queue.SpoolException} saying the queue is closed.
  */
 final class QueueMetrics implements QueueMXBean {
     private final QueueEngine engine;
     private final Store store;
-    private final MetadataFile metadata;
     private final StoreCounters counters;
 
     QueueMetrics(final QueueEngine engine, final Store store) {
         this.engine = engine;
         this.store = store;
-        this.metadata = store.metadata();
         this.counters = store.counters();
     }
 
@@ -59,7 +59,7 @@ final class QueueMetrics implements QueueMXBean {
 
     @Override
     public long getLastSyncedIndex() {
-        return metadata.lastSyncedIndex();
+        return engine.lastSyncedIndex();
     }
 
     @Override
@@ -124,14 +124,14 @@ final class QueueMetrics implements QueueMXBean {
 
     @Override
     public Map<String, Long> getNamedTailerIndex() {
-        return metadata.namedTailerIndices();
+        return engine.namedTailerIndices();
     }
 
     @Override
     public Map<String, Long> getNamedTailerLag() {
         final long last = engine.lastIndex();
         final Map<String, Long> lags = new LinkedHashMap<>();
-        metadata.namedTailerIndices().forEach((name, read) -> lags.put(name, excerptsAfter(read, last)));
+        engine.namedTailerIndices().forEach((name, read) -> lags.put(name, excerptsAfter(read, last)));
         return lags;
     }
 
@@ -142,12 +142,12 @@ final class QueueMetrics implements QueueMXBean {
 
     @Override
     public long getLastAckedIndex() {
-        return metadata.lastAckedIndex();
+        return engine.lastAckedIndex();
     }
 
     @Override
     public long getAckLag() {
-        return excerptsAfter(metadata.lastAckedIndex(), engine.lastIndex());
+        return excerptsAfter(engine.lastAckedIndex(), engine.lastIndex());
     }
 
     /** @return the excerpts with an index above {@code read} up to {@code last}; -1 for {@code read} means none read. */

@@ -69,11 +69,24 @@ final class Retention {
         return retainCycles != Integer.MAX_VALUE || retainBytes != Long.MAX_VALUE;
     }
 
-    /** @return the number of files deleted. */
+    /**
+     * @return the number of files deleted.
+     * @throws SpoolException if the queue is closed, or was opened read-only.
+     */
     synchronized int apply() {
         if (!isLimited()) {
             return 0;
         }
+        // a retention agent's thread may run this while the queue closes: the files stay mapped until it is done
+        store.guard().enter();
+        try {
+            return applyLimits();
+        } finally {
+            store.guard().exit();
+        }
+    }
+
+    private int applyLimits() {
         // the used lengths of ended cycles are read before taking the write lock, which writers wait for
         usedLengthsBelow(metadata.highestCycle(), cycleFiles.cycles());
         final long[] deleted;

@@ -9,6 +9,7 @@ import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.FileModes;
+import dev.spool.queue.internal.MappingGuard;
 import dev.spool.queue.internal.SchemaFiles;
 import dev.spool.queue.internal.ProcessSlots;
 
@@ -46,9 +47,10 @@ final class Store {
     private final boolean checksums;
     private final boolean verifyChecksums;
     private final Retention retention;
-    private final boolean readOnly;
     private final StoreCounters counters = new StoreCounters();
     private final Set<PosixFilePermission> fileMode;
+    /** Keeps the files mapped while a view of any thread reads them; closed before they are unmapped. */
+    private final MappingGuard guard;
     private final SchemaFiles schemaFiles;
     /** The agent that applies retention after a roll, if the application runs one; else the rolling appender does. */
     private volatile RetentionAgent retentionAgent;
@@ -71,11 +73,11 @@ final class Store {
         this.syncMarkers = config.syncMarkers();
         this.checksums = (metadata.features() & MetadataDescriptor.FEATURE_CRC32C) != 0;
         this.verifyChecksums = checksums && config.verifyChecksums();
-        this.readOnly = config.readOnly();
         this.fileMode = config.fileMode();
-        this.schemaFiles = new SchemaFiles(directory, fileMode, metadata);
+        this.guard = new MappingGuard("queue " + directory);
+        this.schemaFiles = new SchemaFiles(directory, fileMode, new GuardedGeneration());
         final CycleListener listener = config.cycleListener();
-        this.cycleFiles = new CycleFiles(directory, calendar, metadata.chunkLength(), listener, readOnly,
+        this.cycleFiles = new CycleFiles(directory, calendar, metadata.chunkLength(), listener, config.readOnly(),
                 config.fileMode());
         this.retention = new Retention(this, config.retainCycles(), config.retainBytes(), config.retainForNamedTailers(),
                 listener);
@@ -88,6 +90,14 @@ final class Store {
 
     MetadataFile metadata() {
         return metadata;
+    }
+
+    /**
+     * @return the guard that a read of the mapped files by a method any thread may call at any time (the queue's
+     * getters, its metrics) enters, and that {@link QueueEngine#close()} closes before anything is unmapped.
+     */
+    MappingGuard guard() {
+        return guard;
     }
 
     /** @return the typed schema files of the directory, counted in the metadata's schema generation. */
@@ -213,6 +223,7 @@ final class Store {
     /** Claims this instance's process slot on first use: readers that never write need none. */
     WriteLock writeLock() {
         synchronized (users) {
+            checkOpen();
             checkWritable("the write lock");
             if (writeLock == null) {
                 final ProcessSlots slots = ProcessSlots.acquire(directory.resolve(MetadataDescriptor.LOCK_FILE_NAME),
@@ -282,13 +293,11 @@ final class Store {
 
     /**
      * @param what what needs to write, for the message.
-     * @throws SpoolException if the queue was opened read-only.
+     * @throws SpoolException if the queue was opened read-only; the metadata file, which every writer of the queue
+     *                        passes, refuses the write the same way.
      */
     void checkWritable(final String what) {
-        if (readOnly) {
-            throw new SpoolException("queue " + directory + " is open read-only: " + what
-                    + " would write to it; open it without readOnly() to write");
-        }
+        metadata.checkWritable(what);
     }
 
     /** @throws SpoolException once closed; the caller holds {@link #users()}. */
@@ -320,5 +329,37 @@ final class Store {
             processSlots.release();
         }
         metadata.close();
+    }
+
+    /**
+     * The metadata's schema generation for {@link SchemaFiles}, which a replication source reads on its duty cycle:
+     * read through the guard, so that a read after the queue closed is refused rather than touching unmapped memory.
+     */
+    private final class GuardedGeneration implements SchemaFiles.Generation {
+        @Override
+        public long schemaGeneration() {
+            guard.enter();
+            try {
+                return metadata.schemaGeneration();
+            } finally {
+                guard.exit();
+            }
+        }
+
+        @Override
+        public void incrementSchemaGeneration() {
+            guard.enter();
+            try {
+                metadata.incrementSchemaGeneration();
+            } finally {
+                guard.exit();
+            }
+        }
+
+        @Override
+        public void checkWritable(final String what) {
+            metadata.checkWritable(what);
+            guard.checkOpen();
+        }
     }
 }

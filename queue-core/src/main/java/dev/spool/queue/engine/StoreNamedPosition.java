@@ -1,5 +1,6 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.internal.NamedPosition;
 
 /** A named tailer's entry in the metadata file, the one place its persisted position is read and written. */
@@ -25,13 +26,22 @@ final class StoreNamedPosition implements NamedPosition {
 
     @Override
     public long committedIndex() {
+        checkOpen();
         return metadata.readVolatileLong(indexOffset);
     }
 
     @Override
     public void commit(final long index) {
+        checkOpen();
         // a release store: a reader of another process that sees the index sees everything written before it
         metadata.writeOrderedLong(indexOffset, index);
+    }
+
+    /** @throws SpoolException once closed: closing the queue closes the position, and unmaps the metadata after. */
+    private void checkOpen() {
+        if (closed) {
+            throw new SpoolException("named tailer '" + name + "' of " + store.directory() + " is closed");
+        }
     }
 
     @Override

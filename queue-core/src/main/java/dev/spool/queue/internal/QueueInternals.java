@@ -44,6 +44,29 @@ public final class QueueInternals {
         return new QueueInternals(engines.apply(Objects.requireNonNull(queue, "queue")));
     }
 
+    /**
+     * Refuses, before anything starts, a writer of another module on a queue opened read-only, whose files are
+     * mapped read-only: a replication source records acknowledgements, an async queue's drainer appends. The queue
+     * itself refuses each write anyway; this says so when the writer is built rather than when it first writes.
+     *
+     * @param what the writer, for the message: {@code "a replication source, which records acknowledgements,"}.
+     * @throws SpoolException naming the queue if it was opened read-only.
+     */
+    public void checkWritable(final String what) {
+        engine.checkWritable(what);
+    }
+
+    /**
+     * Makes the queue's {@code createAppender} refuse from now on, naming {@code why}: an async queue that opened
+     * the queue is its only writer, and its drainer gives each record the index the ring promised; an appender of the
+     * queue itself would take one of those indices and stop the drainer. {@link #createIndexedAppender()} still works.
+     *
+     * @param why the writer and the call to use instead, for the message.
+     */
+    public void refuseAppenders(final String why) {
+        engine.refuseAppenders(why);
+    }
+
     /** @return when the queue's cycles start: the ring buffer's index rule rolls where the queue does. */
     public CycleCalendar calendar() {
         return engine.calendar();

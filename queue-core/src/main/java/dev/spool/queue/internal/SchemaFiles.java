@@ -47,6 +47,12 @@ public final class SchemaFiles {
 
         /** Counts one more schema file written, atomically, for every process that maps the metadata. */
         void incrementSchemaGeneration();
+
+        /**
+         * @param what what would write, for the message.
+         * @throws SpoolException if the queue was opened read-only: nothing may be written to its directory.
+         */
+        void checkWritable(String what);
     }
 
     private final Path directory;
@@ -82,9 +88,11 @@ public final class SchemaFiles {
      * @param content its content, which {@link #contentProblem(byte[])} accepts.
      * @return true if the file was written, false if it held that content already.
      * @throws SpoolException naming the file and what is wrong if the name or content is not a schema file's, or
-     *                        the file cannot be written; the directory is then unchanged.
+     *                        the file cannot be written; naming the queue if it was opened read-only. The directory
+     *                        is then unchanged.
      */
     public boolean store(final String name, final byte[] content) {
+        generation.checkWritable("storing the typed schema " + name);
         String problem = nameProblem(name);
         if (problem == null) {
             problem = contentProblem(content);

@@ -191,6 +191,11 @@ class NativeImageMetadataTest {
             public void incrementSchemaGeneration() {
                 generation++;
             }
+
+            @Override
+            public void checkWritable(final String what) {
+                // a directory of the test's own: always writable
+            }
         });
     }
 
