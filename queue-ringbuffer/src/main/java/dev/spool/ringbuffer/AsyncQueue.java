@@ -78,7 +78,7 @@ public final class AsyncQueue implements AutoCloseable {
         this.builder = builder;
         this.ringReserve = builder.ringReserve();
         this.ring = RingBuffer.open(builder.ringPath(queue), builder.ringCapacity(), builder.claimTimeout(),
-                builder.blockedClaimTimeout(), builder.ringFileMode());
+                builder.blockedClaimTimeout(), builder.ringFileMode(), QueueInternals.of(queue).timeProvider());
         this.backPressure = builder.backPressure();
         this.drainBatch = builder.drainBatch();
         // a record of a checksummed queue holds the excerpt's CRC32C before its payload, as the queue does

@@ -6,6 +6,7 @@ import dev.spool.queue.internal.ChronicleDefaults;
 import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.MappingGuard;
 import dev.spool.queue.SpoolException;
+import dev.spool.queue.TimeProvider;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 
@@ -79,12 +80,15 @@ public final class RingBuffer implements AutoCloseable {
     private final RingStats stats;
     /** A stale lower bound of the shared high-water mark, so that most claims only compare. */
     private long highWaterCache;
+    /** Stamps each claim: the drainer picks the record's cycle from it. */
+    private final TimeProvider clock;
     /** Keeps the ring mapped while a view of any thread reads it; closed before it is unmapped. */
     private final MappingGuard guard;
 
     private RingBuffer(final RingFile file, final int capacity, final Duration claimTimeout,
-                       final Duration blockedClaimTimeout) {
+                       final Duration blockedClaimTimeout, final TimeProvider clock) {
         this.file = file;
+        this.clock = clock;
         this.path = file.path();
         this.store = file.store();
         this.address = store.addressForWrite(0);
@@ -166,6 +170,29 @@ public final class RingBuffer implements AutoCloseable {
      */
     public static RingBuffer open(final Path path, final int capacity, final Duration claimTimeout,
                                   final Duration blockedClaimTimeout, final Set<PosixFilePermission> fileMode) {
+        return open(path, capacity, claimTimeout, blockedClaimTimeout, fileMode, TimeProvider.SYSTEM);
+    }
+
+    /**
+     * Opens the ring at {@code path}, creating it and its lock file with the given permissions if absent, stamping
+     * each claim with {@code clock}'s time. A drainer puts a record in the cycle of its claim's time, so give a ring in
+     * front of a queue that queue's clock (an {@link AsyncQueue} does): its records then land in the cycles direct
+     * appends at the same times would.
+     *
+     * @param path                the ring's file, e.g. under {@code /dev/shm}.
+     * @param capacity            a power of two from 4 KiB to 1 GiB; an existing ring must have it.
+     * @param claimTimeout        see {@link #open(Path, int, Duration, Duration)}.
+     * @param blockedClaimTimeout see {@link #open(Path, int, Duration, Duration)}.
+     * @param fileMode            see {@link #open(Path, int, Duration, Duration, Set)}.
+     * @param clock               the clock of each claim's time, in epoch milliseconds.
+     * @return the mapped ring.
+     */
+    public static RingBuffer open(final Path path, final int capacity, final Duration claimTimeout,
+                                  final Duration blockedClaimTimeout, final Set<PosixFilePermission> fileMode,
+                                  final TimeProvider clock) {
+        if (clock == null) {
+            throw new SpoolException("clock of ring " + path + " must not be null");
+        }
         final Set<PosixFilePermission> mode = FileModes.checkFileMode("ringFileMode", fileMode);
         RingFile.checkCapacity(path, capacity);
         if (claimTimeout.isNegative() || claimTimeout.isZero()) {
@@ -176,7 +203,7 @@ public final class RingBuffer implements AutoCloseable {
         }
         final RingFile file = RingFile.open(path, capacity, mode);
         try {
-            return new RingBuffer(file, capacity, claimTimeout, blockedClaimTimeout);
+            return new RingBuffer(file, capacity, claimTimeout, blockedClaimTimeout, clock);
         } catch (RuntimeException e) {
             file.close();
             throw e;
@@ -261,7 +288,7 @@ public final class RingBuffer implements AutoCloseable {
         if (!MEMORY.compareAndSwapLong(recordAddress, unclaimedWord(lap(position)), headerWord(-recordLength, TYPE_DATA, owner))) {
             return false;
         }
-        MEMORY.writeLong(recordAddress + TIMESTAMP_OFFSET, System.currentTimeMillis());
+        MEMORY.writeLong(recordAddress + TIMESTAMP_OFFSET, clock.currentTimeMillis());
         return true;
     }
 

@@ -429,6 +429,11 @@ public final class QueueEngine {
         return store.calendar();
     }
 
+    /** @return the clock that picks the cycle of each append. */
+    public TimeProvider timeProvider() {
+        return store.timeProvider();
+    }
+
     /** @return the features the queue was created with, fixed since: the metadata's bit set. */
     public int features() {
         final MappingGuard guard = enter();

@@ -3,6 +3,7 @@ package dev.spool.queue.internal;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.TimeProvider;
 import dev.spool.queue.engine.QueueEngine;
 
 import java.util.Objects;
@@ -70,6 +71,14 @@ public final class QueueInternals {
     /** @return when the queue's cycles start: the ring buffer's index rule rolls where the queue does. */
     public CycleCalendar calendar() {
         return engine.calendar();
+    }
+
+    /**
+     * @return the clock that picks the cycle of each append: the ring stamps its claims with it, so that a record
+     * drained from the ring lands in the cycle a direct append at the claim's time would.
+     */
+    public TimeProvider timeProvider() {
+        return engine.timeProvider();
     }
 
     /** @return who may append to the queue, as persisted now. */
