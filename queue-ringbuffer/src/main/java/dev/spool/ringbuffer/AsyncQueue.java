@@ -94,11 +94,10 @@ public final class AsyncQueue implements AutoCloseable {
             }
         }
         this.mbeanName = name;
-        if (ownsQueue) {
-            QueueInternals.of(queue).refuseAppenders("async queue " + ring.path() + " is its only writer, and its"
-                    + " drainer gives each record the index the ring promised it: append with"
-                    + " asyncQueue.createAppender() instead");
-        }
+        // while it is open: an appender of the queue would take an index the ring promised a record
+        QueueInternals.of(queue).refuseAppenders("async queue " + ring.path() + " is its only writer, and its"
+                + " drainer gives each record the index the ring promised it: append with"
+                + " asyncQueue.createAppender() instead");
     }
 
     /**
@@ -310,6 +309,8 @@ public final class AsyncQueue implements AutoCloseable {
             ring.close();
             if (ownsQueue) {
                 queue.close();
+            } else {
+                QueueInternals.of(queue).allowAppenders();
             }
         }
     }

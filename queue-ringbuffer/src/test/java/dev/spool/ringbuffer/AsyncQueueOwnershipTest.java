@@ -51,6 +51,23 @@ class AsyncQueueOwnershipTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRefuseADirectAppenderOnTheCallersQueueWhileTheAsyncQueueIsOpenAndAllowItAfter() {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
+            try (AsyncQueue async = AsyncQueue.builder(queue).ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16)
+                    .build(); AsyncAppender appender = async.createAppender()) {
+                final SpoolException refused = assertThrows(SpoolException.class, queue::createAppender);
+                assertTrue(refused.getMessage().contains("asyncQueue.createAppender()"), refused.getMessage());
+                appender.append("through the ring".getBytes());
+                async.createDrainer().doWork();
+            }
+            try (ExcerptAppender appender = queue.createAppender()) {
+                appender.append("the caller's again once the async queue closed".getBytes());
+            }
+            assertEquals(1, queue.rollCycle().toSequence(queue.lastIndex()), "the ring's record, then the direct one");
+        }
+    }
+
+    @Test
     void shouldRefuseAnAsyncQueueOnAReadOnlyQueueBeforeCreatingTheRing() {
         try (SpoolQueue queue = SpoolQueue.create(tempDir.resolve("q"))) {
             assertEquals(-1, queue.lastIndex());
@@ -66,11 +83,13 @@ class AsyncQueueOwnershipTest extends SpoolTestBase {
     @Test
     void shouldReportADrainerStoppedByAnotherWriterAsASpoolExceptionFromCloseAndDoWork() {
         expectWarning("drainer of ring");
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).create()) {
+        // an appender made before the async queue opened stays open: the refusal cannot reach it
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).create();
+             ExcerptAppender direct = queue.createAppender()) {
             final AsyncQueue async = AsyncQueue.builder(queue).ringPath(tempDir.resolve("q.ring"))
                     .ringCapacity(1 << 16).build();
             final Drainer drainer = async.startDrainer();
-            try (AsyncAppender appender = async.createAppender(); ExcerptAppender direct = queue.createAppender()) {
+            try (AsyncAppender appender = async.createAppender()) {
                 appender.append("drained first".getBytes());
                 while (queue.lastIndex() < 0) {
                     LockSupport.parkNanos(100_000);

@@ -20,7 +20,9 @@ class DrainerRecoveryTest extends SpoolTestBase {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void shouldFinishTheReleaseAndAppendNothingWhenThePredecessorDiedWhileReleasing() {
+        // the test copies the batch as the drainer would, with an appender made before the async queue refuses them
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
+             ExcerptAppender queueAppender = queue.createAppender();
              AsyncQueue async = AsyncQueue.builder(queue).ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).build()) {
             final RingBuffer ring = async.ring();
             final List<byte[]> messages = new ArrayList<>();
@@ -36,10 +38,8 @@ class DrainerRecoveryTest extends SpoolTestBase {
             final long head = ring.headPosition();
             final long end = ring.tailPosition();
             ring.drainState().writeVolatileIntent(head, end, queue.lastIndex(), messages.size());
-            try (ExcerptAppender queueAppender = queue.createAppender()) {
-                for (final byte[] message : messages) {
-                    queueAppender.append(message);
-                }
+            for (final byte[] message : messages) {
+                queueAppender.append(message);
             }
             ring.drainState().writeVolatileSnapshot(end, queue.lastIndex(), ring.claimTime(head));
             ring.consumer().consume(end);

@@ -190,6 +190,11 @@ public final class QueueEngine {
         appendersRefused = Objects.requireNonNull(why, "why");
     }
 
+    /** Ends what {@link #refuseAppenders(String)} began: the writer that refused them has closed. */
+    public void allowAppenders() {
+        appendersRefused = null;
+    }
+
     private ExcerptAppender openAppender(final SyncPolicy policy) {
         if (policy.needsMsync()) {
             Msync.checkAvailable(policy.toString());

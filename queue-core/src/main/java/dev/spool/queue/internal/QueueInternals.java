@@ -58,14 +58,19 @@ public final class QueueInternals {
     }
 
     /**
-     * Makes the queue's {@code createAppender} refuse from now on, naming {@code why}: an async queue that opened
-     * the queue is its only writer, and its drainer gives each record the index the ring promised; an appender of the
+     * Makes the queue's {@code createAppender} refuse from now on, naming {@code why}: an async queue is the queue's
+     * only writer while it is open, and its drainer gives each record the index the ring promised; an appender of the
      * queue itself would take one of those indices and stop the drainer. {@link #createIndexedAppender()} still works.
      *
      * @param why the writer and the call to use instead, for the message.
      */
     public void refuseAppenders(final String why) {
         engine.refuseAppenders(why);
+    }
+
+    /** Lets the queue's {@code createAppender} work again once the writer that {@link #refuseAppenders refused} closed. */
+    public void allowAppenders() {
+        engine.allowAppenders();
     }
 
     /** @return when the queue's cycles start: the ring buffer's index rule rolls where the queue does. */
