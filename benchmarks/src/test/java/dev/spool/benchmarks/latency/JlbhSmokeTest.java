@@ -2,6 +2,7 @@ package dev.spool.benchmarks.latency;
 
 import dev.spool.benchmarks.latency.variants.LatencyVariants;
 import dev.spool.benchmarks.support.VariantNames;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -11,8 +12,11 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -20,34 +24,81 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code jlbh all --smoke}, as a user runs it: worker JVMs, JLBH, result files. It asserts that every experiment
+ * {@code jlbh --smoke}, as a user runs it: worker JVMs, JLBH, result files. It asserts that every experiment
  * and variant produced its table, its distribution and its plot; never anything about speed, which on a shared
- * 2-CPU machine under a test suite means nothing. E2's batch variants run at one of its rates only, since a
- * worker JVM a variant is most of a smoke run's time: the code they run is the same at every rate.
+ * 2-CPU machine under a test suite means nothing. A worker JVM a variant is most of a smoke run's time, and a
+ * variant runs the same code at every rate and length, so every build runs each variant once, in one of the
+ * experiments of its group, and each experiment with its floor and its share of the group's variants; {@code -Pslow}
+ * ({@code -Dspool.soak=full}) runs {@code jlbh all --smoke}, every variant in every experiment. E2's batch variants
+ * run at one of its rates only, in a test of their own.
  */
 class JlbhSmokeTest {
     private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
     @Test
+    @Tag("slow")
     void shouldWriteEveryVariantsTableAndEveryExperimentsPlot(@TempDir final Path results, @TempDir final Path queues)
             throws IOException {
-        final List<String> unbatched = LatencyVariants.names().stream().filter(name -> !batched(name)).toList();
-        jlbh(results, queues, "all", String.join(",", unbatched));
-        for (final LatencyExperiment experiment : LatencyExperiment.ALL) {
-            final List<String> variants = experiment.variants().stream().filter(name -> !batched(name)).toList();
-            final String text = checkTablesAndPlot(results, queues, experiment.name(), variants);
+        final boolean full = "full".equals(System.getProperty("spool.soak", "short"));
+        final Map<LatencyExperiment, List<String>> plan = full ? everyVariantInEveryExperiment() : eachVariantOnce();
+        if (full) {
+            jlbh(results, queues, "all", String.join(",", LatencyVariants.names().stream().filter(name -> !batched(name)).toList()));
+        }
+        final List<String> ran = new ArrayList<>();
+        for (final Map.Entry<LatencyExperiment, List<String>> experiment : plan.entrySet()) {
+            final List<String> variants = experiment.getValue();
+            if (!full) {
+                jlbh(results, queues, experiment.getKey().name(), String.join(",", variants));
+            }
+            final String text = checkTablesAndPlot(results, queues, experiment.getKey().name(), variants);
             if (variants.contains("sync-content")) {
                 assertTrue(text.contains("sync-content/chronicle-sync-content") && text.contains("sync-content/sync-every"),
                         "E3b compares each sync policy with Chronicle's and content-based sync with every message\n" + text);
             }
+            ran.addAll(variants);
         }
+        assertEquals(LatencyVariants.names().stream().filter(name -> !batched(name)).sorted().toList(),
+                ran.stream().distinct().sorted().toList(), "every variant but the batched ones ran");
+    }
+
+    /** @return every experiment with every variant of it but the batched ones: {@code jlbh all}. */
+    private static Map<LatencyExperiment, List<String>> everyVariantInEveryExperiment() {
+        final Map<LatencyExperiment, List<String>> plan = new LinkedHashMap<>();
+        for (final LatencyExperiment experiment : LatencyExperiment.ALL) {
+            plan.put(experiment, experiment.variants().stream().filter(name -> !batched(name)).toList());
+        }
+        return plan;
+    }
+
+    /**
+     * @return every experiment with its floor (the first of its variants, which the others are divided by) and, in
+     * turn, one of the other variants of its group: each variant runs once, and each experiment's tables and plot are
+     * made.
+     */
+    private static Map<LatencyExperiment, List<String>> eachVariantOnce() {
+        final Map<LatencyExperiment, List<String>> plan = new LinkedHashMap<>();
+        final Map<String, List<LatencyExperiment>> groups = new LinkedHashMap<>();
+        for (final LatencyExperiment experiment : LatencyExperiment.ALL) {
+            groups.computeIfAbsent(experiment.group(), group -> new ArrayList<>()).add(experiment);
+        }
+        for (final List<LatencyExperiment> group : groups.values()) {
+            final List<String> variants = group.get(0).variants().stream().filter(name -> !batched(name)).toList();
+            for (final LatencyExperiment experiment : group) {
+                assertEquals(group.get(0).variants(), experiment.variants(), "one group, one list of variants");
+                plan.put(experiment, new ArrayList<>(List.of(variants.get(0))));
+            }
+            for (int i = 1; i < variants.size(); i++) {
+                plan.get(group.get((i - 1) % group.size())).add(variants.get(i));
+            }
+        }
+        return plan;
     }
 
     @Test
     void shouldRunEachBatchVariantOneSampleABatchAndCountItsMessages(@TempDir final Path results,
                                                                        @TempDir final Path queues) throws IOException {
         final String experiment = "E2-40B-1M";
-        final List<String> variants = new java.util.ArrayList<>(List.of("floor-tcp"));
+        final List<String> variants = new ArrayList<>(List.of("floor-tcp"));
         variants.addAll(LatencyVariants.names().stream().filter(JlbhSmokeTest::batched).toList());
         assertEquals(9, variants.size(), "replicated and publish-only, batches of 2, 5, 10 and 20: " + variants);
         jlbh(results, queues, experiment, String.join(",", variants));
