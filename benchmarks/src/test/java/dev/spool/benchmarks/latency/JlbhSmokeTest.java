@@ -1,5 +1,6 @@
 package dev.spool.benchmarks.latency;
 
+import dev.spool.benchmarks.latency.variants.LatencyVariant;
 import dev.spool.benchmarks.latency.variants.LatencyVariants;
 import dev.spool.benchmarks.support.VariantNames;
 import org.junit.jupiter.api.Tag;
@@ -14,9 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -26,28 +29,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code jlbh --smoke}, as a user runs it: worker JVMs, JLBH, result files. It asserts that every experiment
  * and variant produced its table, its distribution and its plot; never anything about speed, which on a shared
- * 2-CPU machine under a test suite means nothing. A worker JVM a variant is most of a smoke run's time, and a
- * variant runs the same code at every rate and length, so every build runs each variant once, in one of the
- * experiments of its group, and each experiment with its floor and its share of the group's variants; {@code -Pslow}
- * ({@code -Dspool.soak=full}) runs {@code jlbh all --smoke}, every variant in every experiment. E2's batch variants
- * run at one of its rates only, in a test of their own.
+ * 2-CPU machine under a test suite means nothing.
+ * <p>
+ * A worker JVM a variant is most of a smoke run's time, and what a worker adds to a variant (JLBH, the result file,
+ * the tables) is the same for every variant of a kind: {@code LatencyVariantTest} drives every variant's own send and
+ * read paths in every build. So every build runs the short form (in the slow execution): each experiment with its
+ * floor, one variant of each kind ({@link LatencyVariant} class) in one of the experiments of its group, E3b whole
+ * (its table compares each sync policy with Chronicle Queue's), and the smallest batch of replication and of publish.
+ * {@code -Pslow} ({@code -Dspool.soak=full}) runs {@code jlbh all --smoke}, every variant in every experiment, and
+ * every batch size. E2's batch variants run at one of its rates only, in a test of their own.
  */
 class JlbhSmokeTest {
     private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    private static final boolean FULL = "full".equals(System.getProperty("spool.soak", "short"));
 
     @Test
     @Tag("slow")
     void shouldWriteEveryVariantsTableAndEveryExperimentsPlot(@TempDir final Path results, @TempDir final Path queues)
             throws IOException {
-        final boolean full = "full".equals(System.getProperty("spool.soak", "short"));
-        final Map<LatencyExperiment, List<String>> plan = full ? everyVariantInEveryExperiment() : eachVariantOnce();
-        if (full) {
+        final Map<LatencyExperiment, List<String>> plan = FULL ? everyVariantInEveryExperiment() : eachKindOnce();
+        if (FULL) {
             jlbh(results, queues, "all", String.join(",", LatencyVariants.names().stream().filter(name -> !batched(name)).toList()));
         }
-        final List<String> ran = new ArrayList<>();
+        final Set<Class<?>> kinds = new HashSet<>();
         for (final Map.Entry<LatencyExperiment, List<String>> experiment : plan.entrySet()) {
             final List<String> variants = experiment.getValue();
-            if (!full) {
+            if (!FULL) {
                 jlbh(results, queues, experiment.getKey().name(), String.join(",", variants));
             }
             final String text = checkTablesAndPlot(results, queues, experiment.getKey().name(), variants);
@@ -55,10 +62,11 @@ class JlbhSmokeTest {
                 assertTrue(text.contains("sync-content/chronicle-sync-content") && text.contains("sync-content/sync-every"),
                         "E3b compares each sync policy with Chronicle's and content-based sync with every message\n" + text);
             }
-            ran.addAll(variants);
+            variants.forEach(variant -> kinds.add(kind(variant)));
         }
-        assertEquals(LatencyVariants.names().stream().filter(name -> !batched(name)).sorted().toList(),
-                ran.stream().distinct().sorted().toList(), "every variant but the batched ones ran");
+        final Set<Class<?>> every = new HashSet<>();
+        LatencyVariants.names().forEach(variant -> every.add(kind(variant)));
+        assertEquals(every, kinds, "every kind of variant ran");
     }
 
     /** @return every experiment with every variant of it but the batched ones: {@code jlbh all}. */
@@ -72,35 +80,47 @@ class JlbhSmokeTest {
 
     /**
      * @return every experiment with its floor (the first of its variants, which the others are divided by) and, in
-     * turn, one of the other variants of its group: each variant runs once, and each experiment's tables and plot are
-     * made.
+     * turn, the first variant of each kind that no experiment before runs; a group of one experiment with all of its
+     * variants.
      */
-    private static Map<LatencyExperiment, List<String>> eachVariantOnce() {
-        final Map<LatencyExperiment, List<String>> plan = new LinkedHashMap<>();
+    private static Map<LatencyExperiment, List<String>> eachKindOnce() {
         final Map<String, List<LatencyExperiment>> groups = new LinkedHashMap<>();
         for (final LatencyExperiment experiment : LatencyExperiment.ALL) {
             groups.computeIfAbsent(experiment.group(), group -> new ArrayList<>()).add(experiment);
         }
+        final Map<LatencyExperiment, List<String>> plan = new LinkedHashMap<>();
+        final Set<Class<?>> kinds = new HashSet<>();
         for (final List<LatencyExperiment> group : groups.values()) {
             final List<String> variants = group.get(0).variants().stream().filter(name -> !batched(name)).toList();
             for (final LatencyExperiment experiment : group) {
                 assertEquals(group.get(0).variants(), experiment.variants(), "one group, one list of variants");
                 plan.put(experiment, new ArrayList<>(List.of(variants.get(0))));
             }
-            for (int i = 1; i < variants.size(); i++) {
-                plan.get(group.get((i - 1) % group.size())).add(variants.get(i));
+            kinds.add(kind(variants.get(0)));
+            int next = 0;
+            for (final String variant : variants.subList(1, variants.size())) {
+                if (kinds.add(kind(variant)) || group.size() == 1) {
+                    plan.get(group.get(next++ % group.size())).add(variant);
+                }
             }
         }
         return plan;
     }
 
+    private static Class<?> kind(final String variant) {
+        return LatencyVariants.create(variant).getClass();
+    }
+
     @Test
+    @Tag("slow")
     void shouldRunEachBatchVariantOneSampleABatchAndCountItsMessages(@TempDir final Path results,
                                                                        @TempDir final Path queues) throws IOException {
         final String experiment = "E2-40B-1M";
+        final List<String> batched = LatencyVariants.names().stream().filter(JlbhSmokeTest::batched).toList();
+        assertEquals(8, batched.size(), "replicated and publish-only, batches of 2, 5, 10 and 20: " + batched);
         final List<String> variants = new ArrayList<>(List.of("floor-tcp"));
-        variants.addAll(LatencyVariants.names().stream().filter(JlbhSmokeTest::batched).toList());
-        assertEquals(9, variants.size(), "replicated and publish-only, batches of 2, 5, 10 and 20: " + variants);
+        // the batch size is only a number to the code: the smallest batch of each kind in every build, all with -Pslow
+        variants.addAll(FULL ? batched : List.of("spool-replicated-b2", "spool-publish-b2"));
         jlbh(results, queues, experiment, String.join(",", variants));
         final String text = checkTablesAndPlot(results, queues, experiment, variants);
         for (final String variant : variants.subList(1, variants.size())) {
