@@ -1,6 +1,7 @@
 package dev.spool.queue;
 
 import net.openhft.chronicle.bytes.Bytes;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.SplittableRandom;
@@ -10,14 +11,22 @@ import static org.junit.jupiter.api.Assertions.*;
 class RandomAccessTest extends SpoolTestBase {
     private static final long START = 1_700_000_000_000L;
     private static final int CYCLES = 3;
-    private static final int PER_CYCLE = 1_000_000;
+    /**
+     * Excerpts per cycle: two index blocks' worth, so that lookups cross blocks and cycles. At full length a
+     * million with the default blocks (8192 entries); in every build a tenth of it with blocks of 1024 entries,
+     * the same shape at a tenth of the time.
+     */
+    private static final int PER_CYCLE = Soak.count(100_000, 1_000_000);
+    private static final int INDEX_BLOCK_ENTRIES = Soak.count(1024, 8192);
+    private static final int PROBES = Soak.count(20_000, 200_000);
 
     @Test
+    @Tag("slow")
     void shouldFindEveryIndexOverMillionsOfExcerptsAcrossCycles() {
         final ManualClock clock = new ManualClock(START);
         final long[] indices = new long[CYCLES * PER_CYCLE];
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20)
-                .timeProvider(clock).openOrCreate();
+                .indexBlockEntries(INDEX_BLOCK_ENTRIES).timeProvider(clock).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             final byte[] payload = new byte[12];
@@ -37,7 +46,7 @@ class RandomAccessTest extends SpoolTestBase {
                 seen[1] = index;
             };
             final SplittableRandom random = new SplittableRandom(42);
-            for (int probe = 0; probe < 200_000; probe++) {
+            for (int probe = 0; probe < PROBES; probe++) {
                 final int n = random.nextInt(indices.length);
                 assertTrue(tailer.moveToIndex(indices[n]), "index of excerpt " + n);
                 assertEquals(indices[n], tailer.index());

@@ -53,26 +53,30 @@ final class QueueTail implements ExcerptHandler {
     }
 
     /**
-     * @param from   {@code start}, {@code end}, or the index of the first excerpt to print.
+     * @param from   where to start.
      * @param follow keep waiting for new excerpts.
      * @param stop   polled while following: true ends the wait.
      * @param err    receives the reason for a non-zero result.
      * @return 0, or 1 if {@code from} names no excerpt.
      */
-    int tail(final String from, final boolean follow, final BooleanSupplier stop, final PrintStream err) {
+    int tail(final From from, final boolean follow, final BooleanSupplier stop, final PrintStream err) {
         boolean interrupted = false;
         // a person reads tail -f: 10 ms of latency is nothing to them, while spinning costs a core shared with others
         try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly()
                 .pauseStrategy(() -> PauseStrategy.backoff(0, 0, MIN_PARK_NS, MAX_PARK_NS)).open();
              ExcerptTailer tailer = queue.createTailer()) {
             rollCycle = queue.rollCycle();
-            if ("end".equals(from)) {
-                tailer.toEnd();
-            } else if (!"start".equals(from)) {
-                final long index = SpoolTool.parseIndex(from);
-                if (!tailer.moveToIndex(index)) {
-                    err.println("spool: no excerpt has index " + IndexFormat.format(index, queue.rollCycle()) + " in " + directory);
-                    return 1;
+            switch (from.kind()) {
+                case START -> tailer.toStart();
+                case END -> tailer.toEnd();
+                case TIME -> tailer.moveToTime(from.time());
+                case INDEX, CYCLE_SEQUENCE -> {
+                    final long index = from.index(rollCycle);
+                    if (!tailer.moveToIndex(index)) {
+                        err.println("spool: " + From.noExcerpt(index, rollCycle, directory, queue.firstIndex(),
+                                queue.lastIndex()));
+                        return 1;
+                    }
                 }
             }
             while (!stop.getAsBoolean()) {

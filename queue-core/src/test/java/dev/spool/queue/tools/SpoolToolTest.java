@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -531,7 +532,7 @@ class SpoolToolTest extends SpoolTestBase {
         final List<String> lines = result.out().lines().toList();
         assertEquals(List.of(printed(text) + "\t13\thello, wörld", printed(binary) + "\t4\t0x000102ff",
                 printed(tab) + "\t8\t0x7461620968657265"), lines);
-        assertEquals(List.of(printed(binary) + "\t4\t0x000102ff"), tool("tail", dir().toString(), "--from", String.valueOf(binary))
+        assertEquals(List.of(printed(binary) + "\t4\t0x000102ff"), tool("tail", dir().toString(), "--from", "0x" + Long.toHexString(binary))
                 .out().lines().limit(1).toList());
         assertEquals("", tool("tail", dir().toString(), "--from", "end").out());
     }
@@ -542,12 +543,59 @@ class SpoolToolTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldFailTailFromAnIndexThatHoldsNoExcerpt() {
-        final List<Long> indices = fill(builder(), 1, 3);
-        final Result result = tool("tail", dir().toString(), "--from", String.valueOf(indices.get(2) + 1));
-        assertEquals(SpoolTool.EXIT_FAILED, result.status());
-        assertTrue(result.err().contains("no excerpt has index " + IndexFormat.format(indices.get(2) + 1, RollCycle.HOURLY)),
-                result.err());
+    void shouldNameTheFirstAndLastIndexWhenTailOrDumpStartsAtAnIndexThatHoldsNoExcerpt() {
+        final List<Long> indices = fill(builder(), 2, 3);
+        final long missing = indices.get(2) + 1;
+        final String expected = "no excerpt has index " + printed(missing) + " in " + dir() + ": the first is "
+                + printed(indices.get(0)) + ", the last is " + printed(indices.get(5));
+        for (final String command : new String[]{"tail", "dump"}) {
+            for (final String form : new String[]{"0x" + Long.toHexString(missing), String.valueOf(missing),
+                    RollCycle.HOURLY.toCycle(missing) + ":" + RollCycle.HOURLY.toSequence(missing)}) {
+                final Result result = tool(command, dir().toString(), "--from", form);
+                assertEquals(SpoolTool.EXIT_FAILED, result.status(), command + " --from " + form);
+                assertTrue(result.err().contains(expected), command + " --from " + form + ": " + result.err());
+                assertEquals("", result.out(), "nothing is printed before the start is found");
+            }
+        }
+    }
+
+    @Test
+    void shouldStartDumpAndTailAtEveryFormOfFrom() {
+        final List<Long> indices = fill(builder().indexTimes(true).indexSpacing(1), 3, 2);
+        final long third = indices.get(2);
+        // the third excerpt went in at the start of the second hour, the fillers' clock being one step an hour
+        final String[][] forms = {{"start", printed(indices.get(0))}, {"0x" + Long.toHexString(third), printed(third)},
+                {String.valueOf(third), printed(third)},
+                {RollCycle.HOURLY.toCycle(third) + ":" + RollCycle.HOURLY.toSequence(third), printed(third)},
+                {Instant.ofEpochMilli(START_MILLIS + HOUR).toString(), printed(third)}};
+        for (final String[] form : forms) {
+            final Result tail = tool("tail", dir().toString(), "--from", form[0]);
+            assertEquals(SpoolTool.EXIT_OK, tail.status(), form[0] + ": " + tail.err());
+            assertTrue(tail.out().startsWith(form[1] + "\t"), "tail --from " + form[0] + ":\n" + tail.out());
+            final Result dump = tool("dump", dir().toString(), "--from", form[0], "--limit", "1");
+            assertEquals(SpoolTool.EXIT_OK, dump.status(), form[0] + ": " + dump.err());
+            assertEquals(List.of(form[1]), dump.out().lines().filter(line -> line.startsWith("  position="))
+                    .map(line -> line.substring(line.indexOf("index=") + "index=".length(), line.indexOf(" length="))).toList(),
+                    "dump --from " + form[0] + ":\n" + dump.out());
+        }
+        assertEquals("", tool("tail", dir().toString(), "--from", "end").out());
+        assertFalse(tool("dump", dir().toString(), "--from", "end").out().contains("  position="), "dump --from end shows no excerpt");
+    }
+
+    @Test
+    void shouldPrintHelpToStandardOutputAndExit0() {
+        for (final String[] args : new String[][]{{"--help"}, {"-h"}, {"tail", "--help", dir().toString()}, {"dump", "--help"}}) {
+            final Result result = tool(args);
+            assertEquals(SpoolTool.EXIT_OK, result.status(), String.join(" ", args) + ": " + result.err());
+            assertEquals("", result.err(), String.join(" ", args));
+            assertTrue(result.out().startsWith("usage: spool"), result.out());
+        }
+        final String help = tool("--help").out();
+        for (final String expected : new String[]{"dump", "tail", "stats", "verify", "queue-core-VERSION-cli.jar",
+                "<cycle>:<seq>", "ISO-8601", "Exit status"}) {
+            assertTrue(help.contains(expected), expected + " in:\n" + help);
+        }
+        assertTrue(tool("tail", "--help").out().contains("--from=START"), tool("tail", "--help").out());
     }
 
     @Test
@@ -603,23 +651,37 @@ class SpoolToolTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldPrintUsageToStderrAndExit2OnHelpOrBadArguments() throws IOException {
+    void shouldPrintUsageToStderrAndExit2OnBadArguments() throws IOException {
         open().close();
         final String queue = dir().toString();
-        for (final String[] args : new String[][]{{"--help"}, {}, {"verify"}, {"frobnicate", queue}, {"verify", queue, "extra"},
-                {"dump", queue, "--from"}, {"dump", queue, "--from", "twelve"}, {"dump", queue, "--limit", "-1"},
-                {"stats", queue, "-f"}, {"tail", queue, "--full"}, {"tail", "--help", queue}}) {
+        final String[][] cases = {{}, {"verify"}, {"frobnicate", queue}, {"verify", queue, "extra"}, {"dump", queue, "--from"},
+                {"dump", queue, "--from", "twelve"}, {"tail", queue, "--from", "12:x"}, {"dump", queue, "--limit", "-1"},
+                {"stats", queue, "-f"}, {"tail", queue, "--full"}};
+        final String[] messages = {"no command", "Missing required parameter: '<queueDir>'", "unknown command 'frobnicate'",
+                "Unmatched argument at index 2: 'extra'", "Missing required parameter for option '--from'",
+                "bad start 'twelve': expected start, end, an index", "bad start '12:x'", "bad count '-1' for --limit",
+                "Unknown option: '-f'", "Unknown option: '--full'"};
+        for (int i = 0; i < cases.length; i++) {
+            final String[] args = cases[i];
             final Result result = tool(args);
             assertEquals(SpoolTool.EXIT_USAGE, result.status(), String.join(" ", args));
-            assertTrue(result.err().contains("usage: spool <command> <queueDir>"), result.err());
+            assertTrue(result.err().startsWith("spool: ") && result.err().contains(messages[i]), result.err());
+            assertTrue(result.err().contains("usage: spool"), result.err());
             assertEquals("", result.out());
         }
+    }
+
+    @Test
+    void shouldSayThereIsNoSpoolQueueAtAPathThatHoldsNone() throws IOException {
         Files.createDirectories(tempDir.resolve("empty"));
+        Files.writeString(tempDir.resolve("file"), "not a queue");
+        final String[] reasons = {"the directory has no metadata", "the directory does not exist", "it is a file, not a directory"};
+        final Path[] paths = {tempDir.resolve("empty"), tempDir.resolve("missing"), tempDir.resolve("file")};
         for (final String command : new String[]{"dump", "tail", "stats", "verify"}) {
-            for (final Path notAQueue : new Path[]{tempDir.resolve("empty"), tempDir.resolve("missing")}) {
-                final Result result = tool(command, notAQueue.toString());
-                assertEquals(SpoolTool.EXIT_USAGE, result.status(), command + " " + notAQueue);
-                assertTrue(result.err().contains("not a Spool queue: " + notAQueue), result.err());
+            for (int i = 0; i < paths.length; i++) {
+                final Result result = tool(command, paths[i].toString());
+                assertEquals(SpoolTool.EXIT_USAGE, result.status(), command + " " + paths[i]);
+                assertTrue(result.err().contains("spool: no Spool queue at " + paths[i] + ": " + reasons[i]), result.err());
             }
         }
         assertFalse(Files.exists(tempDir.resolve("missing")), "the tools never create a queue");

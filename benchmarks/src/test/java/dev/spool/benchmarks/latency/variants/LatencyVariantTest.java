@@ -19,8 +19,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @ExtendWith(BenchmarkDirectoryCheck.class)
 class LatencyVariantTest {
-    /** Messages per variant; a batch variant gets as many, in a batch size's fewer sends. */
-    private static final int MESSAGES = 200_000;
+    /**
+     * Messages per variant; a batch variant gets as many, in a batch size's fewer sends. Half of them warm up: 30,000
+     * in every build, twice the invocations after which the JIT compiles the send and read loops, and the other
+     * 30,000 catch one object per 30 messages or more; with -Pslow ({@code spool.soak=full}) 200,000, which catch one
+     * per hundred.
+     */
+    private static final int MESSAGES = "full".equals(System.getProperty("spool.soak", "short")) ? 200_000 : 60_000;
     /**
      * Bytes a measured window may allocate: one object per message would be 16 B x 100,000. The JIT sometimes
      * allocates a few hundred bytes to a few kilobytes once inside a window (seen: 456 B in the floor, whose loops

@@ -1,0 +1,261 @@
+package dev.spool.queue.tools;
+
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.format.MetadataDescriptor;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@link SpoolTool}'s command line, declared for picocli: the {@code spool} command and its four subcommands, each
+ * a check that its directory holds a queue, then the tool that does the work.
+ */
+final class Commands {
+    private static final String EXIT_CODES = "%nExit status:%n";
+
+    private Commands() {
+    }
+
+    /**
+     * @param out  receives the commands' output.
+     * @param err  receives {@code tail}'s errors.
+     * @param stop polled by {@code tail -f}.
+     * @return the {@code spool} command with its subcommands.
+     */
+    static CommandLine commandLine(final PrintStream out, final PrintStream err, final BooleanSupplier stop) {
+        final CommandLine commandLine = new CommandLine(new Spool())
+                .addSubcommand(new Dump(out))
+                .addSubcommand(new Tail(out, err, stop))
+                .addSubcommand(new Stats(out))
+                .addSubcommand(new Verify(out));
+        for (final CommandLine subcommand : commandLine.getSubcommands().values()) {
+            // a subcommand's header is its line in the command list; its own help starts with the usage line
+            final List<String> sections = new ArrayList<>(subcommand.getHelpSectionKeys());
+            sections.removeAll(List.of(CommandLine.Model.UsageMessageSpec.SECTION_KEY_HEADER_HEADING,
+                    CommandLine.Model.UsageMessageSpec.SECTION_KEY_HEADER));
+            subcommand.setHelpSectionKeys(sections);
+        }
+        // registered after the subcommands, so that it reaches them
+        commandLine.registerConverter(From.class, text -> {
+            try {
+                return From.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        });
+        return commandLine;
+    }
+
+    /** The top-level command: it only names the subcommands. */
+    @Command(name = "spool", synopsisHeading = "usage: ", customSynopsis = "spool <command> <queueDir> [options]",
+            description = "Inspects, follows and checks a Spool queue. `spool` stands for "
+                    + "`java -jar queue-core-VERSION-cli.jar`, the jar that carries the JVM flags it needs.",
+            commandListHeading = "%nCommands:%n",
+            footer = {"%nSTART (--from) is " + From.FORMS + " (a time needs a queue created with indexTimes).",
+                    "`spool <command> --help` describes a command."},
+            exitCodeListHeading = EXIT_CODES,
+            exitCodeList = {"0:ok", "1:damage found, or the command failed", "2:usage error, or no queue at the path"})
+    static final class Spool implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Prints this help to standard output.")
+        boolean help;
+
+        /** What stands where a command should: a command picocli does not know, said so in its words. */
+        @Parameters(hidden = true)
+        List<String> unknown = List.of();
+
+        @Override
+        public Integer call() {
+            throw new ParameterException(spec.commandLine(), unknown.isEmpty() ? "no command"
+                    : "unknown command '" + unknown.get(0) + "'");
+        }
+    }
+
+    /** The queue directory every subcommand takes, its help option, and the check that a queue is there. */
+    static final class QueueDirectory {
+        @Spec(Spec.Target.MIXEE)
+        CommandSpec spec;
+        @Parameters(index = "0", paramLabel = "<queueDir>", description = "The queue's directory.")
+        Path directory;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Prints this help to standard output.")
+        boolean help;
+
+        /** @return true if the directory holds a queue; else false, once the reason is printed. */
+        boolean holdsQueue() {
+            if (QueueFiles.isQueue(directory)) {
+                return true;
+            }
+            spec.commandLine().getErr().println("spool: no Spool queue at " + directory + ": "
+                    + (Files.isDirectory(directory) ? "the directory has no " + MetadataDescriptor.FILE_NAME
+                    : Files.exists(directory) ? "it is a file, not a directory" : "the directory does not exist"));
+            return false;
+        }
+    }
+
+    @Command(name = "dump", synopsisHeading = "usage: ", header = "Shows the files: metadata, cycle headers, excerpts.",
+            description = "Metadata, then every cycle file's header, root index and excerpts: position, header, kind, "
+                    + "index, length and the first 64 payload bytes (--full: all of them); typed excerpts also as calls "
+                    + "with field names and values. Reads the files, never opens the queue (but for a START that is a "
+                    + "time), so it shows a damaged queue up to the damage.",
+            exitCodeListHeading = EXIT_CODES,
+            exitCodeList = {"0:ok", "1:damage found, or START names no excerpt", "2:usage error, or no queue at the path"})
+    static final class Dump implements Callable<Integer> {
+        private final PrintStream out;
+        @Mixin
+        QueueDirectory queue;
+        @Option(names = "--from", paramLabel = "START", description = "The first excerpt to show (default: start).")
+        From from = From.START;
+        @Option(names = "--limit", paramLabel = "N", description = "Shows at most N excerpts.")
+        long limit = Long.MAX_VALUE;
+        @Option(names = "--full", description = "Shows whole payloads.")
+        boolean full;
+
+        Dump(final PrintStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public Integer call() {
+            if (limit < 0) {
+                throw new ParameterException(queue.spec.commandLine(), "bad count '" + limit + "' for --limit: expected 0 or more");
+            }
+            if (!queue.holdsQueue()) {
+                return SpoolTool.EXIT_USAGE;
+            }
+            final QueueFiles files = QueueFiles.read(queue.directory);
+            return new QueueDumper(files, out, firstIndex(files), limit, full).dump() ? SpoolTool.EXIT_OK : SpoolTool.EXIT_FAILED;
+        }
+
+        /** @return the index of the first excerpt to show: -1 for all, {@link Long#MAX_VALUE} for none. */
+        private long firstIndex(final QueueFiles files) {
+            final RollCycle rollCycle = files.rollCycle();
+            if (from.kind() == From.Kind.START || rollCycle == null) {
+                // with an unknown roll cycle the dump lists no cycle file, and says why
+                return -1;
+            }
+            if (from.kind() == From.Kind.END) {
+                return Long.MAX_VALUE;
+            }
+            if (from.kind() == From.Kind.TIME) {
+                return firstIndexAtTime();
+            }
+            final long index = from.index(rollCycle);
+            final IndexRange range = IndexRange.scan(files, rollCycle);
+            if (!range.holds(index)) {
+                throw new SpoolException(From.noExcerpt(index, rollCycle, queue.directory, range.first(), range.last()));
+            }
+            return index;
+        }
+
+        /**
+         * The files alone cannot answer a time: the queue's time index can, so only this form opens the queue, read
+         * only, as {@code tail} does.
+         */
+        private long firstIndexAtTime() {
+            try (SpoolQueue opened = SpoolQueue.builder(queue.directory).readOnly().open();
+                 ExcerptTailer tailer = opened.createTailer()) {
+                tailer.moveToTime(from.time());
+                final long[] first = {Long.MAX_VALUE};
+                tailer.read((bytes, offset, length, index) -> first[0] = index);
+                return first[0];
+            }
+        }
+    }
+
+    @Command(name = "tail", synopsisHeading = "usage: ", header = "Prints the excerpts; -f follows new ones.",
+            description = "One line per excerpt: index<TAB>length<TAB>payload, the payload as a typed call, as UTF-8 "
+                    + "text if printable, else 0x and hex; the index as 0x<hex> (cycle <cycle> seq <seq>), as everywhere "
+                    + "in Spool. Reads through an ordinary tailer, as an application does.",
+            exitCodeListHeading = EXIT_CODES,
+            exitCodeList = {"0:ok", "1:START names no excerpt, or the command failed", "2:usage error, or no queue at the path"})
+    static final class Tail implements Callable<Integer> {
+        private final PrintStream out;
+        private final PrintStream err;
+        private final BooleanSupplier stop;
+        @Mixin
+        QueueDirectory queue;
+        @Option(names = {"-f", "--follow"}, description = "Follows new excerpts until interrupted (Ctrl-C).")
+        boolean follow;
+        @Option(names = "--from", paramLabel = "START", description = "The first excerpt to print (default: start).")
+        From from = From.START;
+
+        Tail(final PrintStream out, final PrintStream err, final BooleanSupplier stop) {
+            this.out = out;
+            this.err = err;
+            this.stop = stop;
+        }
+
+        @Override
+        public Integer call() {
+            if (!queue.holdsQueue()) {
+                return SpoolTool.EXIT_USAGE;
+            }
+            return new QueueTail(queue.directory, out).tail(from, follow, stop, err);
+        }
+    }
+
+    @Command(name = "stats", synopsisHeading = "usage: ", header = "Counts cycles, excerpts, bytes; named tailers' lag.",
+            description = "Cycles, excerpts and bytes per cycle file and in total; the first and last index; named "
+                    + "tailers and their lag.",
+            exitCodeListHeading = EXIT_CODES,
+            exitCodeList = {"0:ok", "1:a file could not be walked to its end", "2:usage error, or no queue at the path"})
+    static final class Stats implements Callable<Integer> {
+        private final PrintStream out;
+        @Mixin
+        QueueDirectory queue;
+
+        Stats(final PrintStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public Integer call() {
+            if (!queue.holdsQueue()) {
+                return SpoolTool.EXIT_USAGE;
+            }
+            return new QueueStats(QueueFiles.read(queue.directory), out).print() ? SpoolTool.EXIT_OK : SpoolTool.EXIT_FAILED;
+        }
+    }
+
+    @Command(name = "verify", synopsisHeading = "usage: ", header = "Checks every header, excerpt and index entry.",
+            description = "Checks every header, excerpt and index entry without trusting the tailer; prints "
+                    + "'OK: N cycles, M excerpts', or 'DAMAGE <file> position=<p>: <what>' for each problem.",
+            exitCodeListHeading = EXIT_CODES,
+            exitCodeList = {"0:no damage", "1:damage found", "2:usage error, or no queue at the path"})
+    static final class Verify implements Callable<Integer> {
+        private final PrintStream out;
+        @Mixin
+        QueueDirectory queue;
+
+        Verify(final PrintStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public Integer call() {
+            if (!queue.holdsQueue()) {
+                return SpoolTool.EXIT_USAGE;
+            }
+            return new QueueVerifier(QueueFiles.read(queue.directory), out).verify() ? SpoolTool.EXIT_OK : SpoolTool.EXIT_FAILED;
+        }
+    }
+}
