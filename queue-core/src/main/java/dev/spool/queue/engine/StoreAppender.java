@@ -136,7 +136,8 @@ final class StoreAppender implements ExcerptAppender {
                 tail.abandon();
                 throw new SpoolException(String.format("index %s of %s: the body's CRC32C field holds 0x%08x"
                         + " but its payload of length=%d gives 0x%08x: damaged before it arrived, not written",
-                        IndexFormat.format(index, store.rollCycle()), store.directory(), stored, bodyLength - CHECKSUM_LENGTH, computed));
+                        IndexFormat.format(index, store.rollCycle()), store.directory(), stored,
+                        bodyLength - CHECKSUM_LENGTH, computed));
             }
         }
         return endBodyWrite(address, bodyLength - checksumLength);
