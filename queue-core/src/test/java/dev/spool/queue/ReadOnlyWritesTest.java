@@ -2,17 +2,12 @@ package dev.spool.queue;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -47,19 +42,6 @@ class ReadOnlyWritesTest extends SpoolTestBase {
         final List<String> refused = lines.stream().filter(line -> line.startsWith("REFUSED ")).toList();
         assertEquals(tried, refused.size(), "every write is refused as read-only: " + lines);
         assertTrue(refused.stream().allMatch(line -> line.contains(directory.toString())), refused.toString());
-        final Map<String, byte[]> after = contents(directory);
-        assertEquals(before.keySet(), after.keySet(), "no file was created or deleted");
-        before.forEach((name, bytes) -> assertArrayEquals(bytes, after.get(name), name + " is unchanged"));
-    }
-
-    /** @return every file under {@code directory} by relative name, with its bytes. */
-    private static Map<String, byte[]> contents(final Path directory) throws IOException {
-        final Map<String, byte[]> files = new TreeMap<>();
-        try (Stream<Path> walk = Files.walk(directory)) {
-            for (final Path file : walk.filter(Files::isRegularFile).toList()) {
-                files.put(directory.relativize(file).toString(), Files.readAllBytes(file));
-            }
-        }
-        return files;
+        assertUnchanged(before, directory);
     }
 }

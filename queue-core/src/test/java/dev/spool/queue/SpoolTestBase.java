@@ -115,6 +115,25 @@ public abstract class SpoolTestBase {
         return text;
     }
 
+    /** @return every file under {@code directory} by relative name, with its bytes: to show a call wrote nothing. */
+    protected static Map<String, byte[]> contents(final Path directory) throws IOException {
+        final Map<String, byte[]> files = new java.util.TreeMap<>();
+        try (Stream<Path> walk = Files.walk(directory)) {
+            for (final Path file : walk.filter(Files::isRegularFile).toList()) {
+                files.put(directory.relativize(file).toString(), Files.readAllBytes(file));
+            }
+        }
+        return files;
+    }
+
+    /** Asserts that {@code directory} holds exactly the files of {@code before}, byte for byte. */
+    protected static void assertUnchanged(final Map<String, byte[]> before, final Path directory) throws IOException {
+        final Map<String, byte[]> after = contents(directory);
+        assertEquals(before.keySet(), after.keySet(), "no file was created or deleted in " + directory);
+        before.forEach((name, bytes) -> org.junit.jupiter.api.Assertions.assertArrayEquals(bytes, after.get(name),
+                name + " is unchanged"));
+    }
+
     protected static void deleteRecursively(final Path path) throws IOException {
         if (path == null || !Files.exists(path)) {
             return;

@@ -6,17 +6,12 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,19 +43,6 @@ class ReadOnlySourceTest extends SpoolTestBase {
                 .orElseThrow(() -> new AssertionError("the source was not refused: " + lines));
         assertTrue(refused.contains("is open read-only") && refused.contains(primary.toString())
                 && refused.contains("replication source"), refused);
-        final Map<String, byte[]> after = contents(primary);
-        assertEquals(before.keySet(), after.keySet(), "no file was created or deleted");
-        before.forEach((name, bytes) -> assertArrayEquals(bytes, after.get(name), name + " is unchanged"));
-    }
-
-    /** @return every file under {@code directory} by relative name, with its bytes. */
-    private static Map<String, byte[]> contents(final Path directory) throws IOException {
-        final Map<String, byte[]> files = new TreeMap<>();
-        try (Stream<Path> walk = Files.walk(directory)) {
-            for (final Path file : walk.filter(Files::isRegularFile).toList()) {
-                files.put(directory.relativize(file).toString(), Files.readAllBytes(file));
-            }
-        }
-        return files;
+        assertUnchanged(before, primary);
     }
 }
