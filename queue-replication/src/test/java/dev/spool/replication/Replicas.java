@@ -124,4 +124,10 @@ final class Replicas {
             actual.releaseLast();
         }
     }
+
+    /** Waits until the sink holds the primary's last index and the primary has its acknowledgement. */
+    static void awaitReplicated(final SpoolQueue primary, final ReplicationSink sink) {
+        final long last = primary.lastIndex();
+        await(() -> sink.lastIndex() == last && Failover.lastAckedIndex(primary) == last, "index " + last + " is replicated");
+    }
 }

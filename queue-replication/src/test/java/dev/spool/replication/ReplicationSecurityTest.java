@@ -40,25 +40,11 @@ class ReplicationSecurityTest extends SpoolTestBase {
                 .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).start();
     }
 
-    private static void awaitReplicated(final SpoolQueue primary, final ReplicationSink sink) {
-        final long last = primary.lastIndex();
-        await(() -> sink.lastIndex() == last && Failover.lastAckedIndex(primary) == last, "index " + last + " is replicated");
-    }
-
     private static ByteBuffer error(final int code, final long term, final String message) {
         final byte[] utf8 = message.getBytes(StandardCharsets.UTF_8);
         final ByteBuffer frame = Wire.frame(ErrorFlyweight.frameLength(utf8.length), TYPE_ERROR);
         new ErrorFlyweight().wrap(frame, 0).code(code).term(term).message(utf8, utf8.length);
         return frame;
-    }
-
-    /** A valid HELLO for {@code queue}, with a fresh nonce. */
-    private static ByteBuffer hello(final SpoolQueue queue, final UUID queueId) {
-        final ByteBuffer hello = Wire.frame(HELLO_LENGTH, TYPE_HELLO);
-        new HelloFlyweight().wrap(hello, 0).magic(MAGIC).rollCycleId(queue.rollCycle().id()).queueId(queueId)
-                .epochMillis(queue.epochMillis()).term(0).lastIndex(queue.lastIndex())
-                .maxMessageLength(queue.maxMessageLength()).frameLimit(4096).nonce(Handshake.nonce());
-        return hello;
     }
 
     private static void assertStillAPrimary(final SpoolQueue primary, final ReplicationSource source) {
@@ -166,7 +152,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
              SpoolQueue other = open(tempDir.resolve("other")); ReplicationSink sink = sink()) {
             append(appender, 0, 3);
             try (ReplicationSource source = ReplicationSource.builder(first, sink.address()).sharedSecret(SECRET).start()) {
-                awaitReplicated(first, sink);
+                Replicas.awaitReplicated(first, sink);
             }
             try (ReplicationSource stranger = ReplicationSource.builder(other, sink.address()).sharedSecret(SECRET)
                     .start()) {
@@ -185,7 +171,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
             append(appender, 0, 10);
             try (Socket attacker = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
                 attacker.setSoTimeout(30_000);
-                Wire.write(attacker, hello(primary, UUID.randomUUID()));
+                Wire.write(attacker, Wire.hello(primary, UUID.randomUUID()));
                 assertEquals(TYPE_WELCOME, Wire.type(Wire.read(attacker)));
                 final ByteBuffer start = Wire.frame(START_LENGTH, TYPE_START);
                 new StartFlyweight().wrap(start, 0).mac(new byte[MAC_LENGTH]);
@@ -199,7 +185,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
             assertNull(sink.failure(), "the sink still serves");
             try (ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(SECRET)
                     .start()) {
-                awaitReplicated(primary, sink);
+                Replicas.awaitReplicated(primary, sink);
             }
         }
         try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
@@ -247,7 +233,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
             assertNull(sink.failure(), "the sink still serves");
             try (ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(SECRET)
                     .start()) {
-                awaitReplicated(primary, sink);
+                Replicas.awaitReplicated(primary, sink);
             }
         }
         try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
@@ -263,7 +249,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
             try (ReplicationSink sink = sink();
                  ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(SECRET)
                          .start()) {
-                awaitReplicated(primary, sink);
+                Replicas.awaitReplicated(primary, sink);
             }
             // a sink started afresh on a replica that holds excerpts: it owes its source an acknowledgement
             try (ReplicationSink sink = sink();
@@ -290,7 +276,7 @@ class ReplicationSecurityTest extends SpoolTestBase {
             for (int i = 0; i < fields.length; i++) {
                 try (Socket peer = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
                     peer.setSoTimeout(30_000);
-                    final ByteBuffer hello = hello(primary, primary.queueId());
+                    final ByteBuffer hello = Wire.hello(primary, primary.queueId());
                     new HelloFlyweight().wrap(hello, 0).maxMessageLength(fields[i][0]).frameLimit(fields[i][1]);
                     Wire.write(peer, hello);
                     final ByteBuffer refused = Wire.read(peer);

@@ -52,24 +52,10 @@ class SinkAttackTest extends SpoolTestBase {
                 .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).start();
     }
 
-    private static void awaitReplicated(final SpoolQueue primary, final ReplicationSink sink) {
-        final long last = primary.lastIndex();
-        await(() -> sink.lastIndex() == last && Failover.lastAckedIndex(primary) == last, "index " + last + " is replicated");
-    }
-
     private static Socket connect(final InetSocketAddress address) throws IOException {
         final Socket socket = new Socket(InetAddress.getLoopbackAddress(), address.getPort());
         socket.setSoTimeout(30_000);
         return socket;
-    }
-
-    /** A HELLO as an attacker may send it: every field well formed, the roll and queue id of its choosing. */
-    private static ByteBuffer hello(final SpoolQueue queue, final UUID queueId) {
-        final ByteBuffer hello = Wire.frame(HELLO_LENGTH, TYPE_HELLO);
-        new HelloFlyweight().wrap(hello, 0).magic(MAGIC).rollCycleId(queue.rollCycle().id()).queueId(queueId)
-                .epochMillis(queue.epochMillis()).term(0).lastIndex(queue.lastIndex())
-                .maxMessageLength(queue.maxMessageLength()).frameLimit(4096).nonce(Handshake.nonce());
-        return hello;
     }
 
     /** @return every byte the peer sends within {@code millis} or until it closes the connection. */
@@ -125,7 +111,7 @@ class SinkAttackTest extends SpoolTestBase {
             }
             stop.set(true);
             writer.join();
-            awaitReplicated(primary, sink);
+            Replicas.awaitReplicated(primary, sink);
             assertNull(sink.failure(), "the sink still serves");
             assertTrue(source.isConnected(0), "and the same source streams");
         }
@@ -163,7 +149,7 @@ class SinkAttackTest extends SpoolTestBase {
             }, "attacker");
             attacker.start();
             try (ReplicationSource source = source(primary, sink.address())) {
-                awaitReplicated(primary, sink);
+                Replicas.awaitReplicated(primary, sink);
             } finally {
                 stop.set(true);
                 attacker.join();
@@ -178,14 +164,14 @@ class SinkAttackTest extends SpoolTestBase {
              ReplicationSink sink = sink()) {
             append(appender, 0, 10);
             try (Socket attacker = connect(sink.address())) {
-                final ByteBuffer zoned = hello(primary, primary.queueId());
+                final ByteBuffer zoned = Wire.hello(primary, primary.queueId());
                 new HelloFlyweight().wrap(zoned, 0).features(MetadataDescriptor.FEATURE_ZONED_ROLL)
                         .roll(LocalTime.of(17, 0), ZoneId.of("America/New_York"));
                 Wire.write(attacker, zoned);
                 readFor(attacker, 300);
             }
             try (ReplicationSource source = source(primary, sink.address())) {
-                awaitReplicated(primary, sink);
+                Replicas.awaitReplicated(primary, sink);
             }
         }
         try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
@@ -202,13 +188,13 @@ class SinkAttackTest extends SpoolTestBase {
              ReplicationSink sink = sink()) {
             append(appender, 0, 10);
             try (ReplicationSource source = source(primary, sink.address())) {
-                awaitReplicated(primary, sink);
+                Replicas.awaitReplicated(primary, sink);
             }
             append(appender, 10, 20);
             try (TamperingRelay relay = new TamperingRelay(sink.address().getPort(), 2);
                  ReplicationSource source = source(primary, new InetSocketAddress(InetAddress.getLoopbackAddress(),
                          relay.port()))) {
-                awaitReplicated(primary, sink);
+                Replicas.awaitReplicated(primary, sink);
                 assertTrue(relay.tampered.get() >= 2, "the relay altered two HELLOs");
                 assertEquals(1, source.runningReplicas(), "the source never stopped");
                 assertNull(source.failure(0));
@@ -224,7 +210,7 @@ class SinkAttackTest extends SpoolTestBase {
             try (ReplicationSink first = ReplicationSink.builder(tempDir.resolve("first")).sharedSecret(SECRET)
                     .queueSettings(b -> b.chunkLength(1 << 20)).heartbeatInterval(HEARTBEAT).start();
                  ReplicationSource source = source(primary, first.address())) {
-                awaitReplicated(primary, first);
+                Replicas.awaitReplicated(primary, first);
                 assertEquals(1, first.promote(), "a replica of term 1");
             }
         }
@@ -266,14 +252,14 @@ class SinkAttackTest extends SpoolTestBase {
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender()) {
             append(appender, 0, 10);
             try (ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink.address())) {
-                awaitReplicated(primary, sink);
+                Replicas.awaitReplicated(primary, sink);
             }
             try (ReplicationSink sink = sink()) {
                 final byte[] last = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN)
                         .putLong(0, primary.lastIndex()).array();
                 for (final UUID queueId : new UUID[] {primary.queueId(), UUID.randomUUID()}) {
                     try (Socket attacker = connect(sink.address())) {
-                        final ByteBuffer hello = hello(primary, queueId);
+                        final ByteBuffer hello = Wire.hello(primary, queueId);
                         new HelloFlyweight().wrap(hello, 0).maxMessageLength(Integer.MAX_VALUE);
                         Wire.write(attacker, hello);
                         final byte[] answer = readFor(attacker, 500);
@@ -297,7 +283,7 @@ class SinkAttackTest extends SpoolTestBase {
              ReplicationSink sink = sink()) {
             append(appender, 0, 3);
             try (Socket peer = connect(sink.address())) {
-                final ByteBuffer hello = hello(primary, primary.queueId());
+                final ByteBuffer hello = Wire.hello(primary, primary.queueId());
                 new HelloFlyweight().wrap(hello, 0).term(Long.MAX_VALUE);
                 Wire.write(peer, hello);
                 final ByteBuffer refused = Wire.read(peer);
@@ -307,7 +293,7 @@ class SinkAttackTest extends SpoolTestBase {
                         + Long.MAX_VALUE), message);
             }
             try (ReplicationSource source = source(primary, sink.address())) {
-                awaitReplicated(primary, sink);
+                Replicas.awaitReplicated(primary, sink);
             }
         }
         try (SpoolQueue replica = open(tempDir.resolve("replica"))) {

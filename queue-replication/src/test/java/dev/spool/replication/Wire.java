@@ -164,4 +164,13 @@ final class Wire {
             return sealed(plainData(index, payload), mac);
         }
     }
+
+    /** A HELLO as an attacker may send it: every field well formed, the roll and queue id of its choosing. */
+    static ByteBuffer hello(final SpoolQueue queue, final java.util.UUID queueId) {
+        final ByteBuffer hello = frame(HELLO_LENGTH, TYPE_HELLO);
+        new HelloFlyweight().wrap(hello, 0).magic(MAGIC).rollCycleId(queue.rollCycle().id()).queueId(queueId)
+                .epochMillis(queue.epochMillis()).term(0).lastIndex(queue.lastIndex())
+                .maxMessageLength(queue.maxMessageLength()).frameLimit(4096).nonce(Handshake.nonce());
+        return hello;
+    }
 }
