@@ -9,6 +9,7 @@ import dev.spool.queue.internal.MBeans;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.NamedPosition;
 import dev.spool.queue.internal.QueueInternals;
+import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,6 +69,8 @@ public final class AsyncQueue implements AutoCloseable {
     private final Doorbell.Group commits = new Doorbell.Group();
     private Drainer drainer;
     private boolean closed;
+    /** Whether the WARN that spinning threads outnumber the CPUs was logged: once per async queue. */
+    private boolean warnedOversubscribed;
     /** The name of the ring's MBean, or null. */
     private final ObjectName mbeanName;
 
@@ -94,6 +97,7 @@ public final class AsyncQueue implements AutoCloseable {
             }
         }
         this.mbeanName = name;
+        warnIfOversubscribed(null);
         // while it is open: an appender of the queue would take an index the ring promised a record
         QueueInternals.of(queue).refuseAppenders("async queue " + ring.path() + " is its only writer, and its"
                 + " drainer gives each record the index the ring promised it: append with"
@@ -232,8 +236,19 @@ public final class AsyncQueue implements AutoCloseable {
     public Drainer startDrainer() {
         synchronized (users) {
             final Drainer started = createDrainer();
-            started.start(builder.drainerIdleStrategy(), builder.drainerThreads());
+            final IdleStrategy idle = builder.drainerIdleStrategy();
+            warnIfOversubscribed(idle);
+            started.start(idle, builder.drainerThreads());
             return started;
+        }
+    }
+
+    /** Logs one WARN, the first time it applies, when the threads that spin are more than the CPUs. */
+    private void warnIfOversubscribed(final IdleStrategy drainer) {
+        final String why = builder.drainerThreading().oversubscription(drainer);
+        if (why != null && !warnedOversubscribed) {
+            warnedOversubscribed = true;
+            LOG.warn("async queue of ring {}: {}", ring.path(), why);
         }
     }
 

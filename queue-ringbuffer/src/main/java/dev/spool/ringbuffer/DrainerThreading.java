@@ -3,7 +3,10 @@ package dev.spool.ringbuffer;
 import dev.spool.queue.internal.AgentThreads;
 import net.openhft.affinity.AffinityLock;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NoOpIdleStrategy;
+import org.agrona.concurrent.YieldingIdleStrategy;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -48,6 +51,24 @@ final class DrainerThreading {
     /** @return true if the machine has a CPU beyond the hot threads for the drainer. */
     boolean hasSpareCore() {
         return availableProcessors > hotThreads;
+    }
+
+    /**
+     * @param drainer the idle strategy of the drainer's own thread, or null if it has none (drained by the caller).
+     * @return what to warn of when the threads that spin (the hot threads, plus the drainer if its idle strategy
+     * never parks) are more than the CPUs, or null when each has a CPU.
+     */
+    String oversubscription(final IdleStrategy drainer) {
+        final boolean drainerSpins = drainer instanceof BusySpinIdleStrategy || drainer instanceof NoOpIdleStrategy
+                || drainer instanceof YieldingIdleStrategy;
+        final int spinning = hotThreads + (drainerSpins ? 1 : 0);
+        if (spinning <= availableProcessors) {
+            return null;
+        }
+        return spinning + " threads spin (hotThreads=" + hotThreads + (drainerSpins ? " and the drainer's "
+                + drainer.alias() + " idle strategy" : "") + ") on " + availableProcessors + " CPUs: the kernel will"
+                + " preempt one of them for a scheduler slice at a time, milliseconds of latency each; give the drainer"
+                + " the default idle strategy, or run on a machine with a CPU for each";
     }
 
     /**

@@ -83,6 +83,30 @@ class DrainerAgentTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldWarnOnceWhenTheThreadsThatSpinOutnumberTheCpus() {
+        final String spinning = "3 threads spin (hotThreads=2 and the drainer's spin idle strategy) on 2 CPUs";
+        expectWarning(spinning);
+        try (SpoolQueue queue = openQueue()) {
+            try (AsyncQueue async = builder(queue).availableProcessors(2).drainerIdleStrategy(BusySpinIdleStrategy::new)
+                    .build()) {
+                assertEquals(0, countLogged("threads spin"), "two hot threads on two CPUs: nothing to say yet");
+                async.startDrainer();
+                assertEquals(1, countLogged(spinning));
+            }
+            try (AsyncQueue async = builder(queue).availableProcessors(2).build()) {
+                async.startDrainer();
+                assertEquals(1, countLogged("threads spin"), "the default drainer parks: no second WARN");
+            }
+            expectWarning("3 threads spin (hotThreads=3) on 2 CPUs");
+            try (AsyncQueue async = builder(queue).availableProcessors(2).hotThreads(3).build()) {
+                assertEquals(1, countLogged("3 threads spin (hotThreads=3) on 2 CPUs"), "warned when built");
+                async.startDrainer();
+                assertEquals(1, countLogged("3 threads spin (hotThreads=3) on 2 CPUs"), "once per async queue");
+            }
+        }
+    }
+
+    @Test
     void shouldDefaultToTheHotThreadsOfOneAppenderAndOneReader() {
         try (SpoolQueue queue = openQueue()) {
             assertEquals(LowDutyIdleStrategy.ALIAS, builder(queue).availableProcessors(2).drainerIdleStrategy().alias());
