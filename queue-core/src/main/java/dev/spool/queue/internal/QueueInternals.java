@@ -6,6 +6,10 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.engine.QueueEngine;
 
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
+
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -84,6 +88,19 @@ public final class QueueInternals {
      */
     public TimeProvider timeProvider() {
         return engine.timeProvider();
+    }
+
+    /**
+     * @return the queue's wall clock, in milliseconds since 1970: what the ring and replication stamp and compare
+     * wall-clock times with.
+     */
+    public EpochClock epochClock() {
+        return engine.timeProvider()::currentTimeMillis;
+    }
+
+    /** @return the queue's monotonic clock: what the ring and replication measure timeouts and intervals with. */
+    public NanoClock nanoClock() {
+        return SystemNanoClock.INSTANCE;
     }
 
     /** @return who may append to the queue, as persisted now. */
