@@ -3,6 +3,7 @@ package dev.spool.benchmarks;
 import dev.spool.benchmarks.demo.Demo;
 import dev.spool.benchmarks.jmh.JmhLauncher;
 import dev.spool.benchmarks.latency.JlbhLauncher;
+import dev.spool.benchmarks.report.ReportCommand;
 import dev.spool.benchmarks.startup.StartupLauncher;
 import dev.spool.benchmarks.support.Usage;
 import java.io.PrintStream;
@@ -17,7 +18,8 @@ import java.util.List;
  * manifest opens what Chronicle needs to this JVM too, so no command line needs a flag.
  * <p>
  * {@code demo} is the main job on embedded defaults; {@code jmh} runs the throughput and allocation suite (E4);
- * {@code jlbh} runs the latency experiments (E0, E1) under JLBH, each variant in a JVM of its own.
+ * {@code jlbh} runs the latency experiments (E0 to E3b) under JLBH, each variant in a JVM of its own; {@code startup}
+ * times a new queue's first append; {@code report} writes the tables of docs/benchmarks.md from the result files.
  */
 public final class Main {
     private Main() {
@@ -96,6 +98,8 @@ public final class Main {
                 return all(options, args, out, err);
             case "startup":
                 return StartupLauncher.run(options, out, err);
+            case "report":
+                return ReportCommand.run(options, out, err);
             case "--help":
             case "-h":
             case "help":

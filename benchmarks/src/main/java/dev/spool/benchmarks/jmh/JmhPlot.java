@@ -24,9 +24,12 @@ import java.util.Map;
  * stands side by side. Which JMH method is which operation on which implementation is {@link #OPERATIONS}; a
  * benchmark not in it is left out of the plot (it is still in the text and JSON results).
  */
-final class JmhPlot {
-    /** {@code Class.method} to the operation it measures and the implementation it runs on. */
-    static final Map<String, String[]> OPERATIONS = Map.ofEntries(
+public final class JmhPlot {
+    /**
+     * {@code Class.method} to the operation it measures and the implementation it runs on, for the plot and for the
+     * tables of docs/benchmarks.md.
+     */
+    public static final Map<String, String[]> OPERATIONS = Map.ofEntries(
             Map.entry("FloorBenchmark.append", new String[]{"append", VariantNames.FLOOR}),
             Map.entry("SpoolBenchmark.append", new String[]{"append", VariantNames.SPOOL}),
             Map.entry("ChronicleBenchmark.writeBytes", new String[]{"append", VariantNames.CHRONICLE}),
@@ -43,8 +46,8 @@ final class JmhPlot {
             Map.entry("RingBenchmark.drain", new String[]{"ring drain, a record", VariantNames.SPOOL}),
             Map.entry("RingBenchmark.asyncAppend", new String[]{"async append", VariantNames.SPOOL}),
             Map.entry("ReplicationBenchmark.appendAndAwaitAck", new String[]{"append, replica's ack", VariantNames.SPOOL}));
-    /** The order of the groups of bars, then by payload length. */
-    private static final List<String> ORDER = List.of("append", "claim/commit", "read", "read into Bytes", "moveToIndex",
+    /** The order of the groups of bars (and of a table's rows), then by payload length. */
+    public static final List<String> ORDER = List.of("append", "claim/commit", "read", "read into Bytes", "moveToIndex",
             "ring claim/commit", "ring drain, a record", "async append", "append, replica's ack");
     private static final List<String> SERIES = List.of(VariantNames.FLOOR, VariantNames.SPOOL, VariantNames.CHRONICLE);
     private static final int WIDTH = 1200;
