@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * gigabytes for the hundreds of millions of reads 2 s holds; wrapping costs one index lookup per read set, i.e.
  * nothing per read, and the mapping stays, since the appender that filled the queue stays open.
  * <p>
- * Each state runs with and without {@code checksums} (issue 15): a queue created with a CRC32C per excerpt, computed
+ * Each state runs with and without {@code checksums}: a queue created with a CRC32C per excerpt, computed
  * by every append and checked by every read; {@code moveToIndex} reads no payload, so it checks none. Run 4 KiB
  * payloads too with {@code -p payloadLength=32,256,4096} (and the same on {@link ChronicleBenchmark}).
  */

@@ -26,7 +26,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The cost of time seeks (issue 17): {@link ExcerptTailer#moveToTime(Instant)} to a random time in a queue of
+ * The cost of time seeks: {@link ExcerptTailer#moveToTime(Instant)} to a random time in a queue of
  * several hourly cycle files, and what recording index times adds to an append (one clock read and one store per
  * {@code indexSpacing} appends; compare {@code append} with {@code indexTimes} true and false).
  * <p>

@@ -31,7 +31,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Typed messages, issue 14: one operation writes a 5-field order (id, instrument, side, price, quantity) and reads
+ * Typed messages: one operation writes a 5-field order (id, instrument, side, price, quantity) and reads
  * it back into an order object, on one thread, three ways in the same run:
  * <ul>
  *     <li>{@code typed}: the generated method writer and reader ({@code appender.methodWriter(OrderEvents.class)},

@@ -95,8 +95,9 @@ public final class JlbhLauncher {
         usage.append("Usage: java -jar benchmarks.jar jlbh [EXPERIMENT...] [--short|--full|--smoke] [--rate N] [--size B]")
                 .append(NL).append("           [--runs N] [--seconds S] [--warmup S] [--variant NAME[,NAME]]"
                         + " [--dir <path>] [--results <dir>]").append(NL).append(NL);
-        usage.append("End-to-end latency under JLBH (BENCHMARKS.md, E0 and E1): JLBH's thread sends timestamped messages at")
-                .append(NL).append("a steady rate, taking each one's due time as its start (coordinated omission accounted for);")
+        usage.append("End-to-end latency under JLBH (experiments E0 to E3b of docs/benchmarks.md): JLBH's thread")
+                .append(NL).append("sends timestamped messages at a steady rate, taking each one's due time as its start")
+                .append(NL).append("(coordinated omission accounted for);")
                 .append(NL).append("a reader thread busy-spins, reads each message and samples now minus the due time. At least")
                 .append(NL).append("2 threads spin per variant, JLBH's sender and the reader; the variants below say how many"
                         + " in all.").append(NL).append("JLBH's OS-jitter thread is off; no thread is pinned.").append(NL)

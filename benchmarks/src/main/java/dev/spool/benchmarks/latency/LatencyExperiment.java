@@ -9,7 +9,7 @@ import java.util.List;
  * variants that run it and where it comes from. Each variant runs in its own JVM, and the experiment's result file
  * compares them. {@link JlbhArguments} shortens it or changes its rate and length.
  *
- * @param group           the experiment of BENCHMARKS.md it belongs to, e.g. {@code E1}.
+ * @param group           the experiment of docs/benchmarks.md it belongs to, e.g. {@code E1}.
  * @param length          bytes per message.
  * @param rate            messages per second JLBH sends.
  * @param runs            runs in full mode.

@@ -18,7 +18,7 @@ public final class LatencyTables {
     static final String CHRONICLE_PREFIX = VariantNames.CHRONICLE + "-";
     /**
      * Pairs of variants whose ratio is a claim to check: E3's, that syncing when the content asks for it (ten times a
-     * second) brings the tail to a tenth or less of syncing every message; issue 13's, what an ack quorum of two
+     * second) brings the tail to a tenth or less of syncing every message; and what an ack quorum of two
      * replicas (either, both) costs over one replica's ack, and over the raw TCP round trip with the threaded
      * source's hand-offs (the plain round trip is the floor every variant is divided by already).
      */

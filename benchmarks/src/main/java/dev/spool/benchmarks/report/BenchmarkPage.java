@@ -171,7 +171,8 @@ public final class BenchmarkPage {
         try {
             content = Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new IllegalArgumentException("table " + table.name() + " of " + page + ": cannot read its result file "
+            throw new IllegalArgumentException("table " + table.name() + " of " + page
+                    + ": cannot read its result file "
                     + file + ": " + e.getMessage(), e);
         }
         final String name = table.file();

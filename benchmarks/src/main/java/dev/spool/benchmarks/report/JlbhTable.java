@@ -38,7 +38,8 @@ final class JlbhTable {
         }
 
         double median(final int row) {
-            final double[] values = Arrays.stream(rows.get(row)).filter(value -> !Double.isNaN(value)).sorted().toArray();
+            final double[] values = Arrays.stream(rows.get(row)).filter(value -> !Double.isNaN(value)).sorted()
+                    .toArray();
             if (values.length == 0) {
                 return Double.NaN;
             }
@@ -152,7 +153,8 @@ final class JlbhTable {
             }
             final String[] columns = lines.get(i + 1).trim().split("\\s+");
             if (!columns[0].equals("Percentile")) {
-                throw new IllegalArgumentException(file + " line " + (i + 2) + ": expected the SUMMARY's Percentile line");
+                throw new IllegalArgumentException(file + " line " + (i + 2)
+                        + ": expected the SUMMARY's Percentile line");
             }
             final List<Boolean> held = new ArrayList<>();
             for (int column = 1; column < columns.length && columns[column].startsWith("run"); column++) {

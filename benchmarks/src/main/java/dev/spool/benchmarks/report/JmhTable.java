@@ -134,7 +134,8 @@ final class JmhTable {
             for (final Row spool : spools) {
                 final Row any = spool != null ? spool : floor != null ? floor : chronicle;
                 final String others = spool == null ? "" : spool.others();
-                md.append("| ").append(key, 0, key.indexOf('\u0000')).append(others.isEmpty() ? "" : " (" + others + ")")
+                md.append("| ").append(key, 0, key.indexOf('\u0000'))
+                        .append(others.isEmpty() ? "" : " (" + others + ")")
                         .append(" | ").append(any.payload().isEmpty() ? "" : any.payload() + " B").append(" |");
                 if (anyFloor) {
                     md.append(' ').append(floor == null ? "" : floor.scoreCell()).append(" |");
@@ -144,12 +145,14 @@ final class JmhTable {
                     md.append(' ').append(chronicle == null ? "" : chronicle.scoreCell()).append(" |");
                 }
                 if (anyFloor) {
-                    md.append(' ').append(spool == null || floor == null ? "" : Numbers.ratio(spool.value() / floor.value()))
+                    md.append(' ')
+                            .append(spool == null || floor == null ? "" : Numbers.ratio(spool.value() / floor.value()))
                             .append(" |");
                 }
                 if (anyChronicle) {
                     md.append(' ')
-                            .append(spool == null || chronicle == null ? "" : Numbers.ratio(spool.value() / chronicle.value()))
+                            .append(spool == null || chronicle == null ? ""
+                                    : Numbers.ratio(spool.value() / chronicle.value()))
                             .append(" |");
                 }
                 md.append(' ').append(spool == null ? "" : spool.allocated()).append(" |\n");

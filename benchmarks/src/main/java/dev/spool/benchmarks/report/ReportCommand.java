@@ -80,20 +80,23 @@ public final class ReportCommand {
             final List<String> differing = benchmarks.differences(results);
             if (check) {
                 if (differing.isEmpty()) {
-                    out.println(page + ": its " + benchmarks.tableNames().size() + " tables are what the result files in "
+                    out.println(page + ": its " + benchmarks.tableNames().size()
+                            + " tables are what the result files in "
                             + results + " give");
                     return 0;
                 }
                 for (final String table : differing) {
                     err.println(page + ": table " + table + " differs from what its result file gives");
                 }
-                err.println("run `java -jar benchmarks/target/benchmarks.jar report` to write them, and commit the page");
+                err.println("run `java -jar benchmarks/target/benchmarks.jar report` to write them,"
+                        + " and commit the page");
                 return 1;
             }
             if (!differing.isEmpty()) {
                 Files.writeString(page, benchmarks.render(results), StandardCharsets.UTF_8);
             }
-            out.println(page + ": " + (differing.isEmpty() ? "no table changed" : "wrote " + String.join(", ", differing))
+            out.println(page + ": "
+                    + (differing.isEmpty() ? "no table changed" : "wrote " + String.join(", ", differing))
                     + " (" + benchmarks.tableNames().size() + " tables)");
             return 0;
         } catch (IllegalArgumentException | UncheckedIOException e) {
@@ -105,7 +108,10 @@ public final class ReportCommand {
         }
     }
 
-    /** @return docs/benchmarks.md of the repository whose benchmarks/results these are, else of the working directory. */
+    /**
+     * @return docs/benchmarks.md of the repository whose benchmarks/results these are, else that of the working
+     * directory.
+     */
     private static Path defaultPage(final Path results) {
         final Path module = results.toAbsolutePath().normalize().getParent();
         final Path repository = module == null ? null : module.getParent();

@@ -87,7 +87,8 @@ final class ResultHeader {
         final String load = facts.getOrDefault("loadAverage", "unknown");
         return facts.get("cpus") + " CPUs (" + facts.getOrDefault("cpuModel", "unknown") + "), "
                 + facts.getOrDefault("memory", "unknown memory") + ", " + facts.getOrDefault("os", "unknown OS") + ", "
-                + (home > 0 ? jdk.substring(0, home) : jdk) + ", files in " + facts.getOrDefault("benchDirectory", "unknown")
+                + (home > 0 ? jdk.substring(0, home) : jdk)
+                + ", files in " + facts.getOrDefault("benchDirectory", "unknown")
                 + ", load average " + load.split(" ")[0] + " at the start";
     }
 }

@@ -41,7 +41,8 @@ final class StartupTable {
             }
         }
         if (rows.length() == 0) {
-            throw new IllegalArgumentException(file + " has no summary of the start-up samples: not a startup result file");
+            throw new IllegalArgumentException(file
+                    + " has no summary of the start-up samples: not a startup result file");
         }
         final StringBuilder md = new StringBuilder("From `").append(file).append('`');
         if (command != null) {
@@ -51,7 +52,8 @@ final class StartupTable {
                 md.append(", ").append(runs.group(1)).append(" samples each, a fresh JVM per sample");
             }
         }
-        md.append(".\n\n| system | first open to first append, ms (min / median / max) | JVM start to first append, ms |\n");
+        md.append(".\n\n| system | first open to first append, ms (min / median / max)"
+                + " | JVM start to first append, ms |\n");
         md.append("|---|---|---|\n").append(rows);
         if (ratio != null) {
             md.append("\nSpool / Chronicle, medians: ").append(ratio).append(".\n");

@@ -38,7 +38,7 @@ public final class Usage {
             "      End-to-end latency under JLBH at a steady rate, coordinated omission accounted for: the",
             "      articles' SUMMARY tables per variant (floor = in-memory handoff, spool, spool-typed, ring,",
             "      ring-read, ring-default, ring-lowduty-100us, ring-invoked, ring-tmpfs, ring-nodrain, ring-stall,",
-            "      chronicle), ratios to the floor and to Chronicle Queue, HdrHistogram files and a plot (E0, E1).",
+            "      chronicle), ratios to the floor and to Chronicle Queue, HdrHistogram files and a plot (E0 to E3b).",
             "      Full length by default (hours for all); --short is seconds a run. `jlbh --help` lists",
             "      the experiments, variants and defaults.",
             "  all [--short|--smoke|--full] [--dir <path>] [--results <dir>]",

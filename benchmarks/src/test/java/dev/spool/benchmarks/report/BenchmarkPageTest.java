@@ -54,7 +54,8 @@ class BenchmarkPageTest {
     @Test
     void shouldRewriteOnlyWhatLiesBetweenTheMarkers() throws IOException {
         final Path page = directory.resolve("page.md");
-        Files.writeString(page, "# Prose\n\nBefore.\n<!-- table:E4 file=" + JMH + " -->\nstale\n<!-- /table -->\nAfter.\n");
+        Files.writeString(page,
+                "# Prose\n\nBefore.\n<!-- table:E4 file=" + JMH + " -->\nstale\n<!-- /table -->\nAfter.\n");
 
         assertEquals(0, report("--page", page.toString(), "--results", RESULTS.toString()), errors());
         final String text = Files.readString(page);

@@ -4,8 +4,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * A single-producer single-consumer ring of longs in the heap, preallocated and reused: the floor of experiment
- * E1 (E0 in BENCHMARKS.md), the cheapest way one thread can hand a timestamp to another. No file, no page fault,
+ * A single-producer single-consumer ring of longs in the heap, preallocated and reused: the floor E0 of the
+ * experiments E1 and E3b, the cheapest way one thread can hand a timestamp to another. No file, no page fault,
  * no allocation; what is left is two cache-line transfers per message and the scheduler.
  * <p>
  * The producer's sequence ({@code head}) and the consumer's ({@code tail}) each sit on their own cache lines,
