@@ -4,7 +4,7 @@ import dev.spool.queue.engine.QueueEngine;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.ChronicleDefaults;
 import dev.spool.queue.internal.MBeans;
-import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.QueueConfig;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.AgentRunner;
@@ -41,7 +41,6 @@ public final class SpoolQueue implements AutoCloseable {
     static {
         // before any Chronicle class loads: it reads these once
         ChronicleDefaults.apply();
-        QueueInternals.install(queue -> queue.engine);
     }
 
     private final QueueEngine engine;
@@ -94,10 +93,10 @@ public final class SpoolQueue implements AutoCloseable {
         return builder(directory).openOrCreate();
     }
 
-    static SpoolQueue open(final SpoolQueueBuilder builder, final boolean mayOpen, final boolean mayCreate) {
+    static SpoolQueue open(final QueueConfig config) {
         JvmFlags.check();
-        final QueueEngine engine = QueueEngine.open(builder.config(mayOpen, mayCreate));
-        if (!builder.registersMBean()) {
+        final QueueEngine engine = QueueEngine.open(config);
+        if (!config.registerMBean()) {
             return new SpoolQueue(engine, null);
         }
         try {
@@ -355,5 +354,25 @@ public final class SpoolQueue implements AutoCloseable {
     /** @return true once {@link #close()} has run. */
     public boolean isClosed() {
         return engine.isClosed();
+    }
+
+    /**
+     * For Spool's own modules (the ring buffer, replication): returns the implementation's view of the given type,
+     * as JDBC's {@code Wrapper.unwrap} does. What types there are, and what they do, carries no promise of
+     * compatibility between versions.
+     *
+     * @param type the type of the view.
+     * @param <T>  the type of the view.
+     * @return this queue's implementation of {@code type}.
+     * @throws SpoolException naming the type if this queue does not implement it.
+     */
+    public <T> T unwrap(final Class<T> type) {
+        if (type.isInstance(engine)) {
+            return type.cast(engine);
+        }
+        if (type.isInstance(this)) {
+            return type.cast(this);
+        }
+        throw new SpoolException("queue " + engine.directory() + " does not implement " + type.getName());
     }
 }
