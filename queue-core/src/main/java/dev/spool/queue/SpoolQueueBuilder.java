@@ -550,21 +550,20 @@ public final class SpoolQueueBuilder {
      * @return the persisted settings, with the defaults of a new queue where none was given.
      */
     private QueueConfig.Layout layout(final boolean mayCreate) {
-        require(isPowerOfTwo(chunkLength) && chunkLength >= MIN_CHUNK_LENGTH, "chunkLength",
-                chunkLength, "must be a power of two of at least " + MIN_CHUNK_LENGTH);
-        require(isPowerOfTwo(indexSpacing) && indexSpacing <= MetadataDescriptor.MAX_INDEX_SPACING,
-                "indexSpacing", indexSpacing, "must be a power of two from 1 to " + MetadataDescriptor.MAX_INDEX_SPACING);
-        require(isPowerOfTwo(indexBlockEntries)
-                        && indexBlockEntries >= MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES
-                        && indexBlockEntries <= MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES, "indexBlockEntries",
-                indexBlockEntries, "must be a power of two from " + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to "
-                        + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
+        check(isPowerOfTwo(chunkLength) && chunkLength >= MIN_CHUNK_LENGTH,
+                "chunkLength=" + chunkLength + " must be a power of two of at least " + MIN_CHUNK_LENGTH);
+        check(isPowerOfTwo(indexSpacing) && indexSpacing <= MetadataDescriptor.MAX_INDEX_SPACING, "indexSpacing="
+                + indexSpacing + " must be a power of two from 1 to " + MetadataDescriptor.MAX_INDEX_SPACING);
+        check(isPowerOfTwo(indexBlockEntries) && indexBlockEntries >= MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES
+                        && indexBlockEntries <= MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES,
+                "indexBlockEntries=" + indexBlockEntries + " must be a power of two from "
+                        + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to " + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
         final CycleCalendar calendar;
         if (rollZone != null) {
-            final String roll = rollTime + " " + rollZone;
-            require(rollTime.getSecond() == 0 && rollTime.getNano() == 0, "rollTime", roll, "must be a whole minute");
-            require(rollZone.getId().getBytes(StandardCharsets.UTF_8).length <= MetadataDescriptor.ROLL_ZONE_MAX_LENGTH,
-                    "rollTime", roll, "has a zone id longer than " + MetadataDescriptor.ROLL_ZONE_MAX_LENGTH + " bytes");
+            final String roll = "rollTime=" + rollTime + " " + rollZone;
+            check(rollTime.getSecond() == 0 && rollTime.getNano() == 0, roll + " must be a whole minute");
+            check(rollZone.getId().getBytes(StandardCharsets.UTF_8).length <= MetadataDescriptor.ROLL_ZONE_MAX_LENGTH,
+                    roll + ": the zone id is longer than " + MetadataDescriptor.ROLL_ZONE_MAX_LENGTH + " bytes");
             calendar = CycleCalendar.zoned(rollTime, rollZone);
         } else {
             calendar = CycleCalendar.of(rollCycle, epochMillis);
@@ -576,15 +575,22 @@ public final class SpoolQueueBuilder {
         final long maxLimit = CycleDescriptor.maxPayloadLength(chunkLength)
                 - (checksums ? ExcerptDescriptor.CHECKSUM_LENGTH : 0);
         final int maxLength = given.contains(Setting.MAX_MESSAGE_LENGTH) ? maxMessageLength : (int) maxLimit;
-        require(maxLength >= 1, "maxMessageLength", maxLength, "must be at least 1");
+        // a new queue's chunk length bounds it; an existing queue's own length is what the engine compares it with
+        check(maxLength >= 1 && (!mayCreate || maxLength <= maxLimit), "maxMessageLength=" + maxLength
+                + " must be from 1 to " + maxLimit + " with chunkLength=" + chunkLength);
         if (mayCreate) {
-            require(CycleDescriptor.blockPayloadLength(indexBlockEntries, features) <= maxLimit, "indexBlockEntries",
-                    indexBlockEntries, "makes index blocks longer than a chunk of " + chunkLength + " can hold");
-            require(maxLength <= maxLimit, "maxMessageLength", maxLength,
-                    "must be from 1 to " + maxLimit + " with chunkLength=" + chunkLength);
+            check(CycleDescriptor.blockPayloadLength(indexBlockEntries, features) <= maxLimit, "indexBlockEntries="
+                    + indexBlockEntries + " makes index blocks longer than a chunk of " + chunkLength + " can hold");
         }
         return new QueueConfig.Layout(calendar, epochMillis, indexSpacing, indexBlockEntries, maxLength, chunkLength,
                 checksums, indexTimes, Optional.ofNullable(replicaOf), given);
+    }
+
+    /** Refuses a persisted setting, in the words an existing queue's mismatch uses too: the option and its value. */
+    private static void check(final boolean valid, final String message) {
+        if (!valid) {
+            throw new SpoolException(message);
+        }
     }
 
     private static boolean isPowerOfTwo(final long value) {

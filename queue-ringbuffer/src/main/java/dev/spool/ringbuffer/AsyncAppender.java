@@ -172,7 +172,7 @@ public final class AsyncAppender implements AutoCloseable {
     public <T> T methodWriter(final Class<T> events) {
         checkOpen();
         return TypedMessages.writer(events, new RingSink(this),
-                QueueInternals.of(owner.queue()).schemaFiles());
+                owner.queue().unwrap(QueueInternals.class).schemaFiles());
     }
 
     /**

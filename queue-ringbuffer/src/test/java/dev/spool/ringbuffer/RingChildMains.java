@@ -163,7 +163,7 @@ final class RingChildMains {
             final ExcerptTailer namedTailer = queue.createTailer("named");
             final AsyncTailer asyncTailer = async.createTailer();
             final AsyncTailer namedAsyncTailer = async.createTailer("named-async");
-            final QueueInternals internals = QueueInternals.of(queue);
+            final QueueInternals internals = queue.unwrap(QueueInternals.class);
             final AsyncAppender appender = async.createAppender();
             long lastPosition = -1;
             for (int i = 0; i < 100; i++) {
