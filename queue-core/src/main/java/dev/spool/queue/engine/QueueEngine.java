@@ -1,7 +1,6 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.CommitMode;
-import dev.spool.queue.CycleListener;
 import dev.spool.queue.Direction;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
@@ -24,7 +23,6 @@ import dev.spool.queue.internal.QueueConfig;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
 import dev.spool.queue.internal.SchemaFiles;
-import dev.spool.queue.internal.SyncTrigger;
 
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;

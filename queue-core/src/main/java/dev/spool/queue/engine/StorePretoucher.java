@@ -1,7 +1,6 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.Pretoucher;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
