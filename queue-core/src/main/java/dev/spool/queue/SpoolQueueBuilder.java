@@ -539,7 +539,8 @@ public final class SpoolQueueBuilder {
         final Path absolute = directory.toAbsolutePath().normalize();
         final ErrorHandler errors = errorHandler != null ? errorHandler
                 : AgentThreads.logErrors("a background duty of queue " + absolute + " failed; it goes on");
-        return new QueueConfig(absolute, mayOpen, mayCreate && !readOnly, readOnly, files, directories,
+        return new QueueConfig(absolute, mayOpen, mayCreate && !readOnly, readOnly, Set.copyOf(files),
+                Set.copyOf(directories),
                 layout(mayCreate && !readOnly), syncPolicy, SyncPolicy::newTrigger, syncMarkers, retainCycles,
                 retainBytes, retainForNamedTailers, cycleListener, pretouchLength, pretouchLeadTime, verifyChecksums,
                 registerMBean, epochClock, nanoClock, idleStrategy, errors, threadFactory);
@@ -583,7 +584,8 @@ public final class SpoolQueueBuilder {
                     + indexBlockEntries + " makes index blocks longer than a chunk of " + chunkLength + " can hold");
         }
         return new QueueConfig.Layout(calendar, epochMillis, indexSpacing, indexBlockEntries, maxLength, chunkLength,
-                checksums, indexTimes, Optional.ofNullable(replicaOf), given);
+                checksums, indexTimes, Optional.ofNullable(replicaOf),
+                Collections.unmodifiableSet(EnumSet.copyOf(given)));
     }
 
     /** Refuses a persisted setting, in the words an existing queue's mismatch uses too: the option and its value. */

@@ -11,7 +11,6 @@ import org.agrona.concurrent.NanoClock;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -19,8 +18,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.function.Supplier;
 
 /**
- * Not API: the settings of one open queue, concluded by its builder: every option checked, every default resolved.
- * Immutable, and the only thing the engine reads; the queue's clocks, idle strategy, error handler and thread factory
+ * Not API: the settings of one open queue, concluded by its builder: every option checked, every default resolved,
+ * nothing null. Immutable (the builder gives it immutable sets), and the only thing the engine reads; the queue's clocks, idle strategy, error handler and thread factory
  * reach the sibling modules from here through {@link QueueInternals}.
  *
  * @param directory             the queue's directory, absolute and normalized.
@@ -55,25 +54,6 @@ public record QueueConfig(Path directory, boolean mayOpen, boolean mayCreate, bo
                           boolean registerMBean, EpochClock epochClock, NanoClock nanoClock,
                           Supplier<IdleStrategy> idleStrategy, ErrorHandler errorHandler,
                           ThreadFactory threadFactory) {
-    /** Every setting is given: a missing one is the builder's mistake, never a silent default. */
-    public QueueConfig {
-        Objects.requireNonNull(directory, "directory");
-        Objects.requireNonNull(fileMode, "fileMode");
-        Objects.requireNonNull(directoryMode, "directoryMode");
-        Objects.requireNonNull(layout, "layout");
-        Objects.requireNonNull(syncPolicy, "syncPolicy");
-        Objects.requireNonNull(syncTriggers, "syncTriggers");
-        Objects.requireNonNull(cycleListener, "cycleListener");
-        Objects.requireNonNull(pretouchLeadTime, "pretouchLeadTime");
-        Objects.requireNonNull(epochClock, "epochClock");
-        Objects.requireNonNull(nanoClock, "nanoClock");
-        Objects.requireNonNull(idleStrategy, "idleStrategy");
-        Objects.requireNonNull(errorHandler, "errorHandler");
-        Objects.requireNonNull(threadFactory, "threadFactory");
-        fileMode = Set.copyOf(fileMode);
-        directoryMode = Set.copyOf(directoryMode);
-    }
-
     /** Makes an appender's evaluation of a sync policy: the policy's own, which only the API's package may make. */
     @FunctionalInterface
     public interface SyncTriggers {
@@ -127,13 +107,6 @@ public record QueueConfig(Path directory, boolean mayOpen, boolean mayCreate, bo
     public record Layout(CycleCalendar calendar, long epochMillis, int indexSpacing, int indexBlockEntries,
                          int maxMessageLength, long chunkLength, boolean checksums, boolean indexTimes,
                          Optional<UUID> replicaOf, Set<Setting> given) {
-        /** Every part is given. */
-        public Layout {
-            Objects.requireNonNull(calendar, "calendar");
-            Objects.requireNonNull(replicaOf, "replicaOf");
-            given = Set.copyOf(given);
-        }
-
         /**
          * @param setting a persisted setting.
          * @return true if the builder gave it, so an existing queue must have the same.
