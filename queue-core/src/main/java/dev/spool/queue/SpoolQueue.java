@@ -35,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * {@linkplain #createRetention() retention agent}. Each runs on an {@link AgentRunner} of the caller's with the
  * idle strategy of its choice, several on one thread in a {@link CompositeAgent}, or from the caller's own duty
  * cycle ({@link Agent#doWork()} or an {@link AgentInvoker}); {@link #startPretoucher(Duration)} and
- * {@link #startGroupCommit()} start one on a daemon thread of its own. None is started unless asked for.
+ * {@link #startGroupCommit()} start one on a thread of its own, made by the builder's
+ * {@link SpoolQueueBuilder#threadFactory thread factory} (daemon threads by default). None is started unless asked for.
  */
 public final class SpoolQueue implements AutoCloseable {
     static {
@@ -196,10 +197,10 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * Starts a daemon thread, {@value Pretoucher#THREAD_NAME}: an {@link AgentRunner} that runs a new pretoucher's
-     * {@link Pretoucher#doWork()} and sleeps {@code period} whenever it had nothing to do, until the pretoucher or
-     * the queue is closed. A failure is logged as an error and the next run tries again; the writers go on without
-     * it meanwhile.
+     * Starts a thread of the builder's thread factory, {@value Pretoucher#THREAD_NAME}: an {@link AgentRunner} that
+     * runs a new pretoucher's {@link Pretoucher#doWork()} and sleeps {@code period} whenever it had nothing to do,
+     * until the pretoucher or the queue is closed. A failure goes to the builder's error handler (logged as an error
+     * by default) and the next run tries again; the writers go on without it meanwhile.
      *
      * @param period the time between two runs: shorter than the builder's pretouch lead time, and short enough
      *               that the writer does not outrun the pretouched pages in between.
@@ -310,8 +311,9 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * @return a group commit on its own daemon thread, {@code spool-group-commit}, an {@link AgentRunner} that parks
-     * 1 ms at a time while idle and is woken by a new waiter; close it before the queue.
+     * @return a group commit on its own thread of the builder's thread factory, {@code spool-group-commit}, an
+     * {@link AgentRunner} that parks 1 ms at a time while idle and is woken by a new waiter; a failure goes to the
+     * builder's error handler; close it before the queue.
      */
     public GroupCommit startGroupCommit() {
         return engine.startGroupCommit();
