@@ -108,6 +108,7 @@ public final class SpoolQueueBuilder {
 
     SpoolQueueBuilder(final Path directory) {
         this.directory = directory;
+        this.errorHandler = AgentThreads.logErrors("a background duty of queue " + directory + " failed; it goes on");
     }
 
     /**
@@ -524,6 +525,7 @@ public final class SpoolQueueBuilder {
         require(epochClock != null, "epochClock", null, "must not be null");
         require(nanoClock != null, "nanoClock", null, "must not be null");
         require(idleStrategy != null, "idleStrategy", null, "must not be null");
+        require(errorHandler != null, "errorHandler", null, "must not be null");
         require(threadFactory != null, "threadFactory", null, "must not be null");
         require(syncPolicy != null, "syncPolicy", null, "must not be null");
         require(cycleListener != null, "cycleListener", null, "must not be null");
@@ -537,13 +539,11 @@ public final class SpoolQueueBuilder {
             refuseReadOnly("retainBytes", retainBytes != Long.MAX_VALUE, retainBytes);
         }
         final Path absolute = directory.toAbsolutePath().normalize();
-        final ErrorHandler errors = errorHandler != null ? errorHandler
-                : AgentThreads.logErrors("a background duty of queue " + absolute + " failed; it goes on");
         return new QueueConfig(absolute, mayOpen, mayCreate && !readOnly, readOnly, Set.copyOf(files),
                 Set.copyOf(directories),
                 layout(mayCreate && !readOnly), syncPolicy, SyncPolicy::newTrigger, syncMarkers, retainCycles,
                 retainBytes, retainForNamedTailers, cycleListener, pretouchLength, pretouchLeadTime, verifyChecksums,
-                registerMBean, epochClock, nanoClock, idleStrategy, errors, threadFactory);
+                registerMBean, epochClock, nanoClock, idleStrategy, errorHandler, threadFactory);
     }
 
     /**
