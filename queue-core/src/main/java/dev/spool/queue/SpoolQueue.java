@@ -360,7 +360,8 @@ public final class SpoolQueue implements AutoCloseable {
 
     /**
      * For Spool's own modules (the ring buffer, replication): returns the implementation's view of the given type,
-     * as JDBC's {@code Wrapper.unwrap} does. What types there are, and what they do, carries no promise of
+     * an interface the queue's implementation implements (or this queue's own class), as JDBC's
+     * {@code Wrapper.unwrap} does. What types there are, and what they do, carries no promise of
      * compatibility between versions.
      *
      * @param type the type of the view.
@@ -369,7 +370,8 @@ public final class SpoolQueue implements AutoCloseable {
      * @throws SpoolException naming the type if this queue does not implement it.
      */
     public <T> T unwrap(final Class<T> type) {
-        if (type.isInstance(engine)) {
+        // the interfaces the engine implements are the views; its class stays the facade's business
+        if (type.isInterface() && type.isInstance(engine)) {
             return type.cast(engine);
         }
         if (type.isInstance(this)) {

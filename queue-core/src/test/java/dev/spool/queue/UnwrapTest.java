@@ -25,6 +25,9 @@ class UnwrapTest extends SpoolTestBase {
         try (SpoolQueue queue = SpoolQueue.openOrCreate(tempDir.resolve("q"))) {
             final SpoolException refused = assertThrows(SpoolException.class, () -> queue.unwrap(Runnable.class));
             assertTrue(refused.getMessage().contains("java.lang.Runnable"), refused.getMessage());
+            final SpoolException engine = assertThrows(SpoolException.class,
+                    () -> queue.unwrap(dev.spool.queue.engine.QueueEngine.class), "the engine's class is no view");
+            assertTrue(engine.getMessage().contains("QueueEngine"), engine.getMessage());
         }
     }
 }
