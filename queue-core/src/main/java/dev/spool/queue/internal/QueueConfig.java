@@ -19,8 +19,9 @@ import java.util.function.Supplier;
 
 /**
  * Not API: the settings of one open queue, concluded by its builder: every option checked, every default resolved,
- * nothing null. Immutable (the builder gives it immutable sets), and the only thing the engine reads; the queue's clocks, idle strategy, error handler and thread factory
- * reach the sibling modules from here through {@link QueueInternals}.
+ * nothing null. Immutable (the builder gives it immutable sets), and the only thing the engine reads; the queue's
+ * clocks, idle strategy, error handler and thread factory reach the sibling modules from here through
+ * {@link QueueInternals}.
  *
  * @param directory             the queue's directory, absolute and normalized.
  * @param mayOpen               whether an existing queue is opened.
