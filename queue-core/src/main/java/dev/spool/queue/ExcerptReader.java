@@ -22,7 +22,7 @@ public interface ExcerptReader extends AutoCloseable {
     boolean read(ExcerptHandler handler);
 
     /**
-     * Waits, with the tailer's pause strategy, until an excerpt can be read or the timeout passes.
+     * Waits, with the tailer's idle strategy ({@code SpoolQueueBuilder.idleStrategy}), until an excerpt can be read or the timeout passes.
      *
      * @param timeout how long to wait at most.
      * @param unit    the unit of {@code timeout}.

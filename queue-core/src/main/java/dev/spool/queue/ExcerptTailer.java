@@ -43,7 +43,7 @@ public interface ExcerptTailer extends ExcerptReader {
      * that matters). Forward, the next read returns the excerpt after that entry's; backward, that entry's excerpt,
      * the last known to be appended before {@code time}. Before every excerpt if none was indexed before
      * {@code time}. The time of an excerpt is when
-     * it reached this queue: an appender's clock (its {@link TimeProvider}), a replica's sink's, a ring's drainer's.
+     * it reached this queue: an appender's clock (its queue's {@link SpoolQueueBuilder#epochClock epoch clock}), a replica's sink's, a ring's drainer's.
      * A binary search over the cycle files, then over one file's index entries, then a walk of fewer than
      * {@code indexSpacing} excerpts; not a hot-path call.
      *

@@ -4,7 +4,7 @@ import dev.spool.queue.engine.QueueEngine;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.ChronicleDefaults;
 import dev.spool.queue.internal.MBeans;
-import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.QueueConfig;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.AgentRunner;
@@ -35,13 +35,13 @@ import java.util.concurrent.TimeUnit;
  * {@linkplain #createRetention() retention agent}. Each runs on an {@link AgentRunner} of the caller's with the
  * idle strategy of its choice, several on one thread in a {@link CompositeAgent}, or from the caller's own duty
  * cycle ({@link Agent#doWork()} or an {@link AgentInvoker}); {@link #startPretoucher(Duration)} and
- * {@link #startGroupCommit()} start one on a daemon thread of its own. None is started unless asked for.
+ * {@link #startGroupCommit()} start one on a thread of its own, made by the builder's
+ * {@link SpoolQueueBuilder#threadFactory thread factory} (daemon threads by default). None is started unless asked for.
  */
 public final class SpoolQueue implements AutoCloseable {
     static {
         // before any Chronicle class loads: it reads these once
         ChronicleDefaults.apply();
-        QueueInternals.install(queue -> queue.engine);
     }
 
     private final QueueEngine engine;
@@ -94,10 +94,10 @@ public final class SpoolQueue implements AutoCloseable {
         return builder(directory).openOrCreate();
     }
 
-    static SpoolQueue open(final SpoolQueueBuilder builder, final boolean mayOpen, final boolean mayCreate) {
+    static SpoolQueue open(final QueueConfig config) {
         JvmFlags.check();
-        final QueueEngine engine = QueueEngine.open(builder.config(mayOpen, mayCreate));
-        if (!builder.registersMBean()) {
+        final QueueEngine engine = QueueEngine.open(config);
+        if (!config.registerMBean()) {
             return new SpoolQueue(engine, null);
         }
         try {
@@ -197,10 +197,10 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * Starts a daemon thread, {@value Pretoucher#THREAD_NAME}: an {@link AgentRunner} that runs a new pretoucher's
-     * {@link Pretoucher#doWork()} and sleeps {@code period} whenever it had nothing to do, until the pretoucher or
-     * the queue is closed. A failure is logged as an error and the next run tries again; the writers go on without
-     * it meanwhile.
+     * Starts a thread of the builder's thread factory, {@value Pretoucher#THREAD_NAME}: an {@link AgentRunner} that
+     * runs a new pretoucher's {@link Pretoucher#doWork()} and sleeps {@code period} whenever it had nothing to do,
+     * until the pretoucher or the queue is closed. A failure goes to the builder's error handler (logged as an error
+     * by default) and the next run tries again; the writers go on without it meanwhile.
      *
      * @param period the time between two runs: shorter than the builder's pretouch lead time, and short enough
      *               that the writer does not outrun the pretouched pages in between.
@@ -311,8 +311,9 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
-     * @return a group commit on its own daemon thread, {@code spool-group-commit}, an {@link AgentRunner} that parks
-     * 1 ms at a time while idle and is woken by a new waiter; close it before the queue.
+     * @return a group commit on its own thread of the builder's thread factory, {@code spool-group-commit}, an
+     * {@link AgentRunner} that parks 1 ms at a time while idle and is woken by a new waiter; a failure goes to the
+     * builder's error handler; close it before the queue.
      */
     public GroupCommit startGroupCommit() {
         return engine.startGroupCommit();
@@ -355,5 +356,27 @@ public final class SpoolQueue implements AutoCloseable {
     /** @return true once {@link #close()} has run. */
     public boolean isClosed() {
         return engine.isClosed();
+    }
+
+    /**
+     * For Spool's own modules (the ring buffer, replication): returns the implementation's view of the given type,
+     * an interface the queue's implementation implements (or this queue's own class), as JDBC's
+     * {@code Wrapper.unwrap} does. What types there are, and what they do, carries no promise of
+     * compatibility between versions.
+     *
+     * @param type the type of the view.
+     * @param <T>  the type of the view.
+     * @return this queue's implementation of {@code type}.
+     * @throws SpoolException naming the type if this queue does not implement it.
+     */
+    public <T> T unwrap(final Class<T> type) {
+        // the interfaces the engine implements are the views; its class stays the facade's business
+        if (type.isInterface() && type.isInstance(engine)) {
+            return type.cast(engine);
+        }
+        if (type.isInstance(this)) {
+            return type.cast(this);
+        }
+        throw new SpoolException("queue " + engine.directory() + " does not implement " + type.getName());
     }
 }

@@ -1,18 +1,37 @@
 package dev.spool.queue;
 
-import dev.spool.queue.engine.QueueEngine;
-
+import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.format.ExcerptDescriptor;
+import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.AgentThreads;
+import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.FileModes;
+import dev.spool.queue.internal.QueueConfig;
+import dev.spool.queue.internal.QueueConfig.Setting;
 
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
+
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.Set;
 import java.time.LocalTime;
 import java.time.ZoneId;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Supplier;
 
 /**
  * Settings of a queue. A new queue persists them in its metadata file; reopening adopts the persisted ones, and
@@ -21,6 +40,11 @@ import java.util.UUID;
  * The call that ends the builder says whether the queue must exist: {@link #open()} opens an existing queue only,
  * {@link #create()} creates a new one only, and {@link #openOrCreate()} does either. Every setting is checked
  * there, and a bad one is refused with a message naming the option and its value.
+ * <p>
+ * A setting the queue persists (roll, epoch, index spacing and block entries, longest message, chunk length,
+ * checksums, index times, replica) that is not given here is the default for a new queue and the persisted value
+ * for an existing one. The others (clocks, idle strategy, error handler, thread factory, sync policy, retention,
+ * pretouch, listener, file modes) are this instance's own and default as each option says.
  */
 public final class SpoolQueueBuilder {
     /** Default mapping unit: 64 MiB. */
@@ -45,28 +69,37 @@ public final class SpoolQueueBuilder {
     public static final Set<PosixFilePermission> DEFAULT_DIRECTORY_MODE =
             Collections.unmodifiableSet(PosixFilePermissions.fromString("rwxr-x---"));
 
+    /** The default idle strategy of a waiting tailer: spins, yields, then parks from 1 µs doubling up to 1 ms. */
+    private static final Supplier<IdleStrategy> DEFAULT_IDLE_STRATEGY =
+            () -> new BackoffIdleStrategy(100, 100, 1_000, 1_000_000);
+
     private final Path directory;
-    private RollCycle rollCycle;
-    private Long epochMillis;
-    private Integer indexSpacing;
-    private Integer indexBlockEntries;
-    private Integer maxMessageLength;
-    private Long chunkLength;
-    private Boolean indexTimes;
+    /** The persisted settings given, which an existing queue must match. */
+    private final Set<Setting> given = EnumSet.noneOf(Setting.class);
+    private RollCycle rollCycle = RollCycle.DAILY;
+    private long epochMillis;
+    private int indexSpacing = DEFAULT_INDEX_SPACING;
+    private int indexBlockEntries = DEFAULT_INDEX_BLOCK_ENTRIES;
+    private int maxMessageLength;
+    private long chunkLength = DEFAULT_CHUNK_LENGTH;
+    private boolean indexTimes;
     private LocalTime rollTime;
     private ZoneId rollZone;
-    private TimeProvider timeProvider = TimeProvider.SYSTEM;
+    private UUID replicaOf;
+    private boolean checksums;
+    private EpochClock epochClock = SystemEpochClock.INSTANCE;
+    private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+    private Supplier<IdleStrategy> idleStrategy = DEFAULT_IDLE_STRATEGY;
+    private ErrorHandler errorHandler;
+    private ThreadFactory threadFactory = AgentThreads.daemon();
     private SyncPolicy syncPolicy = SyncPolicy.NONE;
     private boolean syncMarkers;
-    private PauseStrategyFactory pauseStrategy = PauseStrategy::backoff;
     private int retainCycles = Integer.MAX_VALUE;
     private long retainBytes = Long.MAX_VALUE;
     private boolean retainForNamedTailers = true;
     private CycleListener cycleListener = CycleListener.NONE;
     private long pretouchLength = DEFAULT_PRETOUCH_LENGTH;
     private Duration pretouchLeadTime = DEFAULT_PRETOUCH_LEAD_TIME;
-    private UUID replicaOf;
-    private Boolean checksums;
     private boolean verifyChecksums = true;
     private boolean readOnly;
     private boolean registerMBean;
@@ -75,13 +108,7 @@ public final class SpoolQueueBuilder {
 
     SpoolQueueBuilder(final Path directory) {
         this.directory = directory;
-    }
-
-    /** Makes the pause strategy each new tailer waits with. */
-    @FunctionalInterface
-    public interface PauseStrategyFactory {
-        /** @return a new strategy, owned by one tailer. */
-        PauseStrategy create();
+        this.errorHandler = AgentThreads.logErrors("a background duty of queue " + directory + " failed; it goes on");
     }
 
     /**
@@ -93,6 +120,7 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder rollCycle(final RollCycle rollCycle) {
         this.rollCycle = rollCycle;
+        given.add(Setting.ROLL_CYCLE);
         clearRollTime();
         return this;
     }
@@ -110,10 +138,13 @@ public final class SpoolQueueBuilder {
      * @return this builder.
      */
     public SpoolQueueBuilder rollTime(final LocalTime rollTime, final ZoneId zone) {
-        this.rollTime = java.util.Objects.requireNonNull(rollTime, "rollTime");
-        this.rollZone = java.util.Objects.requireNonNull(zone, "zone");
-        this.rollCycle = null;
-        this.epochMillis = null;
+        this.rollTime = Objects.requireNonNull(rollTime, "rollTime");
+        this.rollZone = Objects.requireNonNull(zone, "zone");
+        this.rollCycle = RollCycle.DAILY;
+        this.epochMillis = 0;
+        given.remove(Setting.ROLL_CYCLE);
+        given.remove(Setting.EPOCH_MILLIS);
+        given.add(Setting.ROLL_TIME);
         return this;
     }
 
@@ -126,6 +157,7 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder epochMillis(final long epochMillis) {
         this.epochMillis = epochMillis;
+        given.add(Setting.EPOCH_MILLIS);
         clearRollTime();
         return this;
     }
@@ -133,6 +165,7 @@ public final class SpoolQueueBuilder {
     private void clearRollTime() {
         this.rollTime = null;
         this.rollZone = null;
+        given.remove(Setting.ROLL_TIME);
     }
 
     /**
@@ -142,6 +175,7 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder indexSpacing(final int indexSpacing) {
         this.indexSpacing = indexSpacing;
+        given.add(Setting.INDEX_SPACING);
         return this;
     }
 
@@ -151,6 +185,7 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder indexBlockEntries(final int indexBlockEntries) {
         this.indexBlockEntries = indexBlockEntries;
+        given.add(Setting.INDEX_BLOCK_ENTRIES);
         return this;
     }
 
@@ -161,6 +196,7 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder maxMessageLength(final int maxMessageLength) {
         this.maxMessageLength = maxMessageLength;
+        given.add(Setting.MAX_MESSAGE_LENGTH);
         return this;
     }
 
@@ -171,6 +207,7 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder chunkLength(final long chunkLength) {
         this.chunkLength = chunkLength;
+        given.add(Setting.CHUNK_LENGTH);
         return this;
     }
 
@@ -185,24 +222,64 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder indexTimes(final boolean indexTimes) {
         this.indexTimes = indexTimes;
+        given.add(Setting.INDEX_TIMES);
         return this;
     }
 
     /**
-     * @param timeProvider the clock that picks the cycle of each append; default the system clock.
+     * @param epochClock the wall clock, in ms since 1970: it picks the cycle of each append, and stamps index entries
+     *                   ({@link #indexTimes(boolean)}) and sync markers; the ring buffer and replication of this queue
+     *                   read it too. Default {@link SystemEpochClock#INSTANCE}, read through the shared roll clock
+     *                   (see docs/architecture.md); another clock is read on every append. Inject one in tests to roll
+     *                   cycles on demand.
      * @return this builder.
      */
-    public SpoolQueueBuilder timeProvider(final TimeProvider timeProvider) {
-        this.timeProvider = timeProvider;
+    public SpoolQueueBuilder epochClock(final EpochClock epochClock) {
+        this.epochClock = epochClock;
         return this;
     }
 
     /**
-     * @param pauseStrategy how tailers wait in {@link ExcerptTailer#await}; default {@link PauseStrategy#backoff()}.
+     * @param nanoClock the monotonic clock: the timeouts of waits, the time-based {@link SyncPolicy}, the write
+     *                  lock's liveness checks; the ring buffer and replication of this queue read it too. Default
+     *                  {@link SystemNanoClock#INSTANCE}.
      * @return this builder.
      */
-    public SpoolQueueBuilder pauseStrategy(final PauseStrategyFactory pauseStrategy) {
-        this.pauseStrategy = pauseStrategy;
+    public SpoolQueueBuilder nanoClock(final NanoClock nanoClock) {
+        this.nanoClock = nanoClock;
+        return this;
+    }
+
+    /**
+     * @param idleStrategy makes the Agrona {@link IdleStrategy} of each tailer, called once per tailer: how it waits
+     *                     in {@link ExcerptTailer#await}. Default: spins 100 times, yields 100 times, then parks from
+     *                     1 µs doubling up to 1 ms ({@code new BackoffIdleStrategy(100, 100, 1_000, 1_000_000)}).
+     * @return this builder.
+     */
+    public SpoolQueueBuilder idleStrategy(final Supplier<IdleStrategy> idleStrategy) {
+        this.idleStrategy = idleStrategy;
+        return this;
+    }
+
+    /**
+     * @param errorHandler told of each failure of the queue's background duties (pretoucher, group commit), and of
+     *                     those of the ring buffer and replication built on this queue; default: logs the failure at
+     *                     error level, and the duty goes on.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder errorHandler(final ErrorHandler errorHandler) {
+        this.errorHandler = errorHandler;
+        return this;
+    }
+
+    /**
+     * @param threadFactory makes the threads of the background duties that the queue starts
+     *                      ({@link SpoolQueue#startPretoucher(Duration)}, {@link SpoolQueue#startGroupCommit()}),
+     *                      and those of the ring buffer and replication built on this queue; default: daemon threads.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder threadFactory(final ThreadFactory threadFactory) {
+        this.threadFactory = threadFactory;
         return this;
     }
 
@@ -310,6 +387,11 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder replicaOf(final UUID queueId) {
         this.replicaOf = queueId;
+        if (queueId == null) {
+            given.remove(Setting.REPLICA_OF);
+        } else {
+            given.add(Setting.REPLICA_OF);
+        }
         return this;
     }
 
@@ -325,6 +407,7 @@ public final class SpoolQueueBuilder {
      */
     public SpoolQueueBuilder checksums(final boolean checksums) {
         this.checksums = checksums;
+        given.add(Setting.CHECKSUMS);
         return this;
     }
 
@@ -347,7 +430,7 @@ public final class SpoolQueueBuilder {
      *                        a setting differs from the persisted one.
      */
     public SpoolQueue open() {
-        return SpoolQueue.open(this, true, false);
+        return SpoolQueue.open(conclude(true, false));
     }
 
     /**
@@ -403,10 +486,6 @@ public final class SpoolQueueBuilder {
         return this;
     }
 
-    boolean registersMBean() {
-        return registerMBean;
-    }
-
     /**
      * Creates a new queue with these settings.
      *
@@ -414,7 +493,7 @@ public final class SpoolQueueBuilder {
      * @throws SpoolException if a queue exists in the directory already, or the directory holds other files.
      */
     public SpoolQueue create() {
-        return SpoolQueue.open(this, false, true);
+        return SpoolQueue.open(conclude(false, true));
     }
 
     /**
@@ -423,35 +502,33 @@ public final class SpoolQueueBuilder {
      * @return the opened queue.
      */
     public SpoolQueue openOrCreate() {
-        return SpoolQueue.open(this, true, true);
+        return SpoolQueue.open(conclude(true, true));
     }
 
     /**
-     * Checks the settings that do not depend on the persisted ones (those the engine checks against the metadata
-     * file), naming the option and the value of the first that is wrong.
+     * The conclude step: checks every option, naming the option and the value of the first that is wrong, and
+     * resolves every default. A persisted setting that was not given is marked so, for an existing queue to keep its
+     * own; the layout of a new queue is checked whole only where the queue may be created.
+     *
+     * @param mayOpen   whether an existing queue is opened.
+     * @param mayCreate whether a missing queue is created.
+     * @return what the engine opens the queue with.
      */
-    private void validate() {
+    QueueConfig conclude(final boolean mayOpen, final boolean mayCreate) {
         require(directory != null, "directory", null, "must be given");
+        require(rollCycle != null, "rollCycle", null, "must not be null");
         require(retainCycles >= 1, "retainCycles", retainCycles, "must be at least 1: the highest cycle always stays");
         require(retainBytes >= 1, "retainBytes", retainBytes, "must be at least 1");
         require(pretouchLength >= 0, "pretouchLength", pretouchLength, "must not be negative");
         require(pretouchLeadTime != null && !pretouchLeadTime.isNegative(), "pretouchLeadTime", pretouchLeadTime,
                 "must not be negative");
-        require(timeProvider != null, "timeProvider", null, "must not be null");
-        require(pauseStrategy != null, "pauseStrategy", null, "must not be null");
+        require(epochClock != null, "epochClock", null, "must not be null");
+        require(nanoClock != null, "nanoClock", null, "must not be null");
+        require(idleStrategy != null, "idleStrategy", null, "must not be null");
+        require(errorHandler != null, "errorHandler", null, "must not be null");
+        require(threadFactory != null, "threadFactory", null, "must not be null");
         require(syncPolicy != null, "syncPolicy", null, "must not be null");
         require(cycleListener != null, "cycleListener", null, "must not be null");
-    }
-
-    private void require(final boolean valid, final String option, final Object value, final String rule) {
-        if (!valid) {
-            throw new SpoolException("queue " + directory + ": " + option + "=" + value + " " + rule);
-        }
-    }
-
-    /** @return what the engine opens the queue with, once the options are checked. */
-    QueueEngine.Config config(final boolean mayOpen, final boolean mayCreate) {
-        validate();
         final Set<PosixFilePermission> files = FileModes.checkFileMode("fileMode", fileMode);
         final Set<PosixFilePermission> directories = FileModes.checkDirectoryMode("directoryMode", directoryMode);
         if (readOnly) {
@@ -461,11 +538,71 @@ public final class SpoolQueueBuilder {
             refuseReadOnly("retainCycles", retainCycles != Integer.MAX_VALUE, retainCycles);
             refuseReadOnly("retainBytes", retainBytes != Long.MAX_VALUE, retainBytes);
         }
-        return new QueueEngine.Config(directory, mayOpen, mayCreate && !readOnly, rollCycle, epochMillis, indexSpacing,
-                indexBlockEntries, maxMessageLength, chunkLength, indexTimes, rollTime, rollZone, replicaOf, timeProvider,
-                pauseStrategy, syncPolicy, SyncPolicy::newTrigger, syncMarkers, retainCycles, retainBytes,
-                retainForNamedTailers, cycleListener, pretouchLength, pretouchLeadTime, checksums, verifyChecksums,
-                readOnly, files, directories);
+        final Path absolute = directory.toAbsolutePath().normalize();
+        return new QueueConfig(absolute, mayOpen, mayCreate && !readOnly, readOnly, Set.copyOf(files),
+                Set.copyOf(directories),
+                layout(mayCreate && !readOnly), syncPolicy, SyncPolicy::newTrigger, syncMarkers, retainCycles,
+                retainBytes, retainForNamedTailers, cycleListener, pretouchLength, pretouchLeadTime, verifyChecksums,
+                registerMBean, epochClock, nanoClock, idleStrategy, errorHandler, threadFactory);
+    }
+
+    /**
+     * @param mayCreate whether a new queue may be created with this layout, so that it is checked as a whole.
+     * @return the persisted settings, with the defaults of a new queue where none was given.
+     */
+    private QueueConfig.Layout layout(final boolean mayCreate) {
+        check(isPowerOfTwo(chunkLength) && chunkLength >= MIN_CHUNK_LENGTH,
+                "chunkLength=" + chunkLength + " must be a power of two of at least " + MIN_CHUNK_LENGTH);
+        check(isPowerOfTwo(indexSpacing) && indexSpacing <= MetadataDescriptor.MAX_INDEX_SPACING, "indexSpacing="
+                + indexSpacing + " must be a power of two from 1 to " + MetadataDescriptor.MAX_INDEX_SPACING);
+        check(isPowerOfTwo(indexBlockEntries) && indexBlockEntries >= MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES
+                        && indexBlockEntries <= MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES,
+                "indexBlockEntries=" + indexBlockEntries + " must be a power of two from "
+                        + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to " + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
+        final CycleCalendar calendar;
+        if (rollZone != null) {
+            final String roll = "rollTime=" + rollTime + " " + rollZone;
+            check(rollTime.getSecond() == 0 && rollTime.getNano() == 0, roll + " must be a whole minute");
+            check(rollZone.getId().getBytes(StandardCharsets.UTF_8).length <= MetadataDescriptor.ROLL_ZONE_MAX_LENGTH,
+                    roll + ": the zone id is longer than " + MetadataDescriptor.ROLL_ZONE_MAX_LENGTH + " bytes");
+            calendar = CycleCalendar.zoned(rollTime, rollZone);
+        } else {
+            calendar = CycleCalendar.of(rollCycle, epochMillis);
+        }
+        final int features = (checksums ? MetadataDescriptor.FEATURE_CRC32C : 0)
+                | (indexTimes ? MetadataDescriptor.FEATURE_INDEX_TIMES : 0)
+                | (rollZone != null ? MetadataDescriptor.FEATURE_ZONED_ROLL : 0);
+        // a checksummed excerpt's body holds its CRC32C too
+        final long maxLimit = CycleDescriptor.maxPayloadLength(chunkLength)
+                - (checksums ? ExcerptDescriptor.CHECKSUM_LENGTH : 0);
+        final int maxLength = given.contains(Setting.MAX_MESSAGE_LENGTH) ? maxMessageLength : (int) maxLimit;
+        // a new queue's chunk length bounds it; an existing queue's own length is what the engine compares it with
+        check(maxLength >= 1 && (!mayCreate || maxLength <= maxLimit), "maxMessageLength=" + maxLength
+                + " must be from 1 to " + maxLimit + " with chunkLength=" + chunkLength);
+        if (mayCreate) {
+            check(CycleDescriptor.blockPayloadLength(indexBlockEntries, features) <= maxLimit, "indexBlockEntries="
+                    + indexBlockEntries + " makes index blocks longer than a chunk of " + chunkLength + " can hold");
+        }
+        return new QueueConfig.Layout(calendar, epochMillis, indexSpacing, indexBlockEntries, maxLength, chunkLength,
+                checksums, indexTimes, Optional.ofNullable(replicaOf),
+                Collections.unmodifiableSet(EnumSet.copyOf(given)));
+    }
+
+    /** Refuses a persisted setting, in the words an existing queue's mismatch uses too: the option and its value. */
+    private static void check(final boolean valid, final String message) {
+        if (!valid) {
+            throw new SpoolException(message);
+        }
+    }
+
+    private static boolean isPowerOfTwo(final long value) {
+        return value > 0 && (value & (value - 1)) == 0;
+    }
+
+    private void require(final boolean valid, final String option, final Object value, final String rule) {
+        if (!valid) {
+            throw new SpoolException("queue " + directory + ": " + option + "=" + value + " " + rule);
+        }
     }
 
     private void refuseReadOnly(final String option, final boolean set, final Object value) {

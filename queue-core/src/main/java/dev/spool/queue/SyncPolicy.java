@@ -1,8 +1,9 @@
 package dev.spool.queue;
 
-import dev.spool.queue.engine.QueueEngine.SyncTrigger;
+import dev.spool.queue.internal.SyncTrigger;
 
 import net.openhft.chronicle.bytes.BytesStore;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -111,9 +112,12 @@ public final class SyncPolicy {
         return rules.isEmpty() ? "SyncPolicy[none]" : "SyncPolicy" + rules;
     }
 
-    /** @return this appender's evaluation of the policy, or null if it never syncs. */
-    Trigger newTrigger() {
-        return rules.isEmpty() ? null : new Trigger(rules.toArray(new Rule[0]));
+    /**
+     * @param clock the appender's monotonic clock, which the time-based rules read.
+     * @return this appender's evaluation of the policy, or null if it never syncs.
+     */
+    SyncTrigger newTrigger(final NanoClock clock) {
+        return rules.isEmpty() ? null : new Trigger(rules.toArray(new Rule[0]), clock);
     }
 
     /** One condition of a policy; immutable. */
@@ -159,11 +163,14 @@ public final class SyncPolicy {
     static final class Trigger implements SyncTrigger {
         private final Rule[] rules;
         private final long[] counters;
-        private long lastSyncNanos = System.nanoTime();
+        private final NanoClock clock;
+        private long lastSyncNanos;
 
-        Trigger(final Rule[] rules) {
+        Trigger(final Rule[] rules, final NanoClock clock) {
             this.rules = rules;
             this.counters = new long[rules.length];
+            this.clock = clock;
+            this.lastSyncNanos = clock.nanoTime();
         }
 
         /** @return {@link SyncTrigger#DO_NOTHING}, {@link SyncTrigger#DO_ASYNC} or {@link SyncTrigger#DO_SYNC} after the excerpt just written. */
@@ -178,7 +185,7 @@ public final class SyncPolicy {
                         fires = ++counters[i] >= rule.count;
                         break;
                     case Rule.EVERY_NANOS:
-                        fires = System.nanoTime() - lastSyncNanos >= rule.amount;
+                        fires = clock.nanoTime() - lastSyncNanos >= rule.amount;
                         break;
                     case Rule.PREDICATE:
                         fires = rule.predicate.test(bytes, offset, length);
@@ -207,7 +214,7 @@ public final class SyncPolicy {
                 }
             }
             if (action == SyncTrigger.DO_SYNC) {
-                lastSyncNanos = System.nanoTime();
+                lastSyncNanos = clock.nanoTime();
             }
         }
     }

@@ -302,8 +302,8 @@ class ChecksumTest extends SpoolTestBase {
             for (int i = 0; i < 20; i++) {
                 appender.append(message(i));
             }
-            final QueueInternals internals = QueueInternals.of(copy);
-            try (ExcerptTailer bodies = QueueInternals.of(primary).createBodyTailer();
+            final QueueInternals internals = copy.unwrap(QueueInternals.class);
+            try (ExcerptTailer bodies = primary.unwrap(QueueInternals.class).createBodyTailer();
                  IndexedAppender writer = internals.createIndexedAppender()) {
                 while (bodies.read((bytes, offset, length, index) -> writer.appendBodyAt(index, bytes, offset, length))) {
                     // copies one body a read

@@ -175,13 +175,13 @@ public final class ChildMains {
         public static void main(final String[] args) throws Exception {
             final ManualClock clock = new ManualClock(0);
             final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).timeProvider(clock)
+            try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).epochClock(clock)
                     .pretouchLeadTime(java.time.Duration.ofMillis(Long.parseLong(args[1])))
                     .pretouchLength(Long.parseLong(args[2])).openOrCreate();
                  Pretoucher pretoucher = queue.createPretoucher()) {
                 System.out.println("READY");
                 for (String line = in.readLine(); line != null && !line.equals("EXIT"); line = in.readLine()) {
-                    clock.advance(Long.parseLong(line.substring("EXECUTE ".length())) - clock.currentTimeMillis());
+                    clock.advance(Long.parseLong(line.substring("EXECUTE ".length())) - clock.time());
                     System.out.println("EXECUTED " + pretoucher.doWork());
                 }
             }

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.agrona.concurrent.EpochClock;
 
 /**
  * The cases of {@link DamageFuzzTest}, run in a child JVM so that a crash of the JVM (SIGBUS, SIGSEGV) fails the
@@ -382,8 +383,8 @@ final class DamageFuzz {
     /** @return why the damaged copy broke a rule, or null if it kept them all. */
     private String check(final Damage damage, final SplittableRandom random) {
         final List<String> failures = new ArrayList<>();
-        final TimeProvider clock = () -> clockMillis;
-        try (SpoolQueue queue = SpoolQueue.builder(work).timeProvider(clock).open()) {
+        final EpochClock clock = () -> clockMillis;
+        try (SpoolQueue queue = SpoolQueue.builder(work).epochClock(clock).open()) {
             failures.add(readForward(queue, damage, -1, null));
             failures.add(readBackward(queue, damage));
             failures.add(moveToEveryIndex(queue, damage));
@@ -542,17 +543,17 @@ final class DamageFuzz {
      * Appends once in the highest cycle; if that succeeds, a new instance must find the excerpt there, and a forward
      * read must return it and every untouched original, or stop with a clear exception.
      */
-    private String appendAndReadBack(final Damage damage, final SplittableRandom random, final TimeProvider clock) {
+    private String appendAndReadBack(final Damage damage, final SplittableRandom random, final EpochClock clock) {
         final byte[] payload = new byte[Messages.MIN_LENGTH + random.nextInt(100)];
         Messages.encode(payload, payload.length, 99, random.nextInt(1_000_000));
         final long index;
-        try (SpoolQueue queue = SpoolQueue.builder(work).timeProvider(clock).open();
+        try (SpoolQueue queue = SpoolQueue.builder(work).epochClock(clock).open();
              ExcerptAppender appender = queue.createAppender()) {
             index = appender.append(payload);
         } catch (RuntimeException e) {
             return unclear("an append", e);
         }
-        try (SpoolQueue queue = SpoolQueue.builder(work).timeProvider(clock).open()) {
+        try (SpoolQueue queue = SpoolQueue.builder(work).epochClock(clock).open()) {
             try (ExcerptTailer tailer = queue.createTailer()) {
                 if (!tailer.moveToIndex(index)) {
                     return "the append returned index " + Long.toHexString(index) + " but moveToIndex finds nothing there";

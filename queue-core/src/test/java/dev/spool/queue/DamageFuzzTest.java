@@ -95,7 +95,7 @@ class DamageFuzzTest extends SpoolTestBase {
      */
     private static void writeTemplate(final Path directory, final boolean checksums) {
         final long[] now = {START_MILLIS};
-        try (SpoolQueue queue = SpoolQueue.builder(directory).rollCycle(RollCycle.HOURLY).timeProvider(() -> now[0])
+        try (SpoolQueue queue = SpoolQueue.builder(directory).rollCycle(RollCycle.HOURLY).epochClock(() -> now[0])
                 .chunkLength(1 << 20).indexSpacing(INDEX_SPACING).indexBlockEntries(INDEX_BLOCK_ENTRIES).syncMarkers(true)
                 .checksums(checksums).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {

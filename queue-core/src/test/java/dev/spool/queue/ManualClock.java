@@ -1,9 +1,10 @@
 package dev.spool.queue;
 
 import java.util.concurrent.atomic.AtomicLong;
+import org.agrona.concurrent.EpochClock;
 
 /** A clock tests move by hand to roll cycles exactly when they want. */
-public final class ManualClock implements TimeProvider {
+public final class ManualClock implements EpochClock {
     private final AtomicLong millis;
 
     public ManualClock(final long startMillis) {
@@ -11,7 +12,7 @@ public final class ManualClock implements TimeProvider {
     }
 
     @Override
-    public long currentTimeMillis() {
+    public long time() {
         return millis.get();
     }
 

@@ -18,7 +18,7 @@ class MoveToTimeTest extends SpoolTestBase {
 
     private SpoolQueue open(final Path dir, final ManualClock clock) {
         return SpoolQueue.builder(dir).rollCycle(RollCycle.HOURLY).indexSpacing(SPACING).indexTimes(true)
-                .chunkLength(1 << 20).timeProvider(clock).openOrCreate();
+                .chunkLength(1 << 20).epochClock(clock).openOrCreate();
     }
 
     /** Appends {@code count} excerpts, each holding its number, one every 10 ms. */
@@ -89,7 +89,7 @@ class MoveToTimeTest extends SpoolTestBase {
              ExcerptTailer tailer = queue.createTailer()) {
             final List<Long> hourStarts = new ArrayList<>();
             for (int hour = 0; hour < 5; hour++) {
-                hourStarts.add(clock.currentTimeMillis());
+                hourStarts.add(clock.time());
                 appendEvery10Ms(appender, clock, hour * 100, 20);
                 clock.advance(RollCycle.HOURLY.lengthMillis());
             }
@@ -163,7 +163,7 @@ class MoveToTimeTest extends SpoolTestBase {
         final SpoolException e = assertThrows(SpoolException.class,
                 () -> SpoolQueue.builder(dir).indexTimes(false).openOrCreate().close());
         assertTrue(e.getMessage().contains("indexTimes=true"), e.getMessage());
-        try (SpoolQueue queue = SpoolQueue.builder(dir).timeProvider(clock).openOrCreate();
+        try (SpoolQueue queue = SpoolQueue.builder(dir).epochClock(clock).openOrCreate();
              ExcerptTailer tailer = queue.createTailer()) {
             tailer.moveToTime(Instant.ofEpochMilli(START + 45));
             assertEquals("5", readNext(tailer), "reopened without the setting, the queue keeps its times");

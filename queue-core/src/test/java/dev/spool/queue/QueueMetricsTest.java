@@ -50,7 +50,7 @@ class QueueMetricsTest extends SpoolTestBase {
     @Test
     void shouldReportEachNamedTailersLagWithinAndAcrossCycles() {
         final ManualClock clock = new ManualClock(100 * DAY);
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).timeProvider(clock).openOrCreate();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).epochClock(clock).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer audit = queue.createTailer("audit");
              ExcerptTailer idle = queue.createTailer("idle")) {

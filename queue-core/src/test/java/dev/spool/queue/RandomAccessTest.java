@@ -26,7 +26,7 @@ class RandomAccessTest extends SpoolTestBase {
         final ManualClock clock = new ManualClock(START);
         final long[] indices = new long[CYCLES * PER_CYCLE];
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20)
-                .indexBlockEntries(INDEX_BLOCK_ENTRIES).timeProvider(clock).openOrCreate();
+                .indexBlockEntries(INDEX_BLOCK_ENTRIES).epochClock(clock).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             final byte[] payload = new byte[12];

@@ -86,7 +86,7 @@ public final class ReadOnlyMains {
         public static void main(final String[] args) {
             final Path directory = Path.of(args[0]);
             try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().open()) {
-                final QueueInternals internals = QueueInternals.of(queue);
+                final QueueInternals internals = queue.unwrap(QueueInternals.class);
                 final byte[] schema = (TypedExcerptDescriptor.SCHEMA_HEADER + "\n").getBytes(StandardCharsets.UTF_8);
                 final Map<String, Runnable> writes = new LinkedHashMap<>();
                 writes.put("schemaFiles.store", () -> internals.schemaFiles().store("a.Events.spool-schema", schema));

@@ -110,7 +110,7 @@ class SyncPolicyTest extends SpoolTestBase {
     void shouldSyncWhatIsLeftOfACycleBeforeMovingOn() {
         final ManualClock clock = new ManualClock(1_700_000_000_000L);
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).rollCycle(RollCycle.SECONDLY)
-                .timeProvider(clock).syncPolicy(SyncPolicy.everyMessages(1_000)).openOrCreate();
+                .epochClock(clock).syncPolicy(SyncPolicy.everyMessages(1_000)).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             appender.append(order(1));
             clock.advance(1_000);

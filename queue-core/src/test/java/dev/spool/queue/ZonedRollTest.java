@@ -13,6 +13,7 @@ import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.agrona.concurrent.EpochClock;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -21,7 +22,7 @@ class ZonedRollTest extends SpoolTestBase {
     private static final ZoneId NEW_YORK = ZoneId.of("America/New_York");
     private static final ZoneId LONDON = ZoneId.of("Europe/London");
 
-    private static final class SetClock implements TimeProvider {
+    private static final class SetClock implements EpochClock {
         private long millis;
 
         void set(final String instant) {
@@ -29,7 +30,7 @@ class ZonedRollTest extends SpoolTestBase {
         }
 
         @Override
-        public long currentTimeMillis() {
+        public long time() {
             return millis;
         }
     }
@@ -61,7 +62,7 @@ class ZonedRollTest extends SpoolTestBase {
     void shouldRollAt1700NewYorkBeforeAndAfterSpringForward() throws IOException {
         final Path dir = tempDir.resolve("q");
         final SetClock clock = new SetClock();
-        try (SpoolQueue queue = SpoolQueue.builder(dir).rollTime(LocalTime.of(17, 0), NEW_YORK).timeProvider(clock)
+        try (SpoolQueue queue = SpoolQueue.builder(dir).rollTime(LocalTime.of(17, 0), NEW_YORK).epochClock(clock)
                 .chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final RollCycle daily = queue.rollCycle();
@@ -84,7 +85,7 @@ class ZonedRollTest extends SpoolTestBase {
     void shouldMakeTheCycleBeforeFallBackTwentyFiveHoursLongAt2200London() {
         final SetClock clock = new SetClock();
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollTime(LocalTime.of(22, 0), LONDON)
-                .timeProvider(clock).chunkLength(1 << 20).openOrCreate();
+                .epochClock(clock).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final RollCycle daily = queue.rollCycle();
             clock.set("2026-10-24T21:00:00Z"); // Saturday 22:00 BST
@@ -101,13 +102,13 @@ class ZonedRollTest extends SpoolTestBase {
         final Path dir = tempDir.resolve("q");
         final SetClock clock = new SetClock();
         clock.set("2026-06-01T20:59:00Z"); // 16:59 EDT
-        try (SpoolQueue queue = SpoolQueue.builder(dir).rollTime(LocalTime.of(17, 0), NEW_YORK).timeProvider(clock)
+        try (SpoolQueue queue = SpoolQueue.builder(dir).rollTime(LocalTime.of(17, 0), NEW_YORK).epochClock(clock)
                 .chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             appender.append("a".getBytes());
         }
         clock.set("2026-06-01T21:00:00Z"); // 17:00 EDT
-        try (SpoolQueue queue = SpoolQueue.builder(dir).timeProvider(clock).openOrCreate();
+        try (SpoolQueue queue = SpoolQueue.builder(dir).epochClock(clock).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             assertEquals(dayOf(2026, 6, 1), queue.rollCycle().toCycle(appender.append("b".getBytes())),
                     "reopened without the setting, the queue keeps rolling at 17:00 New York");

@@ -55,7 +55,7 @@ public final class CommitWaiter implements AutoCloseable {
                  final IdleStrategy polling, final long maxParkNs, final int idleSpins, final int idleYields) {
 
         this.queue = queue;
-        this.internals = QueueInternals.of(this.queue);
+        this.internals = this.queue.unwrap(QueueInternals.class);
         this.source = source;
         this.acks = source.acks();
         this.appender = appender;

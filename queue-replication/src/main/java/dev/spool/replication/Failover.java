@@ -28,7 +28,7 @@ public final class Failover {
      * @return who may append to it, as persisted now.
      */
     public static ReplicationRole role(final SpoolQueue queue) {
-        switch (QueueInternals.of(queue).role()) {
+        switch (queue.unwrap(QueueInternals.class).role()) {
             case PRIMARY:
                 return ReplicationRole.PRIMARY;
             case REPLICA:
@@ -37,7 +37,7 @@ public final class Failover {
                 return ReplicationRole.FENCED;
             default:
                 throw new SpoolException("queue " + queue.directory() + " has a role this build does not know: "
-                        + QueueInternals.of(queue).role());
+                        + queue.unwrap(QueueInternals.class).role());
         }
     }
 
@@ -46,7 +46,7 @@ public final class Failover {
      * @return the number of promotions in its history: 0 until a replica of it is first promoted.
      */
     public static long term(final SpoolQueue queue) {
-        return QueueInternals.of(queue).term();
+        return queue.unwrap(QueueInternals.class).term();
     }
 
     /**
@@ -55,7 +55,7 @@ public final class Failover {
      * it, or -1 if none.
      */
     public static long lastAckedIndex(final SpoolQueue queue) {
-        return QueueInternals.of(queue).lastAckedIndex();
+        return queue.unwrap(QueueInternals.class).lastAckedIndex();
     }
 
     /**
@@ -64,7 +64,7 @@ public final class Failover {
      * {@link ReplicationSource.Builder#ackQuorum}) acknowledged, as recorded in any process, or -1 if none.
      */
     public static long quorumAckedIndex(final SpoolQueue queue) {
-        return QueueInternals.of(queue).quorumAckedIndex();
+        return queue.unwrap(QueueInternals.class).quorumAckedIndex();
     }
 
     /**
@@ -113,6 +113,6 @@ public final class Failover {
      * @throws SpoolException unless the queue is a {@link ReplicationRole#REPLICA}.
      */
     public static long promote(final SpoolQueue queue) {
-        return QueueInternals.of(queue).promote();
+        return queue.unwrap(QueueInternals.class).promote();
     }
 }

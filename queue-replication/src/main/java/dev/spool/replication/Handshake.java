@@ -177,7 +177,7 @@ final class Handshake {
      * source's tailer reads it (with checksums, the excerpt's CRC32C field then its payload).
      */
     static long checksumAt(final SpoolQueue queue, final long index) {
-        try (ExcerptTailer tailer = QueueInternals.of(queue).createBodyTailer()) {
+        try (ExcerptTailer tailer = queue.unwrap(QueueInternals.class).createBodyTailer()) {
             return checksumAt(tailer, index);
         }
     }

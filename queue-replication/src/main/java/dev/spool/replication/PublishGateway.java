@@ -108,7 +108,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
 
     private PublishGateway(final Builder builder) throws IOException {
         this.queue = builder.queue;
-        this.internals = QueueInternals.of(queue);
+        this.internals = queue.unwrap(QueueInternals.class);
         this.source = builder.source;
         this.maxFrameLength = PublishFlyweight.frameLength(queue.maxMessageLength()) + FrameMac.TAG_LENGTH;
         builder.validate(maxFrameLength);

@@ -60,7 +60,7 @@ final class ReplicaWriter {
         this.ackSynced = ackSynced;
         if (SpoolQueue.exists(directory)) {
             queue = localSettings.get().openOrCreate();
-            internals = QueueInternals.of(queue);
+            internals = queue.unwrap(QueueInternals.class);
             if (internals.role() != QueueRole.REPLICA) {
                 final String role = internals.role() + " queue of term " + internals.term();
                 queue.close();
@@ -117,7 +117,7 @@ final class ReplicaWriter {
         try {
             if (queue == null) {
                 queue = creation.openOrCreate();
-                internals = QueueInternals.of(queue);
+                internals = queue.unwrap(QueueInternals.class);
             }
             if (sourceTerm < internals.term()) {
                 throw new Refusal(ERROR_FENCED, "the source's term " + sourceTerm + " is older than the replica's "

@@ -94,7 +94,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     private ReplicationSource(final Builder builder) throws IOException {
         this.queue = builder.queue;
         Handshake.checkSecurity("the source of " + queue.directory(), builder.secret, builder.insecure);
-        final QueueInternals internals = QueueInternals.of(queue);
+        final QueueInternals internals = queue.unwrap(QueueInternals.class);
         internals.checkWritable("a replication source, which records what its replicas acknowledge,");
         if (internals.role() != QueueRole.PRIMARY) {
             throw new SpoolException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "

@@ -208,7 +208,7 @@ final class SinkHandshake {
         if (queue == null) {
             return null;
         }
-        final QueueInternals internals = QueueInternals.of(queue);
+        final QueueInternals internals = queue.unwrap(QueueInternals.class);
         if (internals.features() != features) {
             return String.format("the sink's replica %s has features=0x%x, the source's queue 0x%x (checksums %d,"
                     + " zoned roll %d, index times %d): create the replica with the primary's settings", directory,

@@ -87,10 +87,10 @@ final class SourceAgent implements Agent {
                 + FrameMac.TAG_LENGTH + SourceStream.PARK_OFFSET));
         this.handshake = new SourceHandshake(queue, sink, connection, builder.secret, builder.frameLimit, heartbeatNs);
         this.stream = new SourceStream(acks, replica, sink, connection, builder.frameLimit, heartbeatNs, queue.checksums(),
-                QueueInternals.of(queue).schemaFiles());
+                queue.unwrap(QueueInternals.class).schemaFiles());
         this.selector = selector;
         // stored bodies: with checksums, the CRC32C travels with each excerpt and the replica's files equal these
-        this.tailer = QueueInternals.of(queue).createBodyTailer();
+        this.tailer = queue.unwrap(QueueInternals.class).createBodyTailer();
         this.deadlineNs = System.nanoTime();
     }
 

@@ -75,7 +75,7 @@ final class SourceHandshake {
     SourceHandshake(final SpoolQueue queue, final InetSocketAddress sink, final Connection connection,
                     final byte[] secret, final int frameLimit, final long heartbeatNs) {
         this.queue = queue;
-        this.internals = QueueInternals.of(queue);
+        this.internals = queue.unwrap(QueueInternals.class);
         this.sink = sink;
         this.connection = connection;
         this.secret = secret;

@@ -33,7 +33,7 @@ final class SourceLinks implements Agent {
     private volatile int running;
 
     SourceLinks(final ReplicationSource.Builder builder, final boolean terminateOnStop) throws IOException {
-        this.internals = QueueInternals.of(builder.queue);
+        this.internals = builder.queue.unwrap(QueueInternals.class);
         this.directory = String.valueOf(builder.queue.directory());
         this.terminateOnStop = terminateOnStop;
         final int n = builder.sinks.size();

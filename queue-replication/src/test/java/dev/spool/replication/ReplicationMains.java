@@ -185,7 +185,7 @@ final class ReplicationMains {
                 try (ReplicationSource source = source(queue, String.valueOf(sink.address().getPort())).start()) {
                     System.out.println("STARTED");
                     final long last = queue.lastIndex();
-                    Replicas.await(() -> QueueInternals.of(queue).lastAckedIndex() >= last || source.failure() != null,
+                    Replicas.await(() -> queue.unwrap(QueueInternals.class).lastAckedIndex() >= last || source.failure() != null,
                             "the replica's acknowledgement of the last index");
                     System.out.println("ACKED");
                 } catch (SpoolException e) {

@@ -115,8 +115,8 @@ class ReplicationTest extends SpoolTestBase {
         }
         try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
             assertEquals(200, assertIdentical(primary, replica));
-            final QueueInternals internals = QueueInternals.of(replica);
-            assertEquals(QueueInternals.of(primary).features(), internals.features());
+            final QueueInternals internals = replica.unwrap(QueueInternals.class);
+            assertEquals(primary.unwrap(QueueInternals.class).features(), internals.features());
             assertEquals(rollTime, internals.calendar().rollTime());
             assertEquals(newYork, internals.calendar().zone());
             assertTrue(replica.checksums());

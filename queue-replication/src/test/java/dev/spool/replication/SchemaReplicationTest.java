@@ -136,7 +136,7 @@ class SchemaReplicationTest extends SpoolTestBase {
             // a newer build of the writer stores another schema under the same name
             final byte[] changed = (new String(read(primaryDirectory.resolve(QUOTES)), StandardCharsets.UTF_8)
                     + "  venue long\n").getBytes(StandardCharsets.UTF_8);
-            assertTrue(QueueInternals.of(primary).schemaFiles().store(QUOTES, changed));
+            assertTrue(primary.unwrap(QueueInternals.class).schemaFiles().store(QUOTES, changed));
             await(() -> holds(replicaDirectory, QUOTES, changed), "the changed schema replaces the replica's");
         }
         final String dump = dump(replicaDirectory);
@@ -153,7 +153,7 @@ class SchemaReplicationTest extends SpoolTestBase {
         final int versions = 500;
         try (SpoolQueue primary = open(tempDir.resolve("primary")); ExcerptAppender appender = primary.createAppender();
              ReplicationSink sink = sink("replica"); ReplicationSource source = source(primary, sink)) {
-            final SchemaFiles schemas = QueueInternals.of(primary).schemaFiles();
+            final SchemaFiles schemas = primary.unwrap(QueueInternals.class).schemaFiles();
             storeThenAppend(schemas, name, appender, 0);
             await(() -> sink.lastIndex() == primary.lastIndex(), "the first excerpt is replicated");
             // watches the replica as the sink writes it: each excerpt must find the schema stored before it, or a later one
@@ -230,7 +230,7 @@ class SchemaReplicationTest extends SpoolTestBase {
         }
         try (SpoolQueue promoted = open(replicaDirectory); ReplicationSink next = sink("next");
              ReplicationSource source = source(promoted, next)) {
-            assertEquals(1, QueueInternals.of(promoted).schemaFiles().generation(),
+            assertEquals(1, promoted.unwrap(QueueInternals.class).schemaFiles().generation(),
                     "the sink counted the file it stored in the replica's own schema generation");
             await(() -> holds(tempDir.resolve("next"), QUOTES, schema), "the promoted replica forwards the schema");
         }

@@ -297,7 +297,7 @@ class SinkAttackTest extends SpoolTestBase {
             }
         }
         try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
-            final QueueInternals internals = QueueInternals.of(replica);
+            final QueueInternals internals = replica.unwrap(QueueInternals.class);
             assertThrows(SpoolException.class, () -> internals.adoptTerm(Long.MAX_VALUE));
             internals.adoptTerm(MetadataDescriptor.MAX_TERM);
             final SpoolException past = assertThrows(SpoolException.class, () -> Failover.promote(replica));

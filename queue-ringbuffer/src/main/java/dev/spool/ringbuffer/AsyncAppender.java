@@ -1,12 +1,13 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.typed.TypedMessages;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.BytesStore;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.util.concurrent.TimeUnit;
 
@@ -34,8 +35,8 @@ public final class AsyncAppender implements AutoCloseable {
     private final RingBuffer ring;
     private final BackPressure.Kind kind;
     private final long timeoutNs;
-    private final PauseStrategy pause;
-    private final PauseStrategy indexPause = PauseStrategy.backoff(100, 100, 1_000, 1_000_000);
+    private final IdleStrategy pause;
+    private final IdleStrategy indexPause = new BackoffIdleStrategy(100, 100, 1_000, 1_000_000);
     private final int maxLength;
     /** Bytes of a record's body before the payload: the CRC32C field in front of a checksummed queue, or none. */
     private final int checksumLength;
@@ -51,7 +52,7 @@ public final class AsyncAppender implements AutoCloseable {
         this.ring = ring;
         this.kind = backPressure.kind();
         this.timeoutNs = backPressure.timeoutNs();
-        this.pause = backPressure.newPauseStrategy();
+        this.pause = backPressure.newIdleStrategy();
         this.maxLength = maxLength;
         this.checksumLength = checksums ? CHECKSUM_LENGTH : 0;
         this.crc = checksums ? new Crc32cOfMemory() : null;
@@ -144,7 +145,7 @@ public final class AsyncAppender implements AutoCloseable {
             final long deadline = System.nanoTime() + timeoutNs;
             pause.reset();
             do {
-                pause.pause();
+                pause.idle();
                 position = ring.tryClaim(bodyLength);
                 if (position >= 0) {
                     return position;
@@ -172,7 +173,7 @@ public final class AsyncAppender implements AutoCloseable {
     public <T> T methodWriter(final Class<T> events) {
         checkOpen();
         return TypedMessages.writer(events, new RingSink(this),
-                QueueInternals.of(owner.queue()).schemaFiles());
+                owner.queue().unwrap(QueueInternals.class).schemaFiles());
     }
 
     /**
@@ -254,7 +255,7 @@ public final class AsyncAppender implements AutoCloseable {
             if (System.nanoTime() - deadline >= 0) {
                 return -1;
             }
-            indexPause.pause();
+            indexPause.idle();
         }
     }
 

@@ -1,7 +1,6 @@
 package dev.spool.ringbuffer;
 
 import dev.spool.queue.CommitMode;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
@@ -9,6 +8,7 @@ import dev.spool.queue.internal.MBeans;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.NamedPosition;
 import dev.spool.queue.internal.QueueInternals;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,13 +75,13 @@ public final class AsyncQueue implements AutoCloseable {
     private final ObjectName mbeanName;
 
     AsyncQueue(final SpoolQueue queue, final boolean ownsQueue, final AsyncQueueBuilder builder) {
-        QueueInternals.of(queue).checkWritable("an async queue, whose drainer appends to it,");
+        queue.unwrap(QueueInternals.class).checkWritable("an async queue, whose drainer appends to it,");
         this.queue = queue;
         this.ownsQueue = ownsQueue;
         this.builder = builder;
         this.ringReserve = builder.ringReserve();
         this.ring = RingBuffer.open(builder.ringPath(queue), builder.ringCapacity(), builder.claimTimeout(),
-                builder.blockedClaimTimeout(), builder.ringFileMode(), QueueInternals.of(queue).timeProvider());
+                builder.blockedClaimTimeout(), builder.ringFileMode(), queue.unwrap(QueueInternals.class).epochClock());
         this.backPressure = builder.backPressure();
         this.drainBatch = builder.drainBatch();
         // a record of a checksummed queue holds the excerpt's CRC32C before its payload, as the queue does
@@ -99,7 +99,7 @@ public final class AsyncQueue implements AutoCloseable {
         this.mbeanName = name;
         warnIfOversubscribed(null);
         // while it is open: an appender of the queue would take an index the ring promised a record
-        QueueInternals.of(queue).refuseAppenders("async queue " + ring.path() + " is its only writer, and its"
+        queue.unwrap(QueueInternals.class).refuseAppenders("async queue " + ring.path() + " is its only writer, and its"
                 + " drainer gives each record the index the ring promised it: append with"
                 + " asyncQueue.createAppender() instead");
     }
@@ -180,7 +180,7 @@ public final class AsyncQueue implements AutoCloseable {
                 throw new SpoolException("async reads of ring " + ring.path() + " need the async queue to open queue "
                         + queue.directory() + " itself: build it with AsyncQueue.builder(Path) or builder(SpoolQueueBuilder)");
             }
-            final NamedPosition named = name == null ? null : QueueInternals.of(queue).namedPosition(name);
+            final NamedPosition named = name == null ? null : queue.unwrap(QueueInternals.class).namedPosition(name);
             final AsyncTailer tailer;
             try {
                 tailer = new AsyncTailer(this, ring, queue, maxLength, named, mode, commits);
@@ -325,13 +325,13 @@ public final class AsyncQueue implements AutoCloseable {
             if (ownsQueue) {
                 queue.close();
             } else {
-                QueueInternals.of(queue).allowAppenders();
+                queue.unwrap(QueueInternals.class).allowAppenders();
             }
         }
     }
 
     private void drainUntil(final long deadline) {
-        final PauseStrategy pause = PauseStrategy.backoff(100, 100, 1_000, 1_000_000);
+        final IdleStrategy pause = new BackoffIdleStrategy(100, 100, 1_000, 1_000_000);
         Drainer draining = drainer;
         if (draining != null && draining.failure() != null) {
             // its thread stopped on a failure: a drainer made for the purpose tries the record again, and reports
@@ -340,7 +340,7 @@ public final class AsyncQueue implements AutoCloseable {
         }
         if (draining != null && draining.isRunning()) {
             while (ring.head() != ring.tail() && draining.isRunning() && System.nanoTime() - deadline < 0) {
-                pause.pause();
+                pause.idle();
             }
             draining.close();
             if (draining.failure() == null) {
@@ -352,13 +352,13 @@ public final class AsyncQueue implements AutoCloseable {
                 // a drainer of another process drains the ring until it dies: then this one takes over
                 draining = Drainer.tryOpen(ring, queue, drainBatch, ringReserve, builder.drainHook());
                 if (draining == null) {
-                    pause.pause();
+                    pause.idle();
                     continue;
                 }
                 drainer = draining;
             }
             if (draining.doWork() == 0) {
-                pause.pause();
+                pause.idle();
             } else {
                 pause.reset();
             }

@@ -1,10 +1,10 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
@@ -34,7 +34,8 @@ public final class AsyncQueueBuilder {
     private final SpoolQueueBuilder queueBuilder;
     private Path ringPath;
     private int ringCapacity = DEFAULT_RING_CAPACITY;
-    private BackPressure backPressure = BackPressure.awaitThenThrow(Duration.ofSeconds(10), PauseStrategy::backoff);
+    private BackPressure backPressure = BackPressure.awaitThenThrow(Duration.ofSeconds(10),
+            () -> new BackoffIdleStrategy(100, 100, 1_000, 1_000_000));
     private Duration claimTimeout = RingBuffer.DEFAULT_CLAIM_TIMEOUT;
     private Duration blockedClaimTimeout = RingBuffer.DEFAULT_BLOCKED_CLAIM_TIMEOUT;
     private int drainBatch = DEFAULT_DRAIN_BATCH;

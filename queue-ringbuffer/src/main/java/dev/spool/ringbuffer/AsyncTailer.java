@@ -88,7 +88,7 @@ public final class AsyncTailer implements ExcerptReader {
 
     AsyncTailer(final AsyncQueue owner, final RingBuffer ring, final SpoolQueue queue, final int maxLength,
                 final NamedPosition named, final CommitMode commitMode, final Doorbell.Group commits) {
-        final QueueInternals internals = QueueInternals.of(queue);
+        final QueueInternals internals = queue.unwrap(QueueInternals.class);
         this.checksumLength = internals.checksums() ? CHECKSUM_LENGTH : 0;
         this.crc = internals.verifyChecksums() ? new Crc32cOfMemory() : null;
         this.owner = owner;
@@ -96,7 +96,7 @@ public final class AsyncTailer implements ExcerptReader {
         this.drained = new DrainState(ring.address());
         this.store = ring.store();
         this.rollCycle = queue.rollCycle();
-        this.rule = new CycleRule(QueueInternals.of(queue).calendar());
+        this.rule = new CycleRule(queue.unwrap(QueueInternals.class).calendar());
         this.copy = BytesStore.nativeStoreWithFixedCapacity(Math.max(Long.BYTES, maxLength));
         this.copyAddress = copy.addressForWrite(0);
         this.tailer = queue.createTailer();

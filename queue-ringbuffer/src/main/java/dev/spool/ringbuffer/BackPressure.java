@@ -1,11 +1,11 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.SpoolQueueBuilder;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 /**
  * What an {@link AsyncAppender} does when the ring has no room for a record: the caller chooses. A record is
@@ -23,9 +23,9 @@ public final class BackPressure {
 
     private final Kind kind;
     private final long timeoutNs;
-    private final SpoolQueueBuilder.PauseStrategyFactory pause;
+    private final Supplier<IdleStrategy> pause;
 
-    private BackPressure(final Kind kind, final long timeoutNs, final SpoolQueueBuilder.PauseStrategyFactory pause) {
+    private BackPressure(final Kind kind, final long timeoutNs, final Supplier<IdleStrategy> pause) {
         this.kind = kind;
         this.timeoutNs = timeoutNs;
         this.pause = pause;
@@ -43,10 +43,11 @@ public final class BackPressure {
 
     /**
      * @param timeout how long to wait for room at most, then return {@link RingBuffer#INSUFFICIENT_CAPACITY}.
-     * @param pause   makes the strategy each appender waits with, e.g. {@link PauseStrategy#backoff()}.
+     * @param pause   makes the idle strategy each appender waits with, e.g.
+     *                {@code () -> new BackoffIdleStrategy(100, 100, 1_000, 1_000_000)}.
      * @return the policy that waits for the drainer to make room.
      */
-    public static BackPressure await(final Duration timeout, final SpoolQueueBuilder.PauseStrategyFactory pause) {
+    public static BackPressure await(final Duration timeout, final Supplier<IdleStrategy> pause) {
         if (timeout.isNegative()) {
             throw new SpoolException("timeout=" + timeout + " must not be negative");
         }
@@ -58,10 +59,11 @@ public final class BackPressure {
      * that ignores return values.
      *
      * @param timeout how long to wait for room at most, then throw {@link RingFullException}.
-     * @param pause   makes the strategy each appender waits with, e.g. {@link PauseStrategy#backoff()}.
+     * @param pause   makes the idle strategy each appender waits with, e.g.
+     *                {@code () -> new BackoffIdleStrategy(100, 100, 1_000, 1_000_000)}.
      * @return the policy that waits for the drainer to make room, then throws.
      */
-    public static BackPressure awaitThenThrow(final Duration timeout, final SpoolQueueBuilder.PauseStrategyFactory pause) {
+    public static BackPressure awaitThenThrow(final Duration timeout, final Supplier<IdleStrategy> pause) {
         if (timeout.isNegative()) {
             throw new SpoolException("timeout=" + timeout + " must not be negative");
         }
@@ -76,9 +78,9 @@ public final class BackPressure {
         return timeoutNs;
     }
 
-    /** @return a new pause strategy for one appender, or null if this policy does not wait. */
-    PauseStrategy newPauseStrategy() {
-        return pause == null ? null : pause.create();
+    /** @return a new idle strategy for one appender, or null if this policy does not wait. */
+    IdleStrategy newIdleStrategy() {
+        return pause == null ? null : pause.get();
     }
 
     @Override

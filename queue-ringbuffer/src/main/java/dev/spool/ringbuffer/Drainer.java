@@ -99,10 +99,10 @@ public final class Drainer implements Agent, AutoCloseable {
         this.batchLimit = batchLimit;
         this.hook = hook;
         this.reserve = reserve;
-        this.rule = new CycleRule(QueueInternals.of(queue).calendar());
+        this.rule = new CycleRule(queue.unwrap(QueueInternals.class).calendar());
         IndexedAppender created = null;
         try {
-            created = QueueInternals.of(queue).createIndexedAppender();
+            created = queue.unwrap(QueueInternals.class).createIndexedAppender();
             this.appender = created;
             this.drainedRecords = state.readVolatileDrainedRecords();
             this.drainedBatches = state.readVolatileDrainedBatches();

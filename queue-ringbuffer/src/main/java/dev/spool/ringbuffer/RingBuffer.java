@@ -6,9 +6,10 @@ import dev.spool.queue.internal.ChronicleDefaults;
 import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.MappingGuard;
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.TimeProvider;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
 
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -81,12 +82,12 @@ public final class RingBuffer implements AutoCloseable {
     /** A stale lower bound of the shared high-water mark, so that most claims only compare. */
     private long highWaterCache;
     /** Stamps each claim: the drainer picks the record's cycle from it. */
-    private final TimeProvider clock;
+    private final EpochClock clock;
     /** Keeps the ring mapped while a view of any thread reads it; closed before it is unmapped. */
     private final MappingGuard guard;
 
     private RingBuffer(final RingFile file, final int capacity, final Duration claimTimeout,
-                       final Duration blockedClaimTimeout, final TimeProvider clock) {
+                       final Duration blockedClaimTimeout, final EpochClock clock) {
         this.file = file;
         this.clock = clock;
         this.path = file.path();
@@ -170,7 +171,7 @@ public final class RingBuffer implements AutoCloseable {
      */
     public static RingBuffer open(final Path path, final int capacity, final Duration claimTimeout,
                                   final Duration blockedClaimTimeout, final Set<PosixFilePermission> fileMode) {
-        return open(path, capacity, claimTimeout, blockedClaimTimeout, fileMode, TimeProvider.SYSTEM);
+        return open(path, capacity, claimTimeout, blockedClaimTimeout, fileMode, SystemEpochClock.INSTANCE);
     }
 
     /**
@@ -189,7 +190,7 @@ public final class RingBuffer implements AutoCloseable {
      */
     public static RingBuffer open(final Path path, final int capacity, final Duration claimTimeout,
                                   final Duration blockedClaimTimeout, final Set<PosixFilePermission> fileMode,
-                                  final TimeProvider clock) {
+                                  final EpochClock clock) {
         if (clock == null) {
             throw new SpoolException("clock of ring " + path + " must not be null");
         }
@@ -288,7 +289,7 @@ public final class RingBuffer implements AutoCloseable {
         if (!MEMORY.compareAndSwapLong(recordAddress, unclaimedWord(lap(position)), headerWord(-recordLength, TYPE_DATA, owner))) {
             return false;
         }
-        MEMORY.writeLong(recordAddress + TIMESTAMP_OFFSET, clock.currentTimeMillis());
+        MEMORY.writeLong(recordAddress + TIMESTAMP_OFFSET, clock.time());
         return true;
     }
 

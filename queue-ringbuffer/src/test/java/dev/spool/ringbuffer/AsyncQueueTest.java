@@ -3,9 +3,9 @@ package dev.spool.ringbuffer;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.Messages;
 import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
+import org.agrona.concurrent.BackoffIdleStrategy;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -164,7 +164,8 @@ class AsyncQueueTest extends SpoolTestBase {
     void shouldWaitForRoomUnderTheAwaitPolicyThenGiveUpAtTheTimeout() throws Exception {
         try (SpoolQueue queue = openQueue();
              AsyncQueue async = builder(queue).ringCapacity(4096)
-                     .backPressure(BackPressure.await(Duration.ofMillis(50), PauseStrategy::backoff)).build();
+                     .backPressure(BackPressure.await(Duration.ofMillis(50),
+                             () -> new BackoffIdleStrategy(100, 100, 1_000, 1_000_000))).build();
              AsyncAppender appender = async.createAppender()) {
             final byte[] payload = new byte[200];
             for (int i = 0; i < 4096 / 216; i++) {

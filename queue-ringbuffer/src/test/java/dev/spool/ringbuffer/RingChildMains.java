@@ -2,12 +2,12 @@ package dev.spool.ringbuffer;
 
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.Messages;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.QueueMXBean;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.QueueInternals;
 
+import org.agrona.concurrent.BackoffIdleStrategy;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
@@ -33,7 +33,8 @@ final class RingChildMains {
     /** An async queue that opens and owns its queue, so it reads the ring with queue indices. */
     static AsyncQueue openAsync(final String directory, final String ringPath, final String capacity, final int batch) {
         return AsyncQueue.builder(SpoolQueue.builder(Path.of(directory)).chunkLength(1 << 20)).ringPath(Path.of(ringPath)).ringCapacity(Integer.parseInt(capacity)).drainBatch(batch)
-                .backPressure(BackPressure.awaitThenThrow(Duration.ofSeconds(120), PauseStrategy::backoff)).build();
+                .backPressure(BackPressure.awaitThenThrow(Duration.ofSeconds(120),
+                        () -> new BackoffIdleStrategy(100, 100, 1_000, 1_000_000))).build();
     }
 
     /** {@code queueDir ringPath capacity writer count}: appends self-checking messages into the ring, then exits. */
@@ -163,7 +164,7 @@ final class RingChildMains {
             final ExcerptTailer namedTailer = queue.createTailer("named");
             final AsyncTailer asyncTailer = async.createTailer();
             final AsyncTailer namedAsyncTailer = async.createTailer("named-async");
-            final QueueInternals internals = QueueInternals.of(queue);
+            final QueueInternals internals = queue.unwrap(QueueInternals.class);
             final AsyncAppender appender = async.createAppender();
             long lastPosition = -1;
             for (int i = 0; i < 100; i++) {

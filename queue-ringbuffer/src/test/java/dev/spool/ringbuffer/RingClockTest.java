@@ -20,7 +20,7 @@ class RingClockTest extends SpoolTestBase {
 
     private SpoolQueueBuilder queue(final String name, final ManualClock clock) {
         return SpoolQueue.builder(tempDir.resolve(name)).rollCycle(RollCycle.DAILY).chunkLength(1 << 20)
-                .timeProvider(clock);
+                .epochClock(clock);
     }
 
     @Test

@@ -6,7 +6,7 @@ import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
-import dev.spool.queue.TimeProvider;
+import org.agrona.concurrent.EpochClock;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -71,11 +71,11 @@ public class TimeSeekBenchmark {
     }
 
     /** A clock the fill moves by hand. */
-    private static final class FillClock implements TimeProvider {
+    private static final class FillClock implements EpochClock {
         private long millis = START;
 
         @Override
-        public long currentTimeMillis() {
+        public long time() {
             return millis;
         }
     }
@@ -105,7 +105,7 @@ public class TimeSeekBenchmark {
             directory = BenchmarkDirectory.create("spool-seek-");
             final FillClock clock = new FillClock();
             queue = Payloads.spoolQueue(directory.path()).rollCycle(RollCycle.HOURLY).indexTimes(true)
-                    .timeProvider(clock).openOrCreate();
+                    .epochClock(clock).openOrCreate();
             final byte[] payload = Payloads.create(32);
             try (ExcerptAppender appender = queue.createAppender()) {
                 for (int cycle = 0; cycle < cycles; cycle++) {

@@ -1,27 +1,28 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.TimeProvider;
 import dev.spool.queue.internal.CycleCalendar;
 
+import org.agrona.concurrent.EpochClock;
+
 /**
- * One appender's exact view of which cycle it is now, for an injected {@link TimeProvider}: the time provider is
+ * One appender's exact view of which cycle it is now, for an injected {@link EpochClock}: the clock is
  * read on every call, the calendar only when the time leaves the cached cycle.
  */
 final class CycleClock implements CycleSource {
-    private final TimeProvider timeProvider;
+    private final EpochClock clock;
     private final CycleCalendar calendar;
     private long cycle = -1;
     private long cycleStartMillis = Long.MAX_VALUE;
     private long cycleEndMillis = Long.MIN_VALUE;
 
-    CycleClock(final TimeProvider timeProvider, final CycleCalendar calendar) {
-        this.timeProvider = timeProvider;
+    CycleClock(final EpochClock clock, final CycleCalendar calendar) {
+        this.clock = clock;
         this.calendar = calendar;
     }
 
     @Override
     public long currentCycle() {
-        final long now = timeProvider.currentTimeMillis();
+        final long now = clock.time();
         if (now >= cycleStartMillis && now < cycleEndMillis) {
             return cycle;
         }

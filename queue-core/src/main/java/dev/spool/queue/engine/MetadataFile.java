@@ -72,13 +72,13 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
      * Creates the metadata file from {@code settings} unless it exists, then maps and validates it.
      */
     static MetadataFile createIfAbsent(final Path directory, final Settings settings,
-                                       final Set<PosixFilePermission> fileMode) {
+                                       final Set<PosixFilePermission> fileMode, final long createdMillis) {
         final Path path = directory.resolve(FILE_NAME);
         if (!Files.exists(path)) {
             final Path temp = directory.resolve(FILE_NAME + "." + UUID.randomUUID() + ".tmp");
             try {
                 try (FileChannel channel = FileModes.createNew(temp, fileMode, StandardOpenOption.WRITE)) {
-                    final ByteBuffer header = initialContent(settings);
+                    final ByteBuffer header = initialContent(settings, createdMillis);
                     while (header.hasRemaining()) {
                         channel.write(header);
                     }
@@ -140,7 +140,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
         }
     }
 
-    private static ByteBuffer initialContent(final Settings settings) {
+    private static ByteBuffer initialContent(final Settings settings, final long createdMillis) {
         final ByteBuffer buffer = ByteBuffer.allocate(FILE_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         final UUID id = settings.queueId() != null ? settings.queueId() : UUID.randomUUID();
         buffer.putInt(MAGIC_OFFSET, MAGIC)
@@ -151,7 +151,7 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
                 .putLong(EPOCH_OFFSET, settings.epochMillis())
                 .putLong(QUEUE_ID_OFFSET, id.getMostSignificantBits())
                 .putLong(QUEUE_ID_OFFSET + Long.BYTES, id.getLeastSignificantBits())
-                .putLong(CREATED_OFFSET, System.currentTimeMillis())
+                .putLong(CREATED_OFFSET, createdMillis)
                 .putInt(INDEX_BLOCK_ENTRIES_OFFSET, settings.indexBlockEntries())
                 .putInt(MAX_MESSAGE_LENGTH_OFFSET, settings.maxMessageLength())
                 .putLong(CHUNK_LENGTH_OFFSET, settings.chunkLength())

@@ -1,21 +1,17 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.CommitMode;
-import dev.spool.queue.CycleListener;
 import dev.spool.queue.Direction;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.IndexFormat;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.QueueMXBean;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SyncPolicy;
-import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
@@ -23,144 +19,92 @@ import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.MappingGuard;
 import dev.spool.queue.internal.NamedPosition;
+import dev.spool.queue.internal.QueueConfig;
+import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
 import dev.spool.queue.internal.SchemaFiles;
 
-import net.openhft.chronicle.bytes.BytesStore;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
-import java.time.LocalTime;
-import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * Not API: the engine of one open queue, public only for the {@code SpoolQueue} facade and
- * {@code QueueInternals}, which delegate to it. Creates the appenders, tailers, pretouchers and group commits of a
- * {@code Store} and tracks them, so that {@link #close()} closes them. Thread-safe.
+ * The engine of one open queue, and the one public class of this package: public only because the
+ * {@code SpoolQueue} facade, in the API's package, opens it ({@link #open(QueueConfig)}) and calls it. Not API: an
+ * application reaches it only through the facade, and Spool's sibling modules through the {@link QueueInternals} it
+ * implements ({@code queue.unwrap(QueueInternals.class)}). Creates the appenders, tailers, pretouchers and group
+ * commits of a {@code Store} and tracks them, so that {@link #close()} closes them; reads the settings fixed at open
+ * from the {@link QueueConfig} and the metadata once. Thread-safe.
  */
-public final class QueueEngine {
+public final class QueueEngine implements QueueInternals {
     private static final ExcerptHandler NO_OP = (bytes, offset, length, index) -> { };
 
     private final Store store;
     private final QueueMetrics metrics;
     private final MetadataFile metadata;
     private final Roles roles;
+    private final Path directory;
+    private final RollCycle rollCycle;
+    private final long epochMillis;
+    private final CycleCalendar calendar;
+    private final int maxMessageLength;
+    private final boolean checksums;
+    private final boolean verifyChecksums;
     private final SyncPolicy syncPolicy;
-    private final SyncTrigger.Factory syncTriggers;
-    private final SpoolQueueBuilder.PauseStrategyFactory pauseStrategy;
+    private final QueueConfig.SyncTriggers syncTriggers;
+    private final Supplier<IdleStrategy> idleStrategy;
+    private final EpochClock epochClock;
+    private final NanoClock nanoClock;
+    private final ErrorHandler errorHandler;
+    private final ThreadFactory threadFactory;
     private final long pretouchLength;
     private final Duration pretouchLeadTime;
     /** Why {@link #createAppender(SyncPolicy)} refuses, or null while it does not. */
     private volatile String appendersRefused;
 
-    private QueueEngine(final Store store, final Config config) {
+    private QueueEngine(final Store store, final QueueConfig config) {
         this.store = store;
         this.metrics = new QueueMetrics(this, store);
         this.metadata = store.metadata();
         this.roles = new Roles(store);
+        this.directory = store.directory();
+        this.rollCycle = store.rollCycle();
+        this.epochMillis = store.epochMillis();
+        this.calendar = store.calendar();
+        this.maxMessageLength = store.maxMessageLength();
+        this.checksums = store.checksums();
+        this.verifyChecksums = store.verifyChecksums();
         this.syncPolicy = config.syncPolicy();
         this.syncTriggers = config.syncTriggers();
-        this.pauseStrategy = config.pauseStrategy();
+        this.idleStrategy = config.idleStrategy();
+        this.epochClock = config.epochClock();
+        this.nanoClock = config.nanoClock();
+        this.errorHandler = config.errorHandler();
+        this.threadFactory = config.threadFactory();
         this.pretouchLength = config.pretouchLength();
         this.pretouchLeadTime = config.pretouchLeadTime();
     }
 
     /**
-     * The settings of a queue as its builder collected them; a null setting of the persisted layout means the
-     * default for a new queue and no check for an existing one.
-     *
-     * @param directory             the queue's directory.
-     * @param mayOpen               whether an existing queue is opened.
-     * @param mayCreate             whether a missing queue is created.
-     * @param rollCycle             the roll cycle, or null.
-     * @param epochMillis           the epoch, or null.
-     * @param indexSpacing          the index spacing, or null.
-     * @param indexBlockEntries     the entries per index block, or null.
-     * @param maxMessageLength      the longest payload, or null.
-     * @param chunkLength           the mapping chunk, or null.
-     * @param indexTimes            whether index entries hold times (FEATURE_INDEX_TIMES), or null.
-     * @param rollTime              the local time of day cycles start, with {@code rollZone}; or null.
-     * @param rollZone              the zone of {@code rollTime}, or null.
-     * @param replicaOf             the primary's queue id if this is a replica, or null.
-     * @param timeProvider          the clock that decides the cycle.
-     * @param pauseStrategy         makes each tailer's pause strategy.
-     * @param syncPolicy            the appenders' default sync policy.
-     * @param syncTriggers          makes an appender's evaluation of a sync policy.
-     * @param syncMarkers           whether a sync appends a sync marker.
-     * @param retainCycles          cycle files to keep.
-     * @param retainBytes           used bytes to keep.
-     * @param retainForNamedTailers whether a named tailer's unread cycles stay.
-     * @param cycleListener         told of cycle files acquired, released and deleted.
-     * @param pretouchLength        bytes a pretoucher touches ahead of the writer.
-     * @param pretouchLeadTime      how long before a roll a pretoucher creates the next file.
-     * @param checksums             whether excerpts carry a CRC32C, or null.
-     * @param verifyChecksums       whether this instance's tailers check the CRC32C of what they read.
-     * @param readOnly              map read-only and never write: no appender, named tailer, retention or sync.
-     * @param fileMode              the permissions of the files a writer creates; the lock file's derive from it.
-     * @param directoryMode         the permissions of the directories a writer creates.
-     */
-    public record Config(Path directory, boolean mayOpen, boolean mayCreate, RollCycle rollCycle, Long epochMillis,
-                         Integer indexSpacing, Integer indexBlockEntries, Integer maxMessageLength, Long chunkLength,
-                         Boolean indexTimes, LocalTime rollTime, ZoneId rollZone,
-                         UUID replicaOf, TimeProvider timeProvider, SpoolQueueBuilder.PauseStrategyFactory pauseStrategy,
-                         SyncPolicy syncPolicy, SyncTrigger.Factory syncTriggers, boolean syncMarkers, int retainCycles,
-                         long retainBytes, boolean retainForNamedTailers, CycleListener cycleListener,
-                         long pretouchLength, Duration pretouchLeadTime, Boolean checksums, boolean verifyChecksums,
-                         boolean readOnly, Set<PosixFilePermission> fileMode, Set<PosixFilePermission> directoryMode) {
-    }
-
-    /**
-     * One appender's evaluation of its sync policy, made by the policy; thread-confined and allocation-free.
-     */
-    public interface SyncTrigger {
-        /** Nothing to flush. */
-        int DO_NOTHING = 0;
-        /** Schedule write-back: {@code msync(MS_ASYNC)}. */
-        int DO_ASYNC = 1;
-        /** Flush and wait: {@code msync(MS_SYNC)}. */
-        int DO_SYNC = 2;
-
-        /**
-         * @param bytes  holds the excerpt just written.
-         * @param offset where its payload starts.
-         * @param length its payload's length.
-         * @return {@link #DO_NOTHING}, {@link #DO_ASYNC} or {@link #DO_SYNC}.
-         */
-        int onAppend(BytesStore<?, ?> bytes, long offset, int length);
-
-        /**
-         * Resets what the flush covered.
-         *
-         * @param action the flush done: {@link #DO_ASYNC} or {@link #DO_SYNC}.
-         */
-        void flushed(int action);
-
-        /** Makes the trigger of a sync policy for a new appender. */
-        @FunctionalInterface
-        interface Factory {
-            /**
-             * @param policy the appender's policy.
-             * @return its evaluation for one appender, or null if it never syncs.
-             */
-            SyncTrigger create(SyncPolicy policy);
-        }
-    }
-
-    /**
      * Opens or creates the queue.
      *
-     * @param config the builder's settings.
+     * @param config the builder's concluded settings.
      * @return the engine of the open queue.
      */
-    public static QueueEngine open(final Config config) {
+    public static QueueEngine open(final QueueConfig config) {
         return new QueueEngine(StoreOpener.open(config), config);
     }
 
@@ -173,7 +117,7 @@ public final class QueueEngine {
     public ExcerptAppender createAppender(final SyncPolicy policy) {
         final String refusal = appendersRefused;
         if (refusal != null) {
-            throw new SpoolException("queue " + store.directory() + " refuses appenders: " + refusal);
+            throw new SpoolException("queue " + directory + " refuses appenders: " + refusal);
         }
         return openAppender(policy);
     }
@@ -186,11 +130,13 @@ public final class QueueEngine {
      *
      * @param why the writer and the call to use instead, for the message.
      */
+    @Override
     public void refuseAppenders(final String why) {
         appendersRefused = Objects.requireNonNull(why, "why");
     }
 
     /** Ends what {@link #refuseAppenders(String)} began: the writer that refused them has closed. */
+    @Override
     public void allowAppenders() {
         appendersRefused = null;
     }
@@ -204,13 +150,13 @@ public final class QueueEngine {
             store.checkWritable("an appender");
             final int role = metadata.role();
             if (role == MetadataDescriptor.ROLE_REPLICA) {
-                throw new SpoolException("queue " + store.directory() + " is a replica of queue id " + queueId()
+                throw new SpoolException("queue " + directory + " is a replica of queue id " + queueId()
                         + ": local appends are refused; its excerpts arrive by replication, or promote() it first");
             }
             if (role == MetadataDescriptor.ROLE_FENCED) {
                 throw fenced();
             }
-            final StoreAppender appender = new StoreAppender(store, syncTriggers.create(policy));
+            final StoreAppender appender = new StoreAppender(store, syncTriggers.create(policy, nanoClock));
             store.opened(appender);
             return appender;
         }
@@ -225,6 +171,7 @@ public final class QueueEngine {
      * @return a new appender at given indices, with the queue's sync policy: on a replica, or on a primary.
      * @throws SpoolException if the queue is fenced.
      */
+    @Override
     public IndexedAppender createIndexedAppender() {
         synchronized (store.users()) {
             store.checkOpen();
@@ -232,14 +179,14 @@ public final class QueueEngine {
             if (metadata.role() == MetadataDescriptor.ROLE_FENCED) {
                 throw fenced();
             }
-            final StoreAppender appender = new StoreAppender(store, syncTriggers.create(syncPolicy));
+            final StoreAppender appender = new StoreAppender(store, syncTriggers.create(syncPolicy, nanoClock));
             store.opened(appender);
             return new StoreIndexedAppender(appender);
         }
     }
 
     private SpoolException fenced() {
-        return new SpoolException("queue " + store.directory() + " was fenced by term " + metadata.fencedByTerm()
+        return new SpoolException("queue " + directory + " was fenced by term " + metadata.fencedByTerm()
                 + " (its term is " + metadata.term() + "): another queue is the primary now, appends are refused");
     }
 
@@ -247,7 +194,7 @@ public final class QueueEngine {
     public ExcerptTailer createTailer() {
         synchronized (store.users()) {
             store.checkOpen();
-            final StoreTailer tailer = new StoreTailer(store, null, CommitMode.ON_READ, pauseStrategy.create());
+            final StoreTailer tailer = new StoreTailer(store, null, CommitMode.ON_READ, idleStrategy.get());
             store.opened(tailer);
             tailer.toStart();
             return tailer;
@@ -258,24 +205,26 @@ public final class QueueEngine {
      * @return a new tailer positioned before the first excerpt that delivers each data excerpt's body as stored: in a
      * checksummed queue the CRC32C field then the payload, checked as every tailer checks it.
      */
+    @Override
     public ExcerptTailer createBodyTailer() {
         synchronized (store.users()) {
             store.checkOpen();
-            final StoreTailer tailer = new StoreTailer(store, null, CommitMode.ON_READ, pauseStrategy.create(), true);
+            final StoreTailer tailer = new StoreTailer(store, null, CommitMode.ON_READ, idleStrategy.get(), true);
             store.opened(tailer);
             tailer.toStart();
             return tailer;
         }
     }
 
-    /** @return true if this instance's readers check each excerpt's CRC32C: the queue has them and none skip. */
+    @Override
     public boolean verifyChecksums() {
-        return store.verifyChecksums();
+        return verifyChecksums;
     }
 
     /** @return true if every data excerpt of the queue carries a CRC32C of its payload. */
+    @Override
     public boolean checksums() {
-        return store.checksums();
+        return checksums;
     }
 
     /**
@@ -287,7 +236,7 @@ public final class QueueEngine {
         Objects.requireNonNull(mode, "mode");
         synchronized (store.users()) {
             final StoreNamedPosition position = openPosition(name);
-            final StoreTailer tailer = new StoreTailer(store, position, mode, pauseStrategy.create());
+            final StoreTailer tailer = new StoreTailer(store, position, mode, idleStrategy.get());
             store.opened(tailer);
             try {
                 // resumes after the last index committed under the name, or at the start
@@ -310,6 +259,7 @@ public final class QueueEngine {
      * @param name 1 to 48 UTF-8 bytes.
      * @return the position persisted under the name, its entry created if absent; close it with its tailer.
      */
+    @Override
     public NamedPosition namedPosition(final String name) {
         return openPosition(name);
     }
@@ -343,7 +293,7 @@ public final class QueueEngine {
             store.checkWritable("removing named tailer '" + name + "'");
             for (final AutoCloseable user : store.openUsers()) {
                 if (user instanceof NamedPosition position && name.equals(position.name())) {
-                    throw new SpoolException("named tailer '" + name + "' of " + store.directory()
+                    throw new SpoolException("named tailer '" + name + "' of " + directory
                             + " is open in this queue instance: close it before removing it");
                 }
             }
@@ -416,30 +366,46 @@ public final class QueueEngine {
 
     /** @return the queue's directory, absolute. */
     public Path directory() {
-        return store.directory();
+        return directory;
     }
 
     /** @return the persisted roll cycle. */
     public RollCycle rollCycle() {
-        return store.rollCycle();
+        return rollCycle;
     }
 
     /** @return the time cycle 0 starts, in ms since 1970. */
     public long epochMillis() {
-        return store.epochMillis();
+        return epochMillis;
     }
 
-    /** @return when each cycle starts and how its file is named. */
+    @Override
     public CycleCalendar calendar() {
-        return store.calendar();
+        return calendar;
     }
 
-    /** @return the clock that picks the cycle of each append. */
-    public TimeProvider timeProvider() {
-        return store.timeProvider();
+    @Override
+    public EpochClock epochClock() {
+        return epochClock;
+    }
+
+    @Override
+    public NanoClock nanoClock() {
+        return nanoClock;
+    }
+
+    @Override
+    public ErrorHandler errorHandler() {
+        return errorHandler;
+    }
+
+    @Override
+    public ThreadFactory threadFactory() {
+        return threadFactory;
     }
 
     /** @return the features the queue was created with, fixed since: the metadata's bit set. */
+    @Override
     public int features() {
         final MappingGuard guard = enter();
         try {
@@ -461,14 +427,14 @@ public final class QueueEngine {
 
     /** @return the longest payload an appender accepts. */
     public int maxMessageLength() {
-        return store.maxMessageLength();
+        return maxMessageLength;
     }
 
     /** @return the most excerpts one cycle can hold. */
     public long cycleCapacity() {
         final MappingGuard guard = enter();
         try {
-            return Math.min(store.rollCycle().maxSequences(),
+            return Math.min(rollCycle.maxSequences(),
                     (long) CycleDescriptor.ROOT_ENTRIES * metadata.indexBlockEntries() * metadata.indexSpacing());
         } finally {
             guard.exit();
@@ -514,16 +480,17 @@ public final class QueueEngine {
      * @throws InterruptedException if the thread is interrupted while waiting.
      */
     public boolean awaitSynced(final long index, final long timeout, final TimeUnit unit) throws InterruptedException {
-        final long deadline = System.nanoTime() + unit.toNanos(timeout);
-        final PauseStrategy pause = PauseStrategy.backoff(0, 10, 1_000, 1_000_000);
+        final long deadline = nanoClock.nanoTime() + unit.toNanos(timeout);
+        final IdleStrategy idle = new BackoffIdleStrategy(0, 10, 1_000, 1_000_000);
         while (lastSyncedIndex() < index) {
             if (Thread.interrupted()) {
-                throw new InterruptedException("interrupted while awaiting sync of index " + IndexFormat.format(index, rollCycle()) + " in " + store.directory());
+                throw new InterruptedException("interrupted while awaiting sync of index "
+                        + IndexFormat.format(index, rollCycle) + " in " + directory);
             }
-            if (System.nanoTime() - deadline >= 0) {
+            if (nanoClock.nanoTime() - deadline >= 0) {
                 return false;
             }
-            pause.pause();
+            idle.idle();
         }
         return true;
     }
@@ -554,6 +521,7 @@ public final class QueueEngine {
     }
 
     /** @return who may append to this queue, as persisted now. */
+    @Override
     public QueueRole role() {
         final MappingGuard guard = enter();
         try {
@@ -564,6 +532,7 @@ public final class QueueEngine {
     }
 
     /** @return the number of promotions in this queue's history. */
+    @Override
     public long term() {
         final MappingGuard guard = enter();
         try {
@@ -574,6 +543,7 @@ public final class QueueEngine {
     }
 
     /** @return the highest index a replica acknowledged, or -1 if none. */
+    @Override
     public long lastAckedIndex() {
         final MappingGuard guard = enter();
         try {
@@ -588,6 +558,7 @@ public final class QueueEngine {
      *
      * @param index the highest acknowledged index.
      */
+    @Override
     public void recordAcked(final long index) {
         final MappingGuard guard = enter();
         try {
@@ -602,16 +573,19 @@ public final class QueueEngine {
      * @param what what would write, for the message.
      * @throws SpoolException naming the queue if it was opened read-only.
      */
+    @Override
     public void checkWritable(final String what) {
-        store.checkWritable(what);
+        metadata.checkWritable(what);
     }
 
     /** @return the typed schema files of the queue's directory, with the metadata's schema generation. */
+    @Override
     public SchemaFiles schemaFiles() {
         return store.schemaFiles();
     }
 
     /** @return the highest index an ack quorum of replicas acknowledged, or -1 if none. */
+    @Override
     public long quorumAckedIndex() {
         final MappingGuard guard = enter();
         try {
@@ -626,6 +600,7 @@ public final class QueueEngine {
      *
      * @param index the highest index acknowledged by the quorum.
      */
+    @Override
     public void recordQuorumAcked(final long index) {
         final MappingGuard guard = enter();
         try {
@@ -639,6 +614,7 @@ public final class QueueEngine {
      * @param wake run on the appending thread while the doorbell is armed.
      * @return a doorbell rung after each append through this instance.
      */
+    @Override
     public Doorbell appendDoorbell(final Runnable wake) {
         return store.appends().add(wake);
     }
@@ -647,6 +623,7 @@ public final class QueueEngine {
      * @param wake run on the thread that records an acknowledgement while the doorbell is armed.
      * @return a doorbell rung after each {@link #recordAcked(long)}.
      */
+    @Override
     public Doorbell ackDoorbell(final Runnable wake) {
         return store.acks().add(wake);
     }
@@ -657,6 +634,7 @@ public final class QueueEngine {
      * @return the new term.
      * @throws SpoolException unless the queue is a replica.
      */
+    @Override
     public long promote() {
         final MappingGuard guard = enter();
         try {
@@ -671,6 +649,7 @@ public final class QueueEngine {
      *
      * @param byTerm the later term; must exceed {@link #term()}.
      */
+    @Override
     public void fence(final long byTerm) {
         final MappingGuard guard = enter();
         try {
@@ -686,6 +665,7 @@ public final class QueueEngine {
      * @param term the primary's term.
      * @throws SpoolException unless the queue is a replica and {@code term} is at least its own.
      */
+    @Override
     public void adoptTerm(final long term) {
         final MappingGuard guard = enter();
         try {

@@ -1,7 +1,8 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.internal.CycleCalendar;
-import dev.spool.queue.TimeProvider;
+
+import org.agrona.concurrent.SystemEpochClock;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -16,8 +17,8 @@ import java.util.List;
  * field holds {@link #CHECK_CLOCK} and every caller reads the wall clock, so the roll happens at the exact
  * millisecond unless the daemon wakes more than the guard (50 ms, or a tenth of a short cycle) late. If it does,
  * appends in that window go to the previous cycle until it wakes; a writer in another process that already
- * rolled makes every writer follow. Inject a {@link TimeProvider} other than {@link TimeProvider#SYSTEM} to read
- * the clock on every append instead.
+ * rolled makes every writer follow. It serves only the queues whose epoch clock is {@link SystemEpochClock#INSTANCE},
+ * and reads that clock; a queue built with another clock reads it on every append instead.
  */
 final class RollClock implements CycleSource {
     static final String THREAD_NAME = "spool-roll-clock";
@@ -52,7 +53,7 @@ final class RollClock implements CycleSource {
             }
             if (clock == null) {
                 clock = new RollClock(calendar);
-                clock.update(System.currentTimeMillis());
+                clock.update(SystemEpochClock.INSTANCE.time());
                 CLOCKS.add(clock);
             }
             clock.references++;
@@ -77,7 +78,7 @@ final class RollClock implements CycleSource {
     @Override
     public long currentCycle() {
         final long current = cycle;
-        return current != CHECK_CLOCK ? current : calendar.cycle(System.currentTimeMillis());
+        return current != CHECK_CLOCK ? current : calendar.cycle(SystemEpochClock.INSTANCE.time());
     }
 
     /** @return the cycle cached for callers, or {@link Long#MIN_VALUE} inside a guard window. */

@@ -5,6 +5,7 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SystemEpochClock;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -60,7 +61,7 @@ final class RollClockTicker implements Agent {
      */
     @Override
     public int doWork() {
-        final long now = System.currentTimeMillis();
+        final long now = SystemEpochClock.INSTANCE.time();
         if (now < nextUpdateMillis) {
             return 0;
         }
@@ -101,7 +102,7 @@ final class RollClockTicker implements Agent {
 
         @Override
         public void idle() {
-            final long delay = ticker.nextUpdateMillis - System.currentTimeMillis();
+            final long delay = ticker.nextUpdateMillis - SystemEpochClock.INSTANCE.time();
             if (delay > 0) {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(delay));
             }

@@ -1,11 +1,12 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.CorruptQueueException;
-import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
 
 import static dev.spool.queue.format.ExcerptDescriptor.*;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+import org.agrona.concurrent.EpochClock;
 
 /**
  * The sparse index of the cycle file an appender or tailer works on (layout: {@link CycleDescriptor}). Sequence
@@ -21,7 +22,7 @@ final class SparseIndex {
     private final MappedCursor entries;
     private final int maxDataLength;
     /** The writer's clock for index times; null for a reader. */
-    private final TimeProvider clock;
+    private final EpochClock clock;
     private CycleFile file;
     /** From an entry's position to its time, or 0 if the file's entries hold no times. */
     private long timeOffset;
@@ -41,7 +42,7 @@ final class SparseIndex {
      * @param clock         the writer's clock, read once per index entry of a file with index times; null for a
      *                      reader.
      */
-    SparseIndex(final String name, final int maxDataLength, final TimeProvider clock) {
+    SparseIndex(final String name, final int maxDataLength, final EpochClock clock) {
         this.entries = new MappedCursor(name);
         this.maxDataLength = maxDataLength;
         this.clock = clock;
@@ -140,7 +141,7 @@ final class SparseIndex {
         }
         final long entryPosition = entryPosition(lastBlockPosition, entry);
         if (timeOffset != 0) {
-            final long time = Math.max(clock.currentTimeMillis(), previousTime(entry, entryPosition));
+            final long time = Math.max(clock.time(), previousTime(entry, entryPosition));
             MEMORY.writeLong(entries.address(entryPosition + timeOffset), time);
         }
         // release: a reader that finds the entry finds the excerpt it points at, and the entry's time

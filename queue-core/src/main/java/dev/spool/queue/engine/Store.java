@@ -3,7 +3,6 @@ package dev.spool.queue.engine;
 import dev.spool.queue.CycleListener;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
@@ -12,6 +11,12 @@ import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.MappingGuard;
 import dev.spool.queue.internal.SchemaFiles;
 import dev.spool.queue.internal.ProcessSlots;
+import dev.spool.queue.internal.QueueConfig;
+
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * What the appenders, tailers, retention, pretouchers and group commits of one open queue share: the metadata, the
@@ -41,7 +47,10 @@ final class Store {
     private final long epochMillis;
     private final CycleCalendar calendar;
     private final int maxMessageLength;
-    private final TimeProvider timeProvider;
+    private final EpochClock epochClock;
+    private final NanoClock nanoClock;
+    private final ErrorHandler errorHandler;
+    private final ThreadFactory threadFactory;
     private final RollClock rollClock;
     private final boolean syncMarkers;
     private final boolean checksums;
@@ -62,14 +71,17 @@ final class Store {
     private WriteLock writeLock;
     private boolean closed;
 
-    Store(final Path directory, final MetadataFile metadata, final QueueEngine.Config config) {
+    Store(final Path directory, final MetadataFile metadata, final QueueConfig config) {
         this.directory = directory;
         this.metadata = metadata;
         this.rollCycle = metadata.rollCycle();
         this.epochMillis = metadata.epochMillis();
         this.calendar = metadata.calendar();
         this.maxMessageLength = metadata.maxMessageLength();
-        this.timeProvider = config.timeProvider();
+        this.epochClock = config.epochClock();
+        this.nanoClock = config.nanoClock();
+        this.errorHandler = config.errorHandler();
+        this.threadFactory = config.threadFactory();
         this.syncMarkers = config.syncMarkers();
         this.checksums = (metadata.features() & MetadataDescriptor.FEATURE_CRC32C) != 0;
         this.verifyChecksums = checksums && config.verifyChecksums();
@@ -81,7 +93,8 @@ final class Store {
                 config.fileMode());
         this.retention = new Retention(this, config.retainCycles(), config.retainBytes(), config.retainForNamedTailers(),
                 listener);
-        this.rollClock = timeProvider == TimeProvider.SYSTEM ? RollClock.acquire(calendar) : null;
+        // the system clock is read through the JVM's shared roll clock; any other is read exactly, on every append
+        this.rollClock = epochClock == SystemEpochClock.INSTANCE ? RollClock.acquire(calendar) : null;
     }
 
     Path directory() {
@@ -140,8 +153,24 @@ final class Store {
         return maxMessageLength + (checksums ? ExcerptDescriptor.CHECKSUM_LENGTH : 0);
     }
 
-    TimeProvider timeProvider() {
-        return timeProvider;
+    /** @return the wall clock: the cycle of each append, the times of index entries and sync markers. */
+    EpochClock epochClock() {
+        return epochClock;
+    }
+
+    /** @return the monotonic clock: timeouts and intervals. */
+    NanoClock nanoClock() {
+        return nanoClock;
+    }
+
+    /** @return what a background duty's runner reports its failures to. */
+    ErrorHandler errorHandler() {
+        return errorHandler;
+    }
+
+    /** @return what makes a background duty's thread. */
+    ThreadFactory threadFactory() {
+        return threadFactory;
     }
 
     boolean syncMarkers() {
@@ -154,7 +183,7 @@ final class Store {
 
     /** @return what tells a new appender the current cycle: the shared roll clock, or the injected clock read exactly. */
     CycleSource cycleSource() {
-        return rollClock != null ? rollClock : new CycleClock(timeProvider, calendar);
+        return rollClock != null ? rollClock : new CycleClock(epochClock, calendar);
     }
 
     /** @return the doorbells an appender of this instance rings after each append. */
@@ -234,7 +263,8 @@ final class Store {
                     metadata.claimProcessSlot(slot, session, ProcessHandle.current().pid());
                     processSlots = slots;
                     processSlot = slot;
-                    writeLock = new WriteLock(metadata, slots, MetadataDescriptor.lockWord(session, slot), counters);
+                    writeLock = new WriteLock(metadata, slots, MetadataDescriptor.lockWord(session, slot), counters,
+                            nanoClock);
                 } catch (RuntimeException e) {
                     slots.release();
                     throw e;

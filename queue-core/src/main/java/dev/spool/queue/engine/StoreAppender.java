@@ -3,7 +3,7 @@ package dev.spool.queue.engine;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.engine.QueueEngine.SyncTrigger;
+import dev.spool.queue.internal.SyncTrigger;
 import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.typed.TypedMessages;

@@ -3,10 +3,12 @@ package dev.spool.queue.engine;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.IndexFormat;
-import dev.spool.queue.internal.AgentThreads;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SleepingIdleStrategy;
 
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,6 +29,9 @@ final class StoreGroupCommit implements GroupCommit {
     private final AtomicReferenceArray<Thread> waiters = new AtomicReferenceArray<>(WAITER_SLOTS);
     private final AtomicLong syncs = new AtomicLong();
     private final String directory;
+    private final NanoClock nanoClock;
+    private final ErrorHandler errorHandler;
+    private final ThreadFactory threadFactory;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The runner of {@link #start()}, if this group commit has its own thread. */
     private volatile AgentRunner runner;
@@ -37,15 +42,17 @@ final class StoreGroupCommit implements GroupCommit {
         this.metadata = store.metadata();
         this.syncer = syncer;
         this.directory = store.directory().toString();
+        this.nanoClock = store.nanoClock();
+        this.errorHandler = store.errorHandler();
+        this.threadFactory = store.threadFactory();
     }
 
     /** Runs the syncer on its own daemon thread, parked 1 ms at a time while no writer waits. */
     void start() {
         final AgentRunner started = new AgentRunner(new SleepingIdleStrategy(IDLE_PARK_NS),
-                AgentThreads.logErrors("group commit of " + directory + " failed to sync: its waiters time out"),
-                null, this);
+                errorHandler, null, this);
         runner = started;
-        thread = AgentRunner.startOnThread(started, AgentThreads.daemon());
+        thread = AgentRunner.startOnThread(started, threadFactory);
     }
 
     @Override
@@ -74,9 +81,9 @@ final class StoreGroupCommit implements GroupCommit {
         final Thread self = Thread.currentThread();
         final int slot = register(self);
         try {
-            final long deadline = System.nanoTime() + unit.toNanos(timeout);
+            final long deadline = nanoClock.nanoTime() + unit.toNanos(timeout);
             while (metadata.lastSyncedIndex() < index) {
-                final long left = deadline - System.nanoTime();
+                final long left = deadline - nanoClock.nanoTime();
                 if (left <= 0) {
                     return false;
                 }

@@ -3,22 +3,23 @@ package dev.spool.queue.engine;
 import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.format.CycleDescriptor;
-import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.CycleCalendar;
+import dev.spool.queue.internal.QueueConfig;
+import dev.spool.queue.internal.QueueConfig.Layout;
+import dev.spool.queue.internal.QueueConfig.Setting;
 import dev.spool.queue.internal.QueueRole;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.UUID;
 
 /**
  * Opens a queue's directory, or creates it with new settings: refuses a directory that is not a queue, settings
@@ -29,9 +30,8 @@ final class StoreOpener {
     }
 
     /** @return the opened store; its metadata is closed again if anything is refused. */
-    static Store open(final QueueEngine.Config config) {
-        checkRollTime(config);
-        final Path directory = config.directory().toAbsolutePath().normalize();
+    static Store open(final QueueConfig config) {
+        final Path directory = config.directory();
         final Path metadataPath = directory.resolve(MetadataDescriptor.FILE_NAME);
         final MetadataFile metadata;
         if (Files.exists(metadataPath)) {
@@ -58,12 +58,12 @@ final class StoreOpener {
                 throw new SpoolException("not a Spool queue: " + directory + " has no " + MetadataDescriptor.FILE_NAME
                         + " but holds " + strangers.size() + " other files, e.g. " + strangers.get(0).getFileName());
             }
-            final MetadataFile.Settings settings = newQueueSettings(config);
             FileModes.createDirectories(directory, config.directoryMode());
-            metadata = MetadataFile.createIfAbsent(directory, settings, config.fileMode());
+            metadata = MetadataFile.createIfAbsent(directory, newQueueSettings(config.layout()), config.fileMode(),
+                    config.epochClock().time());
         }
         try {
-            checkAgainst(config, metadata);
+            checkAgainst(config.layout(), metadata);
             checkCycleFiles(directory, metadata);
             if (config.syncPolicy().needsMsync()) {
                 Msync.checkAvailable(config.syncPolicy().toString());
@@ -75,83 +75,41 @@ final class StoreOpener {
         }
     }
 
-    private static MetadataFile.Settings newQueueSettings(final QueueEngine.Config config) {
-        final long chunk = config.chunkLength() == null ? SpoolQueueBuilder.DEFAULT_CHUNK_LENGTH : config.chunkLength();
-        if (!MetadataFile.isPowerOfTwo(chunk) || chunk < SpoolQueueBuilder.MIN_CHUNK_LENGTH) {
-            throw new SpoolException("chunkLength=" + chunk + " must be a power of two of at least "
-                    + SpoolQueueBuilder.MIN_CHUNK_LENGTH);
-        }
-        final int spacing = config.indexSpacing() == null ? SpoolQueueBuilder.DEFAULT_INDEX_SPACING : config.indexSpacing();
-        if (!MetadataFile.isPowerOfTwo(spacing) || spacing > MetadataDescriptor.MAX_INDEX_SPACING) {
-            throw new SpoolException("indexSpacing=" + spacing + " must be a power of two from 1 to "
-                    + MetadataDescriptor.MAX_INDEX_SPACING);
-        }
-        final int entries = config.indexBlockEntries() == null ? SpoolQueueBuilder.DEFAULT_INDEX_BLOCK_ENTRIES
-                : config.indexBlockEntries();
-        if (!MetadataFile.isPowerOfTwo(entries) || entries < MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES
-                || entries > MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES) {
-            throw new SpoolException("indexBlockEntries=" + entries + " must be a power of two from "
-                    + MetadataDescriptor.MIN_INDEX_BLOCK_ENTRIES + " to " + MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
-        }
-        final boolean checksums = Boolean.TRUE.equals(config.checksums());
-        final int features = (checksums ? MetadataDescriptor.FEATURE_CRC32C : 0)
-                | (Boolean.TRUE.equals(config.indexTimes()) ? MetadataDescriptor.FEATURE_INDEX_TIMES : 0)
-                | (config.rollZone() != null ? MetadataDescriptor.FEATURE_ZONED_ROLL : 0);
-        // a checksummed excerpt's body holds its CRC32C too
-        final long maxLimit = CycleDescriptor.maxPayloadLength(chunk) - (checksums ? ExcerptDescriptor.CHECKSUM_LENGTH : 0);
-        if (CycleDescriptor.blockPayloadLength(entries, features) > maxLimit) {
-            throw new SpoolException("indexBlockEntries=" + entries + " makes index blocks longer than a chunk of "
-                    + chunk + " can hold");
-        }
-        final int maxLength = config.maxMessageLength() == null ? (int) maxLimit : config.maxMessageLength();
-        if (maxLength < 1 || maxLength > maxLimit) {
-            throw new SpoolException("maxMessageLength=" + maxLength + " must be from 1 to " + maxLimit
-                    + " with chunkLength=" + chunk);
-        }
-        final CycleCalendar calendar = config.rollZone() != null ? CycleCalendar.zoned(config.rollTime(), config.rollZone())
-                : CycleCalendar.of(config.rollCycle() == null ? RollCycle.DAILY : config.rollCycle(),
-                config.epochMillis() == null ? 0 : config.epochMillis());
-        return new MetadataFile.Settings(calendar, config.epochMillis() == null ? 0 : config.epochMillis(), spacing, entries, maxLength, chunk,
-                config.replicaOf(), config.replicaOf() == null ? MetadataDescriptor.ROLE_PRIMARY : MetadataDescriptor.ROLE_REPLICA,
-                features);
+    /** @return a new queue's metadata settings: the builder checked them and resolved their defaults. */
+    private static MetadataFile.Settings newQueueSettings(final Layout layout) {
+        final int features = (layout.checksums() ? MetadataDescriptor.FEATURE_CRC32C : 0)
+                | (layout.indexTimes() ? MetadataDescriptor.FEATURE_INDEX_TIMES : 0)
+                | (layout.calendar().zone() != null ? MetadataDescriptor.FEATURE_ZONED_ROLL : 0);
+        return new MetadataFile.Settings(layout.calendar(), layout.epochMillis(), layout.indexSpacing(),
+                layout.indexBlockEntries(), layout.maxMessageLength(), layout.chunkLength(),
+                layout.replicaOf().orElse(null), layout.replicaOf().isPresent() ? MetadataDescriptor.ROLE_REPLICA
+                : MetadataDescriptor.ROLE_PRIMARY, features);
     }
 
-    /** A roll at a time of day (the builder clears a roll cycle and an epoch, which it replaces): whole minutes, a zone id that fits. */
-    private static void checkRollTime(final QueueEngine.Config config) {
-        if (config.rollZone() == null) {
-            return;
+    /** Refuses a persisted setting given to the builder that differs from the one the queue was created with. */
+    private static void checkAgainst(final Layout layout, final MetadataFile metadata) {
+        if (layout.isGiven(Setting.ROLL_TIME) && !layout.calendar().equals(metadata.calendar())) {
+            throw new SpoolException("queue " + metadata.path().getParent() + " was created with rolls "
+                    + metadata.calendar() + "; it cannot be reopened with rollTime=" + layout.calendar().rollTime()
+                    + " " + layout.calendar().zone());
         }
-        final String rollTime = "rollTime=" + config.rollTime() + " " + config.rollZone();
-        if (config.rollTime().getSecond() != 0 || config.rollTime().getNano() != 0) {
-            throw new SpoolException(rollTime + " must be a whole minute");
-        }
-        if (config.rollZone().getId().getBytes(StandardCharsets.UTF_8).length > MetadataDescriptor.ROLL_ZONE_MAX_LENGTH) {
-            throw new SpoolException(rollTime + ": the zone id is longer than "
-                    + MetadataDescriptor.ROLL_ZONE_MAX_LENGTH + " bytes");
-        }
-    }
-
-    private static void checkAgainst(final QueueEngine.Config config, final MetadataFile metadata) {
-        if (config.rollZone() != null) {
-            final CycleCalendar persisted = metadata.calendar();
-            final CycleCalendar requested = CycleCalendar.zoned(config.rollTime(), config.rollZone());
-            if (!requested.equals(persisted)) {
-                throw new SpoolException("queue " + metadata.path().getParent() + " was created with rolls " + persisted
-                        + "; it cannot be reopened with rollTime=" + config.rollTime() + " " + config.rollZone());
-            }
-        }
-        mismatch("rollCycle", config.rollCycle(), metadata.rollCycle(), metadata);
-        mismatch("epochMillis", config.epochMillis(), metadata.epochMillis(), metadata);
-        mismatch("indexSpacing", config.indexSpacing(), metadata.indexSpacing(), metadata);
-        mismatch("indexBlockEntries", config.indexBlockEntries(), metadata.indexBlockEntries(), metadata);
-        mismatch("maxMessageLength", config.maxMessageLength(), metadata.maxMessageLength(), metadata);
-        mismatch("chunkLength", config.chunkLength(), metadata.chunkLength(), metadata);
-        mismatch("checksums", config.checksums(), (metadata.features() & MetadataDescriptor.FEATURE_CRC32C) != 0, metadata);
-        mismatch("indexTimes", config.indexTimes(), CycleDescriptor.hasIndexTimes(metadata.features()), metadata);
-        if (config.replicaOf() != null) {
-            if (!config.replicaOf().equals(metadata.queueId())) {
+        mismatch(layout, Setting.ROLL_CYCLE, "rollCycle", layout.calendar().rollCycle(), metadata.rollCycle(), metadata);
+        mismatch(layout, Setting.EPOCH_MILLIS, "epochMillis", layout.epochMillis(), metadata.epochMillis(), metadata);
+        mismatch(layout, Setting.INDEX_SPACING, "indexSpacing", layout.indexSpacing(), metadata.indexSpacing(), metadata);
+        mismatch(layout, Setting.INDEX_BLOCK_ENTRIES, "indexBlockEntries", layout.indexBlockEntries(),
+                metadata.indexBlockEntries(), metadata);
+        mismatch(layout, Setting.MAX_MESSAGE_LENGTH, "maxMessageLength", layout.maxMessageLength(),
+                metadata.maxMessageLength(), metadata);
+        mismatch(layout, Setting.CHUNK_LENGTH, "chunkLength", layout.chunkLength(), metadata.chunkLength(), metadata);
+        mismatch(layout, Setting.CHECKSUMS, "checksums", layout.checksums(),
+                (metadata.features() & MetadataDescriptor.FEATURE_CRC32C) != 0, metadata);
+        mismatch(layout, Setting.INDEX_TIMES, "indexTimes", layout.indexTimes(),
+                CycleDescriptor.hasIndexTimes(metadata.features()), metadata);
+        if (layout.replicaOf().isPresent()) {
+            final UUID replicaOf = layout.replicaOf().get();
+            if (!replicaOf.equals(metadata.queueId())) {
                 throw new SpoolException("queue " + metadata.path().getParent() + " has queue id " + metadata.queueId()
-                        + "; it cannot be opened as a replica of queue id " + config.replicaOf());
+                        + "; it cannot be opened as a replica of queue id " + replicaOf);
             }
             if (metadata.role() != MetadataDescriptor.ROLE_REPLICA) {
                 throw new SpoolException("queue " + metadata.path().getParent() + " is a "
@@ -161,8 +119,9 @@ final class StoreOpener {
         }
     }
 
-    private static void mismatch(final String setting, final Object requested, final Object persisted, final MetadataFile metadata) {
-        if (requested != null && !requested.equals(persisted)) {
+    private static void mismatch(final Layout layout, final Setting given, final String setting, final Object requested,
+                                 final Object persisted, final MetadataFile metadata) {
+        if (layout.isGiven(given) && !requested.equals(persisted)) {
             throw new SpoolException("queue " + metadata.path().getParent() + " was created with " + setting + "=" + persisted
                     + "; it cannot be reopened with " + setting + "=" + requested);
         }

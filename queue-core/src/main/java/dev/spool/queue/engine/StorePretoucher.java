@@ -1,16 +1,13 @@
 package dev.spool.queue.engine;
 
 import dev.spool.queue.Pretoucher;
-import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.SpoolQueue;
-import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
-import dev.spool.queue.internal.AgentThreads;
 import dev.spool.queue.internal.CycleCalendar;
 
 import net.openhft.chronicle.core.OS;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SleepingIdleStrategy;
 
 import java.time.Duration;
@@ -24,7 +21,7 @@ final class StorePretoucher implements Pretoucher {
     private final MetadataFile metadata;
     private final CycleFiles cycleFiles;
     private final CycleCalendar calendar;
-    private final TimeProvider timeProvider;
+    private final EpochClock epochClock;
     private final WriteLock lock;
     private final long pretouchLength;
     private final long leadMillis;
@@ -38,7 +35,7 @@ final class StorePretoucher implements Pretoucher {
     /** Every page of {@link #file} below this position has been touched. */
     private long touchedPosition;
     private long nextTouchedPosition;
-    /** Set once by {@link #start(Duration)}: the runner of {@link SpoolQueue#startPretoucher(Duration)}. */
+    /** Set once by {@link #start(Duration)}: the runner of {@code SpoolQueue.startPretoucher(Duration)}. */
     private volatile AgentRunner runner;
     /** The runner's thread, once started: the only thread that may then call {@link #doWork()}. */
     private volatile Thread thread;
@@ -48,7 +45,7 @@ final class StorePretoucher implements Pretoucher {
         this.metadata = store.metadata();
         this.cycleFiles = store.cycleFiles();
         this.calendar = store.calendar();
-        this.timeProvider = store.timeProvider();
+        this.epochClock = store.epochClock();
         // claimed now, not at the first file it creates: a process slot is claimed under the queue's monitor, which
         // the queue's close holds while it waits for this pretoucher's thread to stop
         this.lock = store.writeLock();
@@ -126,11 +123,9 @@ final class StorePretoucher implements Pretoucher {
     /** Runs {@link #doWork()} on a daemon thread, sleeping {@code period} whenever there was nothing to do. */
     void start(final Duration period) {
         final AgentRunner started = new AgentRunner(new SleepingIdleStrategy(period.toNanos()),
-                AgentThreads.logErrors("pretoucher of " + store.directory()
-                        + " failed: writers take their own page faults and create their own files until it succeeds"),
-                null, this);
+                store.errorHandler(), null, this);
         runner = started;
-        thread = AgentRunner.startOnThread(started, AgentThreads.daemon());
+        thread = AgentRunner.startOnThread(started, store.threadFactory());
     }
 
     /** Moves to the new highest cycle: the file created ahead of this roll, its first pages already touched. */
@@ -162,7 +157,7 @@ final class StorePretoucher implements Pretoucher {
      */
     private int prepare(final long cycle) {
         final long startMillis = calendar.startMillis(cycle);
-        final long now = timeProvider.currentTimeMillis();
+        final long now = epochClock.time();
         if (now < startMillis - leadMillis || now >= calendar.startMillis(cycle + 1)) {
             // too early; or the clock has left that cycle without an append, so the next append starts a later
             // one and a file made for this one would stay empty

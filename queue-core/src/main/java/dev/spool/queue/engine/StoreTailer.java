@@ -6,7 +6,6 @@ import dev.spool.queue.Direction;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.IndexFormat;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SyncMarkerHandler;
@@ -14,6 +13,9 @@ import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.internal.Crc32cOfMemory;
 
 import net.openhft.chronicle.bytes.Bytes;
+
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +39,8 @@ final class StoreTailer implements ExcerptTailer {
     /** True if each read persists its index: a named tailer in {@link CommitMode#ON_READ}. */
     private final boolean commitOnRead;
     private final CommitMode commitMode;
-    private final PauseStrategy pause;
+    private final IdleStrategy idle;
+    private final NanoClock nanoClock;
     private final MappedCursor cursor = new MappedCursor("tailer");
     private final ExcerptLocator locator;
     private final int maxDataLength;
@@ -65,13 +68,13 @@ final class StoreTailer implements ExcerptTailer {
     private boolean closed;
 
     StoreTailer(final Store store, final StoreNamedPosition named, final CommitMode commitMode,
-                final PauseStrategy pause) {
-        this(store, named, commitMode, pause, false);
+                final IdleStrategy idle) {
+        this(store, named, commitMode, idle, false);
     }
 
     /** @param bodies true to deliver each data excerpt's body as stored, the CRC32C field included. */
     StoreTailer(final Store store, final StoreNamedPosition named, final CommitMode commitMode,
-                final PauseStrategy pause, final boolean bodies) {
+                final IdleStrategy idle, final boolean bodies) {
         this.store = store;
         this.metadata = store.metadata();
         this.cycleFiles = store.cycleFiles();
@@ -79,7 +82,8 @@ final class StoreTailer implements ExcerptTailer {
         this.named = named;
         this.commitMode = commitMode;
         this.commitOnRead = named != null && commitMode == CommitMode.ON_READ;
-        this.pause = pause;
+        this.idle = idle;
+        this.nanoClock = store.nanoClock();
         this.maxDataLength = store.maxDataLength();
         this.locator = new ExcerptLocator(metadata, cursor, maxDataLength, store.verifyChecksums());
         final int checksumLength = store.checksums() ? CHECKSUM_LENGTH : 0;
@@ -331,16 +335,16 @@ final class StoreTailer implements ExcerptTailer {
 
     @Override
     public boolean await(final long timeout, final TimeUnit unit) throws InterruptedException {
-        final long deadline = System.nanoTime() + unit.toNanos(timeout);
-        pause.reset();
+        final long deadline = nanoClock.nanoTime() + unit.toNanos(timeout);
+        idle.reset();
         while (!hasNext()) {
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while awaiting an excerpt of " + store.directory());
             }
-            if (System.nanoTime() - deadline >= 0) {
+            if (nanoClock.nanoTime() - deadline >= 0) {
                 return false;
             }
-            pause.pause();
+            idle.idle();
         }
         return true;
     }

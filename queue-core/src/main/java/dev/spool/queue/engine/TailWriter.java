@@ -8,6 +8,8 @@ import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 
 import net.openhft.chronicle.bytes.MappedBytesStore;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 
 import static dev.spool.queue.format.ExcerptDescriptor.*;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
@@ -35,6 +37,10 @@ final class TailWriter {
     private final CycleFiles cycleFiles;
     private final RollCycle rollCycle;
     private final CycleSource clock;
+    /** Stamps sync markers. */
+    private final EpochClock epochClock;
+    /** Times the syncs. */
+    private final NanoClock nanoClock;
     private final MappedCursor cursor = new MappedCursor("appender", true);
     private final MappedCursor syncCursor = new MappedCursor("appender-sync");
     private final SparseIndex index;
@@ -67,7 +73,9 @@ final class TailWriter {
         this.clock = store.cycleSource();
         this.retains = store.retains();
         this.flushesOnRoll = flushesOnRoll;
-        this.index = new SparseIndex("appender-index", store.maxDataLength(), store.timeProvider());
+        this.epochClock = store.epochClock();
+        this.nanoClock = store.nanoClock();
+        this.index = new SparseIndex("appender-index", store.maxDataLength(), epochClock);
         this.recovery = new TailRecovery(cursor, syncCursor, index, store.maxDataLength(), store.counters());
     }
 
@@ -245,9 +253,9 @@ final class TailWriter {
             Msync.flush(syncCursor, flushedPosition, toPosition, false);
             return;
         }
-        final long start = System.nanoTime();
+        final long start = nanoClock.nanoTime();
         Msync.flush(syncCursor, flushedPosition, toPosition, true);
-        counters.synced(System.nanoTime() - start);
+        counters.synced(nanoClock.nanoTime() - start);
         flushedPosition = toPosition;
     }
 
@@ -258,7 +266,7 @@ final class TailWriter {
         final int alignedLength = alignedLength(SYNC_MARKER_LENGTH);
         MEMORY.writeInt(address + HEADER_LENGTH + METADATA_TYPE_OFFSET, TYPE_SYNC_MARKER);
         MEMORY.writeLong(address + SYNC_MARKER_INDEX_OFFSET, syncedIndex);
-        MEMORY.writeLong(address + SYNC_MARKER_TIME_OFFSET, System.currentTimeMillis());
+        MEMORY.writeLong(address + SYNC_MARKER_TIME_OFFSET, epochClock.time());
         MEMORY.writeInt(address + alignedLength, 0);
         // release: the marker's fields are visible before its header
         MEMORY.writeOrderedInt(address, METADATA_FLAG | SYNC_MARKER_LENGTH);

@@ -1,10 +1,12 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.ProcessSlots;
 
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,13 +32,17 @@ final class WriteLock {
     private final long lockWord;
     private final ProcessSlots slots;
     private final StoreCounters counters;
+    /** Times a contended wait: when to ask whether the holder is alive. */
+    private final NanoClock nanoClock;
     /** Written only by the holder: lets a thread that already holds the lock fail instead of waiting for itself. */
     private Thread holder;
     /** Set by a takeover, cleared by {@link #tookOverFromDeadHolder()}; the holder's thread only. */
     private boolean tookOver;
 
-    WriteLock(final MetadataFile metadata, final ProcessSlots slots, final long lockWord, final StoreCounters counters) {
+    WriteLock(final MetadataFile metadata, final ProcessSlots slots, final long lockWord, final StoreCounters counters,
+              final NanoClock nanoClock) {
         this.counters = counters;
+        this.nanoClock = nanoClock;
         this.metadata = metadata;
         this.lockAddress = metadata.address(MetadataDescriptor.WRITE_LOCK_OFFSET);
         this.lockWord = lockWord;
@@ -72,8 +78,8 @@ final class WriteLock {
             throw new SpoolException("this thread already holds the write lock of " + metadata.path()
                     + ": commit or roll back the open claim before appending again");
         }
-        final PauseStrategy pause = PauseStrategy.backoff(1_000, 100, 1_000, 100_000);
-        final long start = System.nanoTime();
+        final IdleStrategy idle = new BackoffIdleStrategy(1_000, 100, 1_000, 100_000);
+        final long start = nanoClock.nanoTime();
         long nextCheck = start + FIRST_CHECK_NS;
         while (true) {
             final long owner = MEMORY.readVolatileLong(lockAddress);
@@ -83,7 +89,7 @@ final class WriteLock {
                 }
                 continue;
             }
-            final long now = System.nanoTime();
+            final long now = nanoClock.nanoTime();
             if (now - nextCheck >= 0) {
                 if (owner != lockWord && !isOwnerAlive(owner)) {
                     if (MEMORY.compareAndSwapLong(lockAddress, owner, lockWord)) {
@@ -98,7 +104,7 @@ final class WriteLock {
                 }
                 nextCheck = now + CHECK_INTERVAL_NS;
             }
-            pause.pause();
+            idle.idle();
         }
     }
 

@@ -1,54 +1,20 @@
 package dev.spool.queue.internal;
 
-import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.SpoolQueue;
-import dev.spool.queue.TimeProvider;
-import dev.spool.queue.engine.QueueEngine;
+import dev.spool.queue.SpoolException;
 
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
-import org.agrona.concurrent.SystemNanoClock;
 
-import java.util.Objects;
-import java.util.function.Function;
+import java.util.concurrent.ThreadFactory;
 
 /**
- * Not API: what the replication and ring-buffer modules need from a {@link SpoolQueue} beyond its public methods.
- * {@code QueueInternals.of(queue)} is cheap and holds no state of its own: every method acts on the queue, in this
- * process and, through the metadata file, in others.
+ * Not API: what the replication and ring-buffer modules need from a queue beyond its public methods, implemented by
+ * the queue's engine. A module reaches it as {@code queue.unwrap(QueueInternals.class)}, which is cheap: every method
+ * acts on the queue, in this process and, through the metadata file, in others.
  */
-public final class QueueInternals {
-    private static volatile Function<SpoolQueue, QueueEngine> engines;
-
-    private final QueueEngine engine;
-
-    private QueueInternals(final QueueEngine engine) {
-        this.engine = engine;
-    }
-
-    /**
-     * Installs how an instance reaches a queue's engine; called once, by {@link SpoolQueue}'s static initializer.
-     *
-     * @param access returns the engine of a queue.
-     * @throws SpoolException if one is installed already.
-     */
-    public static synchronized void install(final Function<SpoolQueue, QueueEngine> access) {
-        if (engines != null) {
-            throw new SpoolException("the queue engine access is installed already");
-        }
-        engines = Objects.requireNonNull(access, "access");
-    }
-
-    /**
-     * @param queue an open queue.
-     * @return its internals.
-     */
-    public static QueueInternals of(final SpoolQueue queue) {
-        // a SpoolQueue instance exists, so its class is initialized and the access installed
-        return new QueueInternals(engines.apply(Objects.requireNonNull(queue, "queue")));
-    }
-
+public interface QueueInternals {
     /**
      * Refuses, before anything starts, a writer of another module on a queue opened read-only, whose files are
      * mapped read-only: a replication source records acknowledgements, an async queue's drainer appends. The queue
@@ -57,9 +23,7 @@ public final class QueueInternals {
      * @param what the writer, for the message: {@code "a replication source, which records acknowledgements,"}.
      * @throws SpoolException naming the queue if it was opened read-only.
      */
-    public void checkWritable(final String what) {
-        engine.checkWritable(what);
-    }
+    void checkWritable(String what);
 
     /**
      * Makes the queue's {@code createAppender} refuse from now on, naming {@code why}: an async queue is the queue's
@@ -68,58 +32,44 @@ public final class QueueInternals {
      *
      * @param why the writer and the call to use instead, for the message.
      */
-    public void refuseAppenders(final String why) {
-        engine.refuseAppenders(why);
-    }
+    void refuseAppenders(String why);
 
     /** Lets the queue's {@code createAppender} work again once the writer that {@link #refuseAppenders refused} closed. */
-    public void allowAppenders() {
-        engine.allowAppenders();
-    }
+    void allowAppenders();
 
     /** @return when the queue's cycles start: the ring buffer's index rule rolls where the queue does. */
-    public CycleCalendar calendar() {
-        return engine.calendar();
-    }
+    CycleCalendar calendar();
 
     /**
-     * @return the clock that picks the cycle of each append: the ring stamps its claims with it, so that a record
-     * drained from the ring lands in the cycle a direct append at the claim's time would.
+     * @return the queue's wall clock, in milliseconds since 1970, which picks the cycle of each append: the ring
+     * stamps its claims with it, so that a record drained from the ring lands in the cycle a direct append at the
+     * claim's time would, and the ring and replication stamp and compare wall-clock times with it.
      */
-    public TimeProvider timeProvider() {
-        return engine.timeProvider();
-    }
-
-    /**
-     * @return the queue's wall clock, in milliseconds since 1970: what the ring and replication stamp and compare
-     * wall-clock times with.
-     */
-    public EpochClock epochClock() {
-        return engine.timeProvider()::currentTimeMillis;
-    }
+    EpochClock epochClock();
 
     /** @return the queue's monotonic clock: what the ring and replication measure timeouts and intervals with. */
-    public NanoClock nanoClock() {
-        return SystemNanoClock.INSTANCE;
-    }
+    NanoClock nanoClock();
+
+    /**
+     * @return the error handler the queue was built with, told of every failure of a background duty: the duties of
+     * the sibling modules report theirs to it too.
+     */
+    ErrorHandler errorHandler();
+
+    /** @return the thread factory the queue was built with, which makes the threads of the background duties. */
+    ThreadFactory threadFactory();
 
     /** @return who may append to the queue, as persisted now. */
-    public QueueRole role() {
-        return engine.role();
-    }
+    QueueRole role();
 
     /** @return the number of promotions in the queue's history: 0 until a replica of it is first promoted. */
-    public long term() {
-        return engine.term();
-    }
+    long term();
 
     /**
      * @return the highest index a replica acknowledged, as recorded by the queue's replication source (in any
      * process), or -1 if none.
      */
-    public long lastAckedIndex() {
-        return engine.lastAckedIndex();
-    }
+    long lastAckedIndex();
 
     /**
      * Records that a replica acknowledged every excerpt up to {@code index}, unless a later index is recorded
@@ -128,17 +78,13 @@ public final class QueueInternals {
      *
      * @param index the highest acknowledged index.
      */
-    public void recordAcked(final long index) {
-        engine.recordAcked(index);
-    }
+    void recordAcked(long index);
 
     /**
      * @return the highest index acknowledged by the ack quorum of the queue's replication source (k of its N
      * replicas), as recorded in any process, or -1 if none.
      */
-    public long quorumAckedIndex() {
-        return engine.quorumAckedIndex();
-    }
+    long quorumAckedIndex();
 
     /**
      * Records that an ack quorum of replicas acknowledged every excerpt up to {@code index}, unless a later index is
@@ -146,17 +92,13 @@ public final class QueueInternals {
      *
      * @param index the highest index acknowledged by the quorum.
      */
-    public void recordQuorumAcked(final long index) {
-        engine.recordQuorumAcked(index);
-    }
+    void recordQuorumAcked(long index);
 
     /**
      * @return the typed schema files of the queue's directory and the metadata's count of them written: a
      * replication source sends them to its replicas, a sink stores what it receives.
      */
-    public SchemaFiles schemaFiles() {
-        return engine.schemaFiles();
-    }
+    SchemaFiles schemaFiles();
 
     /**
      * @param wake run on the appending thread after an append through an appender of this queue instance (an
@@ -165,28 +107,22 @@ public final class QueueInternals {
      * @return a doorbell that wakes a thread sleeping until the queue grows; appends made through other instances
      * (another process) ring nothing, so bound the sleep. See {@link Doorbell}.
      */
-    public Doorbell appendDoorbell(final Runnable wake) {
-        return engine.appendDoorbell(wake);
-    }
+    Doorbell appendDoorbell(Runnable wake);
 
     /**
      * @param name a named tailer's name, 1 to 48 UTF-8 bytes; its entry in the metadata is created if absent.
      * @return the position persisted under the name, shared with the queue's tailers of that name; close it when
-     * done, and {@link SpoolQueue#removeTailer(String)} refuses the name until then.
+     * done, and {@code SpoolQueue.removeTailer(String)} refuses the name until then.
      * @throws dev.spool.queue.SpoolException if the name does not fit or the metadata has no room for it.
      */
-    public NamedPosition namedPosition(final String name) {
-        return engine.namedPosition(name);
-    }
+    NamedPosition namedPosition(String name);
 
     /**
      * @param wake run on the thread that calls {@link #recordAcked(long)} on this queue instance, while the doorbell
      *             is armed: short and non-blocking, such as unparking the waiting thread.
      * @return a doorbell that wakes a thread sleeping until a replica acknowledges more. See {@link Doorbell}.
      */
-    public Doorbell ackDoorbell(final Runnable wake) {
-        return engine.ackDoorbell(wake);
-    }
+    Doorbell ackDoorbell(Runnable wake);
 
     /**
      * Makes this replica the primary of a new term, one more than its current one: local appends continue from its
@@ -196,9 +132,7 @@ public final class QueueInternals {
      * @return the new term.
      * @throws dev.spool.queue.SpoolException unless the queue is a {@link QueueRole#REPLICA}.
      */
-    public long promote() {
-        return engine.promote();
-    }
+    long promote();
 
     /**
      * Fences this primary: a primary of the later term {@code byTerm} exists, so new appenders are refused from now
@@ -207,9 +141,7 @@ public final class QueueInternals {
      *
      * @param byTerm the later term; must exceed {@link #term()}.
      */
-    public void fence(final long byTerm) {
-        engine.fence(byTerm);
-    }
+    void fence(long byTerm);
 
     /**
      * A replica takes the term of the primary it copies when that term is later than its own.
@@ -217,45 +149,33 @@ public final class QueueInternals {
      * @param term the primary's term.
      * @throws dev.spool.queue.SpoolException unless the queue is a replica and {@code term} is at least its own.
      */
-    public void adoptTerm(final long term) {
-        engine.adoptTerm(term);
-    }
+    void adoptTerm(long term);
 
     /** @return the features the queue was created with: the metadata's bit set ({@code MetadataDescriptor}). */
-    public int features() {
-        return engine.features();
-    }
+    int features();
 
     /**
      * @return true if the queue was created with checksums: each data excerpt's body is its CRC32C, then its payload.
      */
-    public boolean checksums() {
-        return engine.checksums();
-    }
+    boolean checksums();
 
     /**
      * @return true if readers of this queue instance check each excerpt's CRC32C: the queue has checksums and the
      * instance was not opened to skip them.
      */
-    public boolean verifyChecksums() {
-        return engine.verifyChecksums();
-    }
+    boolean verifyChecksums();
 
     /**
      * @return a new tailer, before the first excerpt, whose reads deliver each data excerpt's body as stored (in a
      * queue with checksums: the CRC32C field, then the payload), checked as any tailer checks it; what
      * {@link IndexedAppender#appendBodyAt} writes. Closing the queue closes it.
      */
-    public ExcerptTailer createBodyTailer() {
-        return engine.createBodyTailer();
-    }
+    ExcerptTailer createBodyTailer();
 
     /**
      * @return a new appender at given indices, with the queue's sync policy, on a replica or a primary; see
      * {@link IndexedAppender}. Closing the queue closes it.
      * @throws dev.spool.queue.SpoolException if the queue is fenced or closed.
      */
-    public IndexedAppender createIndexedAppender() {
-        return engine.createIndexedAppender();
-    }
+    IndexedAppender createIndexedAppender();
 }

@@ -1,7 +1,6 @@
 package dev.spool.queue.internal;
 
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.format.MetadataDescriptor;
 
 /**
@@ -10,7 +9,7 @@ import dev.spool.queue.format.MetadataDescriptor;
  * is fenced.
  */
 public enum QueueRole {
-    /** Local appenders write to it; {@link SpoolQueue#createAppender()} works. */
+    /** Local appenders write to it; {@code SpoolQueue.createAppender()} works. */
     PRIMARY,
     /** Written only through {@link QueueInternals#createIndexedAppender()}; local appends are refused. */
     REPLICA,

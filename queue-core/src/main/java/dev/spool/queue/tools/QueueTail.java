@@ -3,11 +3,11 @@ package dev.spool.queue.tools;
 import dev.spool.queue.ExcerptHandler;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.IndexFormat;
-import dev.spool.queue.PauseStrategy;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 
 import net.openhft.chronicle.bytes.BytesStore;
+import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.io.PrintStream;
 import java.nio.ByteBuffer;
@@ -63,7 +63,7 @@ final class QueueTail implements ExcerptHandler {
         boolean interrupted = false;
         // a person reads tail -f: 10 ms of latency is nothing to them, while spinning costs a core shared with others
         try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly()
-                .pauseStrategy(() -> PauseStrategy.backoff(0, 0, MIN_PARK_NS, MAX_PARK_NS)).open();
+                .idleStrategy(() -> new BackoffIdleStrategy(0, 0, MIN_PARK_NS, MAX_PARK_NS)).open();
              ExcerptTailer tailer = queue.createTailer()) {
             rollCycle = queue.rollCycle();
             switch (from.kind()) {

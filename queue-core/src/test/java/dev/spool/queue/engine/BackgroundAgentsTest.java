@@ -41,7 +41,7 @@ class BackgroundAgentsTest extends SpoolTestBase {
 
     private SpoolQueueBuilder builder() {
         return SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(64L << 20)
-                .timeProvider(clock).pretouchLength(1 << 20).pretouchLeadTime(Duration.ofMillis(200));
+                .epochClock(clock).pretouchLength(1 << 20).pretouchLeadTime(Duration.ofMillis(200));
     }
 
     /** Appends one message in each of {@code cycles} cycles, moving the clock on after each. */

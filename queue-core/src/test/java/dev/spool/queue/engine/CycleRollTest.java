@@ -29,7 +29,7 @@ class CycleRollTest extends SpoolTestBase {
         final AtomicLong now = new AtomicLong(START_MILLIS);
         final long firstCycle = RollCycle.HOURLY.cycle(START_MILLIS, 0);
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20)
-                .rollCycle(RollCycle.HOURLY).timeProvider(now::get).openOrCreate();
+                .rollCycle(RollCycle.HOURLY).epochClock(now::get).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
              ExcerptTailer tailer = queue.createTailer()) {
             appender.append("before".getBytes(StandardCharsets.UTF_8));
@@ -48,7 +48,7 @@ class CycleRollTest extends SpoolTestBase {
     void shouldReadCycleWhoseCreatorDiedBeforeRecordingItAsTheHighest() {
         final AtomicLong now = new AtomicLong(START_MILLIS);
         final SpoolQueueBuilder builder = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20)
-                .rollCycle(RollCycle.HOURLY).timeProvider(now::get);
+                .rollCycle(RollCycle.HOURLY).epochClock(now::get);
         final long firstCycle = RollCycle.HOURLY.cycle(START_MILLIS, 0);
         try (SpoolQueue queue = builder.openOrCreate(); ExcerptAppender appender = queue.createAppender()) {
             appender.append("before".getBytes(StandardCharsets.UTF_8));

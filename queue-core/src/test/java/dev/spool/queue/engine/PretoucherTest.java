@@ -13,7 +13,6 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SpoolTestBase;
-import dev.spool.queue.TimeProvider;
 
 import net.openhft.chronicle.bytes.Bytes;
 import org.junit.jupiter.api.Test;
@@ -27,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.agrona.concurrent.EpochClock;
 
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -40,8 +40,8 @@ class PretoucherTest extends SpoolTestBase {
         return tempDir.resolve("q");
     }
 
-    private SpoolQueueBuilder builder(final TimeProvider clock, final long pretouchLength) {
-        return SpoolQueue.builder(dir()).rollCycle(RollCycle.SECONDLY).chunkLength(CHUNK).timeProvider(clock)
+    private SpoolQueueBuilder builder(final EpochClock clock, final long pretouchLength) {
+        return SpoolQueue.builder(dir()).rollCycle(RollCycle.SECONDLY).chunkLength(CHUNK).epochClock(clock)
                 .pretouchLeadTime(Duration.ofMillis(LEAD_MILLIS)).pretouchLength(pretouchLength);
     }
 
@@ -273,14 +273,14 @@ class PretoucherTest extends SpoolTestBase {
             final long cycle = RollCycle.SECONDLY.toCycle(appender.append(message(4, sequence++, 500)));
             final Path path = Stores.of(queue).cycleFiles().path(cycle);
             final long writePosition = writePosition(queue, cycle);
-            child.send("EXECUTE " + clock.currentTimeMillis());
+            child.send("EXECUTE " + clock.time());
             assertTrue(executed(child) > 0);
             assertTrue(Files.size(path) >= writePosition + pretouchLength, "the other process mapped ahead: " + Files.size(path));
             final Path next = Stores.of(queue).cycleFiles().path(cycle + 1);
             assertFalse(Files.exists(next));
 
             clock.advance(900);
-            child.send("EXECUTE " + clock.currentTimeMillis());
+            child.send("EXECUTE " + clock.time());
             assertTrue(executed(child) > 0);
             assertTrue(Files.exists(next), "the other process created the next file, under the write lock");
             final Object createdAhead = fileKey(next);
@@ -292,7 +292,7 @@ class PretoucherTest extends SpoolTestBase {
             final long rolled = appender.append(message(4, sequence++, 500));
             assertEquals(RollCycle.SECONDLY.toIndex(cycle + 1, 0), rolled);
             assertEquals(createdAhead, fileKey(next));
-            child.send("EXECUTE " + clock.currentTimeMillis());
+            child.send("EXECUTE " + clock.time());
             assertTrue(executed(child) > 0, "follows the roll made in this process");
             for (int i = 0; i < 100; i++) {
                 appender.append(message(4, sequence++, 500));

@@ -42,7 +42,7 @@ class RetentionTest extends SpoolTestBase {
     }
 
     private SpoolQueueBuilder builder() {
-        return SpoolQueue.builder(dir()).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20).timeProvider(clock)
+        return SpoolQueue.builder(dir()).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20).epochClock(clock)
                 .cycleListener(new CycleListener() {
                     @Override
                     public void onAcquired(final long cycle, final Path file) {
@@ -236,7 +236,7 @@ class RetentionTest extends SpoolTestBase {
              ExcerptTailer tailer = queue.createTailer()) {
             final List<Long> indices = fill(appender, 5, 3);
             assertEquals(indices.get(0), tailer.read(Bytes.allocateElasticOnHeap()));
-            try (SpoolQueue other = SpoolQueue.builder(dir()).timeProvider(clock).retainCycles(1).openOrCreate()) {
+            try (SpoolQueue other = SpoolQueue.builder(dir()).epochClock(clock).retainCycles(1).openOrCreate()) {
                 assertEquals(4, other.applyRetention(), "the other process deletes the file this one reads too");
             }
             assertArrayEquals(cycles(4), queue.cycles());

@@ -7,7 +7,6 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
-import dev.spool.queue.TimeProvider;
 
 import net.openhft.chronicle.bytes.Bytes;
 import org.junit.jupiter.api.Test;
@@ -15,15 +14,16 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import org.agrona.concurrent.EpochClock;
 
 import static org.junit.jupiter.api.Assertions.*;
 
 class RollTest extends SpoolTestBase {
     private static final long START = 1_700_000_000_000L;
 
-    private SpoolQueue open(final TimeProvider clock) {
+    private SpoolQueue open(final EpochClock clock) {
         return SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20)
-                .timeProvider(clock).openOrCreate();
+                .epochClock(clock).openOrCreate();
     }
 
     @Test
@@ -121,7 +121,7 @@ class RollTest extends SpoolTestBase {
     void shouldRejectAFullCycleBeforeWritingAndContinueInTheNextCycle() {
         final ManualClock clock = new ManualClock(START);
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).rollCycle(RollCycle.SECONDLY).chunkLength(1 << 20)
-                .indexSpacing(1).indexBlockEntries(8).timeProvider(clock).openOrCreate();
+                .indexSpacing(1).indexBlockEntries(8).epochClock(clock).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
             final long capacity = queue.cycleCapacity();
             assertEquals((1 << 15) * 8, capacity);

@@ -19,8 +19,8 @@ class DoorbellTest extends SpoolTestBase {
         final AtomicInteger second = new AtomicInteger();
         try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender()) {
-            final Doorbell one = QueueInternals.of(queue).appendDoorbell(first::incrementAndGet);
-            final Doorbell two = QueueInternals.of(queue).appendDoorbell(second::incrementAndGet);
+            final Doorbell one = queue.unwrap(QueueInternals.class).appendDoorbell(first::incrementAndGet);
+            final Doorbell two = queue.unwrap(QueueInternals.class).appendDoorbell(second::incrementAndGet);
             appender.append(MESSAGE);
             assertEquals(0, first.get(), "not armed: no wake");
             one.arm();
@@ -49,7 +49,7 @@ class DoorbellTest extends SpoolTestBase {
         expectWarning("wake action failed");
         try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
-             Doorbell failing = QueueInternals.of(queue).appendDoorbell(() -> {
+             Doorbell failing = queue.unwrap(QueueInternals.class).appendDoorbell(() -> {
                  throw new IllegalStateException("wake failed");
              })) {
             failing.arm();
@@ -63,13 +63,13 @@ class DoorbellTest extends SpoolTestBase {
         final AtomicInteger woken = new AtomicInteger();
         try (SpoolQueue queue = SpoolQueue.builder(tempDir).chunkLength(1 << 20).openOrCreate();
              ExcerptAppender appender = queue.createAppender();
-             Doorbell acked = QueueInternals.of(queue).ackDoorbell(woken::incrementAndGet)) {
+             Doorbell acked = queue.unwrap(QueueInternals.class).ackDoorbell(woken::incrementAndGet)) {
             acked.arm();
             final long index = appender.append(MESSAGE);
             assertEquals(0, woken.get(), "an append is not an ack");
-            QueueInternals.of(queue).recordAcked(index);
+            queue.unwrap(QueueInternals.class).recordAcked(index);
             assertEquals(1, woken.get());
-            assertEquals(index, QueueInternals.of(queue).lastAckedIndex());
+            assertEquals(index, queue.unwrap(QueueInternals.class).lastAckedIndex());
         }
     }
 }

@@ -28,7 +28,7 @@ class IndexedAppenderTest extends SpoolTestBase {
 
     private SpoolQueue open() {
         return SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).rollCycle(ROLL).epochMillis(0)
-                .timeProvider(clock).openOrCreate();
+                .epochClock(clock).openOrCreate();
     }
 
     private static byte[] utf8(final String text) {
@@ -58,7 +58,7 @@ class IndexedAppenderTest extends SpoolTestBase {
     void shouldAppendAtTheNextIndexOfThePrimarysCurrentCycle() {
         try (SpoolQueue queue = open();
              ExcerptAppender appender = queue.createAppender();
-             IndexedAppender indexed = QueueInternals.of(queue).createIndexedAppender()) {
+             IndexedAppender indexed = queue.unwrap(QueueInternals.class).createIndexedAppender()) {
             final long first = appender.append(utf8("a"));
             assertEquals(ROLL.toIndex(firstCycle, 0), first);
             assertEquals(first + 1, appendAt(indexed, first + 1, "b"));
@@ -71,7 +71,7 @@ class IndexedAppenderTest extends SpoolTestBase {
     @Test
     void shouldStartALaterCycleAtItsFirstSequenceAsARollWould() {
         try (SpoolQueue queue = open();
-             IndexedAppender indexed = QueueInternals.of(queue).createIndexedAppender()) {
+             IndexedAppender indexed = queue.unwrap(QueueInternals.class).createIndexedAppender()) {
             final long first = ROLL.toIndex(firstCycle, 0);
             appendAt(indexed, first, "a");
             final long later = ROLL.toIndex(firstCycle + 3, 0);
@@ -89,7 +89,7 @@ class IndexedAppenderTest extends SpoolTestBase {
     @Test
     void shouldRefuseAGapNamingBothIndicesAndTheDirectory() {
         try (SpoolQueue queue = open();
-             IndexedAppender indexed = QueueInternals.of(queue).createIndexedAppender()) {
+             IndexedAppender indexed = queue.unwrap(QueueInternals.class).createIndexedAppender()) {
             final long first = ROLL.toIndex(firstCycle, 0);
             appendAt(indexed, first, "a");
             final SpoolException gap = assertThrows(SpoolException.class, () -> appendAt(indexed, first + 4, "x"));
@@ -111,7 +111,7 @@ class IndexedAppenderTest extends SpoolTestBase {
     @Test
     void shouldRefuseAnEarlierIndexOrCycle() {
         try (SpoolQueue queue = open();
-             IndexedAppender indexed = QueueInternals.of(queue).createIndexedAppender()) {
+             IndexedAppender indexed = queue.unwrap(QueueInternals.class).createIndexedAppender()) {
             final long first = ROLL.toIndex(firstCycle, 0);
             appendAt(indexed, first, "a");
             appendAt(indexed, first + 1, "b");
@@ -132,7 +132,7 @@ class IndexedAppenderTest extends SpoolTestBase {
     void shouldRefuseTheIndexAnotherAppenderTookMeanwhile() {
         try (SpoolQueue queue = open();
              ExcerptAppender appender = queue.createAppender();
-             IndexedAppender indexed = QueueInternals.of(queue).createIndexedAppender()) {
+             IndexedAppender indexed = queue.unwrap(QueueInternals.class).createIndexedAppender()) {
             final long first = ROLL.toIndex(firstCycle, 0);
             appendAt(indexed, first, "a");
             assertEquals(first + 1, appender.append(utf8("b")));
@@ -149,8 +149,8 @@ class IndexedAppenderTest extends SpoolTestBase {
     void shouldRingTheAppendDoorbell() {
         final AtomicInteger rung = new AtomicInteger();
         try (SpoolQueue queue = open();
-             IndexedAppender indexed = QueueInternals.of(queue).createIndexedAppender();
-             Doorbell doorbell = QueueInternals.of(queue).appendDoorbell(rung::incrementAndGet)) {
+             IndexedAppender indexed = queue.unwrap(QueueInternals.class).createIndexedAppender();
+             Doorbell doorbell = queue.unwrap(QueueInternals.class).appendDoorbell(rung::incrementAndGet)) {
             doorbell.arm();
             appendAt(indexed, ROLL.toIndex(firstCycle, 0), "a");
             assertEquals(1, rung.get());
@@ -160,12 +160,12 @@ class IndexedAppenderTest extends SpoolTestBase {
     @Test
     void shouldBeRefusedOnAFencedQueue() {
         try (SpoolQueue queue = open();
-             IndexedAppender before = QueueInternals.of(queue).createIndexedAppender()) {
+             IndexedAppender before = queue.unwrap(QueueInternals.class).createIndexedAppender()) {
             final long first = ROLL.toIndex(firstCycle, 0);
             appendAt(before, first, "a");
-            QueueInternals.of(queue).fence(1);
+            queue.unwrap(QueueInternals.class).fence(1);
             final SpoolException refused = assertThrows(SpoolException.class,
-                    () -> QueueInternals.of(queue).createIndexedAppender());
+                    () -> queue.unwrap(QueueInternals.class).createIndexedAppender());
             assertTrue(refused.getMessage().contains("was fenced by term 1"), refused.getMessage());
             final SpoolException write = assertThrows(SpoolException.class,
                     () -> appendAt(before, first + 1, "x"));

@@ -39,13 +39,13 @@ class ReplicaQueueTest extends SpoolTestBase {
         final UUID id = UUID.randomUUID();
         try (SpoolQueue replica = replicaBuilder(id).openOrCreate()) {
             assertEquals(id, replica.queueId());
-            assertEquals(QueueRole.REPLICA, QueueInternals.of(replica).role());
+            assertEquals(QueueRole.REPLICA, replica.unwrap(QueueInternals.class).role());
             final SpoolException refused = assertThrows(SpoolException.class, replica::createAppender);
             assertTrue(refused.getMessage().contains("is a replica of queue id " + id), refused.getMessage());
             assertTrue(refused.getMessage().contains("local appends are refused"), refused.getMessage());
         }
         try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("replica")).openOrCreate()) {
-            assertEquals(QueueRole.REPLICA, QueueInternals.of(reopened).role(), "the role is persisted");
+            assertEquals(QueueRole.REPLICA, reopened.unwrap(QueueInternals.class).role(), "the role is persisted");
             assertThrows(SpoolException.class, reopened::createAppender);
         }
     }
@@ -54,7 +54,7 @@ class ReplicaQueueTest extends SpoolTestBase {
     void shouldWriteAtTheSameIndicesAsThePrimaryAcrossCycles() {
         final ManualClock clock = new ManualClock(START_MILLIS);
         try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20)
-                .rollCycle(RollCycle.HOURLY).timeProvider(clock).openOrCreate();
+                .rollCycle(RollCycle.HOURLY).epochClock(clock).openOrCreate();
              ExcerptAppender appender = primary.createAppender()) {
             final long[] indices = new long[6];
             for (int i = 0; i < indices.length; i++) {
@@ -64,7 +64,7 @@ class ReplicaQueueTest extends SpoolTestBase {
                 indices[i] = appender.append(utf8("m" + i));
             }
             try (SpoolQueue replica = replicaBuilder(primary.queueId()).openOrCreate();
-                 IndexedAppender replicaAppender = QueueInternals.of(replica).createIndexedAppender();
+                 IndexedAppender replicaAppender = replica.unwrap(QueueInternals.class).createIndexedAppender();
                  ExcerptTailer tailer = replica.createTailer()) {
                 for (int i = 0; i < indices.length; i++) {
                     final byte[] payload = utf8("m" + i);
@@ -85,7 +85,7 @@ class ReplicaQueueTest extends SpoolTestBase {
     @Test
     void shouldRefuseAGapOrAnEarlierIndexNamingBoth() {
         final UUID id = UUID.randomUUID();
-        try (SpoolQueue replica = replicaBuilder(id).openOrCreate(); IndexedAppender appender = QueueInternals.of(replica).createIndexedAppender()) {
+        try (SpoolQueue replica = replicaBuilder(id).openOrCreate(); IndexedAppender appender = replica.unwrap(QueueInternals.class).createIndexedAppender()) {
             final long first = RollCycle.HOURLY.toIndex(400_000, 0);
             final byte[] payload = utf8("x");
             appender.appendAt(first, payload, 0, 1);
@@ -125,11 +125,11 @@ class ReplicaQueueTest extends SpoolTestBase {
     void shouldRecordTheAckedIndexForOtherInstancesToSee() {
         try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate();
              SpoolQueue other = SpoolQueue.builder(tempDir.resolve("q")).openOrCreate()) {
-            assertEquals(-1, QueueInternals.of(other).lastAckedIndex());
-            QueueInternals.of(queue).recordAcked(42);
-            assertEquals(42, QueueInternals.of(other).lastAckedIndex());
-            QueueInternals.of(queue).recordAcked(7);
-            assertEquals(42, QueueInternals.of(other).lastAckedIndex(), "the acked index never goes back");
+            assertEquals(-1, other.unwrap(QueueInternals.class).lastAckedIndex());
+            queue.unwrap(QueueInternals.class).recordAcked(42);
+            assertEquals(42, other.unwrap(QueueInternals.class).lastAckedIndex());
+            queue.unwrap(QueueInternals.class).recordAcked(7);
+            assertEquals(42, other.unwrap(QueueInternals.class).lastAckedIndex(), "the acked index never goes back");
         }
     }
 
@@ -139,21 +139,21 @@ class ReplicaQueueTest extends SpoolTestBase {
         final UUID id = UUID.randomUUID();
         final long first = RollCycle.HOURLY.cycle(START_MILLIS, 0);
         try (SpoolQueue replica = SpoolQueue.builder(tempDir.resolve("replica")).chunkLength(1 << 20)
-                .rollCycle(RollCycle.HOURLY).timeProvider(now::get).replicaOf(id).openOrCreate()) {
-            try (IndexedAppender appender = QueueInternals.of(replica).createIndexedAppender()) {
+                .rollCycle(RollCycle.HOURLY).epochClock(now::get).replicaOf(id).openOrCreate()) {
+            try (IndexedAppender appender = replica.unwrap(QueueInternals.class).createIndexedAppender()) {
                 final byte[] payload = utf8("copied");
                 appender.appendAt(RollCycle.HOURLY.toIndex(first, 0), payload, 0, payload.length);
                 appender.appendAt(RollCycle.HOURLY.toIndex(first, 1), payload, 0, payload.length);
             }
-            QueueInternals.of(replica).adoptTerm(3);
-            assertEquals(3, QueueInternals.of(replica).term());
-            assertEquals(4, QueueInternals.of(replica).promote());
-            assertEquals(QueueRole.PRIMARY, QueueInternals.of(replica).role());
-            assertThrows(SpoolException.class, () -> QueueInternals.of(replica).promote(), "a primary cannot be promoted again");
+            replica.unwrap(QueueInternals.class).adoptTerm(3);
+            assertEquals(3, replica.unwrap(QueueInternals.class).term());
+            assertEquals(4, replica.unwrap(QueueInternals.class).promote());
+            assertEquals(QueueRole.PRIMARY, replica.unwrap(QueueInternals.class).role());
+            assertThrows(SpoolException.class, () -> replica.unwrap(QueueInternals.class).promote(), "a primary cannot be promoted again");
             try (ExcerptAppender appender = replica.createAppender()) {
                 assertEquals(RollCycle.HOURLY.toIndex(first, 2), appender.append(utf8("local")));
             }
-            try (IndexedAppender appender = QueueInternals.of(replica).createIndexedAppender()) {
+            try (IndexedAppender appender = replica.unwrap(QueueInternals.class).createIndexedAppender()) {
                 final byte[] payload = utf8("drained");
                 assertEquals(RollCycle.HOURLY.toIndex(first, 3),
                         appender.appendAt(RollCycle.HOURLY.toIndex(first, 3), payload, 0, payload.length),
@@ -168,14 +168,14 @@ class ReplicaQueueTest extends SpoolTestBase {
             try (ExcerptAppender appender = queue.createAppender()) {
                 appender.append(utf8("before"));
             }
-            assertThrows(SpoolException.class, () -> QueueInternals.of(queue).fence(0), "a term no later than the queue's own");
-            QueueInternals.of(queue).fence(1);
-            assertEquals(QueueRole.FENCED, QueueInternals.of(queue).role());
+            assertThrows(SpoolException.class, () -> queue.unwrap(QueueInternals.class).fence(0), "a term no later than the queue's own");
+            queue.unwrap(QueueInternals.class).fence(1);
+            assertEquals(QueueRole.FENCED, queue.unwrap(QueueInternals.class).role());
             final SpoolException refused = assertThrows(SpoolException.class, queue::createAppender);
             assertTrue(refused.getMessage().contains("fenced by term 1"), refused.getMessage());
         }
         try (SpoolQueue reopened = SpoolQueue.builder(tempDir.resolve("q")).openOrCreate()) {
-            assertEquals(QueueRole.FENCED, QueueInternals.of(reopened).role(), "fencing is persisted");
+            assertEquals(QueueRole.FENCED, reopened.unwrap(QueueInternals.class).role(), "fencing is persisted");
             assertThrows(SpoolException.class, reopened::createAppender);
         }
     }
@@ -187,7 +187,7 @@ class ReplicaQueueTest extends SpoolTestBase {
              ExcerptAppender appender = writerSide.createAppender()) {
             final long last = appender.append(utf8("acked"));
             try (SpoolQueue fencingSide = SpoolQueue.open(directory)) {
-                QueueInternals.of(fencingSide).fence(3);
+                fencingSide.unwrap(QueueInternals.class).fence(3);
             }
             final SpoolException append = assertThrows(SpoolException.class,
                     () -> appender.append(utf8("after the fence")));

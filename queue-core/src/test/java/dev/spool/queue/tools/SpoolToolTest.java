@@ -61,7 +61,7 @@ class SpoolToolTest extends SpoolTestBase {
     }
 
     private SpoolQueueBuilder builder() {
-        return SpoolQueue.builder(dir()).chunkLength(1 << 20).rollCycle(RollCycle.HOURLY).timeProvider(now::get);
+        return SpoolQueue.builder(dir()).chunkLength(1 << 20).rollCycle(RollCycle.HOURLY).epochClock(now::get);
     }
 
     private SpoolQueue open() {

@@ -45,7 +45,7 @@ class SchemaFilesTest extends SpoolTestBase {
     @Test
     void shouldCountEachSchemaFileAWriterStoresInTheMetadataAndNotRewriteAnEqualOne() throws IOException {
         try (SpoolQueue queue = open(); ExcerptAppender appender = queue.createAppender()) {
-            final SchemaFiles schemas = QueueInternals.of(queue).schemaFiles();
+            final SchemaFiles schemas = queue.unwrap(QueueInternals.class).schemaFiles();
             assertEquals(0, schemas.generation());
             appender.methodWriter(OrderEvents.class);
             assertEquals(1, schemas.generation(), "the writer's schema file is counted");
@@ -63,7 +63,7 @@ class SchemaFilesTest extends SpoolTestBase {
     @Test
     void shouldReplaceAChangedSchemaAndCountIt() {
         try (SpoolQueue queue = open()) {
-            final SchemaFiles schemas = QueueInternals.of(queue).schemaFiles();
+            final SchemaFiles schemas = queue.unwrap(QueueInternals.class).schemaFiles();
             assertTrue(schemas.store("com.example.Quotes.spool-schema", SCHEMA));
             final byte[] changed = (new String(SCHEMA, StandardCharsets.UTF_8) + "  ask double\n")
                     .getBytes(StandardCharsets.UTF_8);
@@ -78,7 +78,7 @@ class SchemaFilesTest extends SpoolTestBase {
     @Test
     void shouldRefuseANameThatIsNoPlainSchemaFileNameAndWriteNothing() throws IOException {
         try (SpoolQueue queue = open()) {
-            final SchemaFiles schemas = QueueInternals.of(queue).schemaFiles();
+            final SchemaFiles schemas = queue.unwrap(QueueInternals.class).schemaFiles();
             assertRefused(schemas, "../x.spool-schema", "contains a path separator");
             assertRefused(schemas, "a/b.spool-schema", "contains a path separator");
             assertRefused(schemas, "a\\b.spool-schema", "contains a path separator");
@@ -99,7 +99,7 @@ class SchemaFilesTest extends SpoolTestBase {
     @Test
     void shouldRefuseContentThatIsNoSchemaAndWriteNothing() {
         try (SpoolQueue queue = open()) {
-            final SchemaFiles schemas = QueueInternals.of(queue).schemaFiles();
+            final SchemaFiles schemas = queue.unwrap(QueueInternals.class).schemaFiles();
             final byte[] oversize = new byte[SCHEMA_MAX_LENGTH + 1];
             System.arraycopy(SCHEMA, 0, oversize, 0, SCHEMA.length);
             assertEquals("content is longer than 65536 bytes", SchemaFiles.contentProblem(oversize));
