@@ -18,6 +18,8 @@ import dev.spool.queue.SyncPolicy;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.AgentHost;
+import dev.spool.queue.internal.MBeans;
 import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.IndexedAppender;
@@ -378,7 +380,7 @@ public final class QueueEngine {
         }
         synchronized (store.users()) {
             final StorePretoucher pretoucher = (StorePretoucher) createPretoucher();
-            pretoucher.start(period);
+            pretoucher.start(period, AgentHost.daemonThreads(), null, agentMBeanOwner());
             return pretoucher;
         }
     }
@@ -400,8 +402,17 @@ public final class QueueEngine {
     /** @return a group commit on its own daemon thread. */
     public GroupCommit startGroupCommit() {
         final StoreGroupCommit groupCommit = new StoreGroupCommit(store, openAppender(SyncPolicy.NONE));
-        groupCommit.start();
+        groupCommit.start(AgentHost.daemonThreads(), null, agentMBeanOwner());
         return groupCommit;
+    }
+
+    /**
+     * @return the name key of the queue's MBean if it is registered, for the MBeans of the duties this queue runs
+     * on their own threads to register beside it; else null.
+     */
+    private String agentMBeanOwner() {
+        final String name = directory().toString();
+        return MBeans.isRegistered("Queue", name) ? name : null;
     }
 
     /** @return a group commit whose {@link GroupCommit#doWork()} the caller runs. */

@@ -3,10 +3,11 @@ package dev.spool.queue.engine;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.IndexFormat;
-import dev.spool.queue.internal.AgentThreads;
-import org.agrona.concurrent.AgentRunner;
+import dev.spool.queue.internal.AgentHost;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.SleepingIdleStrategy;
 
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,8 +29,8 @@ final class StoreGroupCommit implements GroupCommit {
     private final AtomicLong syncs = new AtomicLong();
     private final String directory;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** The runner of {@link #start()}, if this group commit has its own thread. */
-    private volatile AgentRunner runner;
+    /** The host of {@link #start}, if this group commit has its own thread. */
+    private volatile AgentHost host;
     /** The thread that runs the syncer, as {@link #onStart()} or {@link #start()} learnt it: a new waiter wakes it. */
     private volatile Thread thread;
 
@@ -39,13 +40,22 @@ final class StoreGroupCommit implements GroupCommit {
         this.directory = store.directory().toString();
     }
 
-    /** Runs the syncer on its own daemon thread, parked 1 ms at a time while no writer waits. */
-    void start() {
-        final AgentRunner started = new AgentRunner(new SleepingIdleStrategy(IDLE_PARK_NS),
-                AgentThreads.logErrors("group commit of " + directory + " failed to sync: its waiters time out"),
-                null, this);
-        runner = started;
-        thread = AgentRunner.startOnThread(started, AgentThreads.daemon());
+    /**
+     * Runs the syncer on its own thread, parked 1 ms at a time while no writer waits.
+     *
+     * @param threads      makes the thread.
+     * @param errorHandler the queue's, given each failed sync after the host logs it; null for none.
+     * @param mbeanOwner   the queue's MBean name key, to register the agent's MBean beside it; null for none.
+     */
+    void start(final ThreadFactory threads, final ErrorHandler errorHandler, final String mbeanOwner) {
+        final AgentHost started = AgentHost.builder("group commit of " + directory
+                        + " (a failed sync: its waiters time out)", this)
+                .threadFactory(threads)
+                .errorHandler(errorHandler)
+                .mbeanBeside(mbeanOwner)
+                .start(new SleepingIdleStrategy(IDLE_PARK_NS));
+        host = started;
+        thread = started.thread();
     }
 
     @Override
@@ -124,7 +134,7 @@ final class StoreGroupCommit implements GroupCommit {
 
     @Override
     public void close() {
-        final AgentRunner own = runner;
+        final AgentHost own = host;
         if (own != null) {
             // closes this group commit on its thread, after the round in hand
             own.close();

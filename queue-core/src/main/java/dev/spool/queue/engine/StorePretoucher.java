@@ -6,14 +6,15 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.TimeProvider;
 import dev.spool.queue.format.CycleDescriptor;
-import dev.spool.queue.internal.AgentThreads;
+import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.CycleCalendar;
 
 import net.openhft.chronicle.core.OS;
-import org.agrona.concurrent.AgentRunner;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.SleepingIdleStrategy;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
@@ -38,9 +39,9 @@ final class StorePretoucher implements Pretoucher {
     /** Every page of {@link #file} below this position has been touched. */
     private long touchedPosition;
     private long nextTouchedPosition;
-    /** Set once by {@link #start(Duration)}: the runner of {@link SpoolQueue#startPretoucher(Duration)}. */
-    private volatile AgentRunner runner;
-    /** The runner's thread, once started: the only thread that may then call {@link #doWork()}. */
+    /** Set once by {@link #start}: the host of {@link SpoolQueue#startPretoucher(Duration)}. */
+    private volatile AgentHost host;
+    /** The host's thread, once started: the only thread that may then call {@link #doWork()}. */
     private volatile Thread thread;
 
     StorePretoucher(final Store store, final long pretouchLength, final Duration leadTime) {
@@ -93,21 +94,21 @@ final class StorePretoucher implements Pretoucher {
     }
 
     /**
-     * Releases the mapped files when the runner or invoker of the caller's choosing closes. The runner of
-     * {@link #start(Duration)} leaves that to {@link #close()}: the queue's close holds the monitor that releasing
-     * takes while it waits for that runner's thread to stop.
+     * Releases the mapped files when the runner or invoker of the caller's choosing closes. The host of
+     * {@link #start} leaves that to {@link #close()}: the queue's close holds the monitor that releasing
+     * takes while it waits for that host's thread to stop.
      */
     @Override
     public void onClose() {
-        if (runner == null) {
+        if (host == null) {
             release();
         }
     }
 
     @Override
     public void close() {
-        final AgentRunner own = runner;
-        if (own != null && Thread.currentThread() != thread) {
+        final AgentHost own = host;
+        if (own != null) {
             // the files it touches are unmapped below and by the queue's close: its thread must be gone first
             own.close();
         }
@@ -123,14 +124,23 @@ final class StorePretoucher implements Pretoucher {
         store.closed(this);
     }
 
-    /** Runs {@link #doWork()} on a daemon thread, sleeping {@code period} whenever there was nothing to do. */
-    void start(final Duration period) {
-        final AgentRunner started = new AgentRunner(new SleepingIdleStrategy(period.toNanos()),
-                AgentThreads.logErrors("pretoucher of " + store.directory()
-                        + " failed: writers take their own page faults and create their own files until it succeeds"),
-                null, this);
-        runner = started;
-        thread = AgentRunner.startOnThread(started, AgentThreads.daemon());
+    /**
+     * Runs {@link #doWork()} on its own thread, sleeping {@code period} whenever there was nothing to do.
+     *
+     * @param threads      makes the thread.
+     * @param errorHandler the queue's, given each failure after the host logs it; null for none.
+     * @param mbeanOwner   the queue's MBean name key, to register the agent's MBean beside it; null for none.
+     */
+    void start(final Duration period, final ThreadFactory threads, final ErrorHandler errorHandler,
+               final String mbeanOwner) {
+        final AgentHost started = AgentHost.builder("pretoucher of " + store.directory()
+                        + " (until it succeeds, writers take their own page faults and create their own files)", this)
+                .threadFactory(threads)
+                .errorHandler(errorHandler)
+                .mbeanBeside(mbeanOwner)
+                .start(new SleepingIdleStrategy(period.toNanos()));
+        host = started;
+        thread = started.thread();
     }
 
     /** Moves to the new highest cycle: the file created ahead of this roll, its first pages already touched. */

@@ -6,8 +6,8 @@
  * dev.spool.queue.internal.ProcessSlots} claims a slot per live process through byte-range locks; {@link
  * dev.spool.queue.internal.SchemaFiles} stores and lists the typed schema files of a queue directory and counts them
  * in the metadata's schema generation, for the method writers and replication; {@link
- * dev.spool.queue.internal.AgentThreads} gives the runners of the background duties their daemon threads and error
- * handler; {@link dev.spool.queue.internal.MappingGuard} keeps a queue's or a ring's memory mapped while another
+ * dev.spool.queue.internal.AgentHost} runs every background duty, on its own thread or invoked, under one error
+ * policy (counted, logged without flooding, visible in JMX); {@link dev.spool.queue.internal.MappingGuard} keeps a queue's or a ring's memory mapped while another
  * thread's view reads it, and refuses such reads once closed.
  */
 package dev.spool.queue.internal;
