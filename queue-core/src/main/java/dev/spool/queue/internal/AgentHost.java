@@ -84,19 +84,23 @@ public final class AgentHost implements AutoCloseable {
         this.log = new DistinctErrorLog(LOG, what, builder.nanoClock, builder.logInterval.toNanos());
         this.idle = idle;
         this.wake = builder.wake;
-        this.mbeanName = builder.mbeanOwner == null ? null
-                : MBeans.registerAgent(builder.mbeanOwner, role, new Metrics());
-        if (!ownThread) {
-            this.runner = null;
-            return;
-        }
-        this.runner = new AgentRunner(idle, this::onRunnerError, null, new OwnThread());
+        this.runner = ownThread ? new AgentRunner(idle, this::onRunnerError, null, new OwnThread()) : null;
+        ObjectName registered = null;
         try {
-            thread = AgentRunner.startOnThread(runner, builder.threadFactory);
+            registered = builder.mbeanOwner == null ? null
+                    : MBeans.registerAgent(builder.mbeanOwner, role, new Metrics());
+            if (ownThread) {
+                thread = AgentRunner.startOnThread(runner, builder.threadFactory);
+            }
         } catch (RuntimeException e) {
-            unregister();
+            // the host owns the duty from its builder on: a host that cannot be made closes it
+            if (registered != null) {
+                MBeans.unregister(registered);
+            }
+            duty.onClose();
             throw e;
         }
+        this.mbeanName = registered;
     }
 
     /**
@@ -427,7 +431,8 @@ public final class AgentHost implements AutoCloseable {
         }
 
         /**
-         * Starts the duty on a thread of its own.
+         * Starts the duty on a thread of its own. If the agent's MBean cannot be registered or the thread cannot
+         * start, the duty is closed ({@link Agent#onClose()}) and the error thrown.
          *
          * @param idle what the thread does after a pass that did no work.
          * @return the host of the running duty.
@@ -436,7 +441,10 @@ public final class AgentHost implements AutoCloseable {
             return new AgentHost(this, Objects.requireNonNull(idle, "idle"), true);
         }
 
-        /** @return the host of a duty that the application runs through {@link AgentHost#invoke()}. */
+        /**
+         * @return the host of a duty that the application runs through {@link AgentHost#invoke()}. If the agent's
+         * MBean cannot be registered, the duty is closed and the error thrown.
+         */
         public AgentHost invoked() {
             return new AgentHost(this, null, false);
         }

@@ -297,6 +297,36 @@ class AgentHostTest extends SpoolTestBase {
         }
     }
 
+    @Test
+    void shouldCloseTheDutyOfAHostThatCannotRegisterItsMBean() {
+        final String owner = tempDir.toString();
+        final AtomicInteger closes = new AtomicInteger();
+        final Agent duty = new Agent() {
+            @Override
+            public int doWork() {
+                return 0;
+            }
+
+            @Override
+            public void onClose() {
+                closes.incrementAndGet();
+            }
+
+            @Override
+            public String roleName() {
+                return "twice";
+            }
+        };
+        try (AgentHost first = AgentHost.builder("duty of the test", duty).mbeanBeside(owner).invoked()) {
+            final SpoolException refused = assertThrows(SpoolException.class,
+                    () -> AgentHost.builder("duty of the test", duty).mbeanBeside(owner).start(new NoOpIdleStrategy()));
+            assertTrue(refused.getMessage().contains("registered already"), refused.getMessage());
+            assertEquals(1, closes.get(), "the second host's duty is closed");
+            assertTrue(first.isRunning());
+        }
+        assertEquals(2, closes.get());
+    }
+
     /** Fails {@code failures} times, then stops as planned. */
     private static final class Failing implements Agent {
         private final int failures;
