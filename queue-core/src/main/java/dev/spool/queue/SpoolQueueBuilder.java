@@ -3,7 +3,7 @@ package dev.spool.queue;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
-import dev.spool.queue.internal.AgentThreads;
+import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.QueueConfig;
@@ -90,8 +90,8 @@ public final class SpoolQueueBuilder {
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private NanoClock nanoClock = SystemNanoClock.INSTANCE;
     private Supplier<IdleStrategy> idleStrategy = DEFAULT_IDLE_STRATEGY;
-    private ErrorHandler errorHandler;
-    private ThreadFactory threadFactory = AgentThreads.daemon();
+    private ErrorHandler errorHandler = failure -> { };
+    private ThreadFactory threadFactory = AgentHost.daemonThreads();
     private SyncPolicy syncPolicy = SyncPolicy.NONE;
     private boolean syncMarkers;
     private int retainCycles = Integer.MAX_VALUE;
@@ -108,7 +108,6 @@ public final class SpoolQueueBuilder {
 
     SpoolQueueBuilder(final Path directory) {
         this.directory = directory;
-        this.errorHandler = AgentThreads.logErrors("a background duty of queue " + directory + " failed; it goes on");
     }
 
     /**
@@ -263,8 +262,8 @@ public final class SpoolQueueBuilder {
 
     /**
      * @param errorHandler told of each failure of the queue's background duties (pretoucher, group commit), and of
-     *                     those of the ring buffer and replication built on this queue; default: logs the failure at
-     *                     error level, and the duty goes on.
+     *                     those of the ring buffer and replication built on this queue, after the duty's host counted
+     *                     and logged it (see {@link AgentMXBean}); default: nothing more.
      * @return this builder.
      */
     public SpoolQueueBuilder errorHandler(final ErrorHandler errorHandler) {

@@ -3,6 +3,7 @@ package dev.spool.replication;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.QueueInternals;
 import org.agrona.concurrent.Agent;
@@ -25,7 +26,6 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
-import java.util.function.IntSupplier;
 
 import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
@@ -85,8 +85,6 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private final ServerSocketChannel server;
     private final Selector selector;
     private final AgentHost host;
-    /** One invoked pass, made once: a call of {@link #doWork()} allocates nothing. */
-    private final IntSupplier pass = this::work;
     private final int maxFrameLength;
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private final PendingCommits pending;
@@ -136,19 +134,23 @@ public final class PublishGateway implements Agent, AutoCloseable {
                     + " primary; give it a sharedSecret", queue.directory(), server.getLocalAddress());
         }
         if (builder.invoked) {
-            host = AgentHost.invoked(what);
+            host = AgentHost.builder(what, new OwnThread()).invoked();
         } else if (source != null && source.isInvoked()) {
             final IdleStrategy idle = builder.idle != null ? builder.idle : new BackoffIdleStrategy();
-            host = AgentHost.onOwnThread(what, THREAD_NAME, new CompositeAgent(new OwnThread(), new Streaming(source)),
-                    idle, null, null, LOG);
+            host = AgentHost.builder(what, new CompositeAgent(new OwnThread(), new Streaming(source))).role(THREAD_NAME)
+                    .threadFactory(AgentHost.daemonThreads()).start(idle);
         } else if (builder.idle != null) {
-            host = AgentHost.onOwnThread(what, THREAD_NAME, new OwnThread(), builder.idle, null, null, LOG);
+            host = AgentHost.builder(what, new OwnThread()).threadFactory(AgentHost.daemonThreads()).start(builder.idle);
         } else {
             final Doorbell acked = internals.ackDoorbell(selector::wakeup);
             // with no commit pending, only a client can bring work: sleep long, woken by its socket
             final SelectorIdleStrategy sleeper = new SelectorIdleStrategy(selector, acked, 0, 0, builder.maxSleepMs,
                     this::isWaiting, QUIET_SLEEP_MS);
-            host = AgentHost.onOwnThread(what, THREAD_NAME, new OwnThread(), null, sleeper, acked, LOG);
+            host = AgentHost.builder(what, new OwnThread()).threadFactory(AgentHost.daemonThreads())
+                    .wakeOnClose(() -> {
+                        acked.close();
+                        sleeper.close();
+                    }).start(sleeper);
         }
     }
 
@@ -182,7 +184,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
      */
     @Override
     public void close() {
-        host.close(new OwnThread());
+        host.close();
     }
 
     /**
@@ -196,7 +198,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
      */
     @Override
     public int doWork() {
-        return host.invoke(pass);
+        return host.invoke();
     }
 
     /** @return {@value #THREAD_NAME}. */

@@ -3,6 +3,7 @@ package dev.spool.replication;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.MBeans;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
@@ -23,7 +24,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
-import java.util.function.IntSupplier;
 
 import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
 
@@ -62,8 +62,6 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     private final Selector selector;
     private final SinkSession session;
     private final AgentHost host;
-    /** One invoked pass, made once: a call of {@link #doWork()} allocates nothing. */
-    private final IntSupplier pass = this::work;
     private volatile Throwable failure;
     /** The name of the sink's MBean, or null. */
     private final ObjectName mbeanName;
@@ -119,12 +117,17 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         }
         mbeanName = name;
         final String what = "the sink of " + directory;
+        final AgentHost.Builder hosting = AgentHost.builder(what, new OwnThread())
+                .threadFactory(AgentHost.daemonThreads())
+                .mbeanBeside(builder.registerMBean ? directory.toAbsolutePath().normalize().toString() : null);
         if (builder.invoked) {
-            host = AgentHost.invoked(what);
+            host = hosting.invoked();
+        } else if (builder.idle != null) {
+            host = hosting.start(builder.idle);
         } else {
-            final SelectorIdleStrategy sleeper = builder.idle != null ? null
-                    : new SelectorIdleStrategy(selector, null, 0, 0, Math.max(1, heartbeatNs / 2_000_000));
-            host = AgentHost.onOwnThread(what, THREAD_NAME, new OwnThread(), builder.idle, sleeper, null, LOG);
+            final SelectorIdleStrategy sleeper = new SelectorIdleStrategy(selector, null, 0, 0,
+                    Math.max(1, heartbeatNs / 2_000_000));
+            host = hosting.wakeOnClose(sleeper::close).start(sleeper);
         }
     }
 
@@ -201,7 +204,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
      */
     @Override
     public int doWork() {
-        return host.invoke(pass);
+        return host.invoke();
     }
 
     /** @return {@value #THREAD_NAME}. */
@@ -217,7 +220,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     }
 
     private void stop() {
-        host.close(new OwnThread());
+        host.close();
     }
 
     private int work() {

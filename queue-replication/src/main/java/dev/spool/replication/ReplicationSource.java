@@ -3,6 +3,7 @@ package dev.spool.replication;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.MBeans;
 import dev.spool.queue.internal.QueueInternals;
@@ -22,7 +23,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.IntSupplier;
 
 /**
  * The sending end of replication: tails a primary queue and ships its excerpts to one or more
@@ -88,8 +88,6 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     /** The source's MBean, or null if not registered. */
     private final ObjectName mbeanName;
     private final AgentHost host;
-    /** One invoked pass, made once: a call of {@link #doWork()} allocates nothing. */
-    private final IntSupplier pass = this::pass;
 
     private ReplicationSource(final Builder builder) throws IOException {
         this.queue = builder.queue;
@@ -107,17 +105,24 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         }
         this.agent = new SourceLinks(builder, !builder.invoked);
         final String what = "the source of " + queue.directory();
+        final AgentHost.Builder hosting = AgentHost.builder(what, agent).role(THREAD_NAME)
+                .threadFactory(AgentHost.daemonThreads())
+                .mbeanBeside(builder.registerMBean ? queue.directory().toAbsolutePath().normalize().toString() : null);
         if (builder.invoked) {
-            host = AgentHost.invoked(what);
+            host = hosting.invoked();
         } else if (builder.idle != null) {
-            host = AgentHost.onOwnThread(what, THREAD_NAME, agent, builder.idle, null, null, LOG);
+            host = hosting.start(builder.idle);
         } else {
             final Doorbell appended = internals.appendDoorbell(agent.selector()::wakeup);
             // it wakes for its heartbeats too
             final long maxSleepMs = Math.max(1, Math.min(builder.maxSleep.toMillis(),
                     builder.heartbeatInterval.toMillis() / 2));
-            host = AgentHost.onOwnThread(what, THREAD_NAME, agent, null,
-                    new SelectorIdleStrategy(agent.selector(), appended, IDLE_SPINS, IDLE_YIELDS, maxSleepMs), appended, LOG);
+            final SelectorIdleStrategy sleeper = new SelectorIdleStrategy(agent.selector(), appended, IDLE_SPINS,
+                    IDLE_YIELDS, maxSleepMs);
+            host = hosting.wakeOnClose(() -> {
+                appended.close();
+                sleeper.close();
+            }).start(sleeper);
         }
         mbeanName = builder.registerMBean ? register(queue.directory().toAbsolutePath().normalize().toString()) : null;
     }
@@ -127,7 +132,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
             return MBeans.register("ReplicationSource", directory, new SourceMetrics(this, directory),
                     ReplicationSourceMXBean.class);
         } catch (RuntimeException e) {
-            host.close(agent);
+            host.close();
             throw e;
         }
     }
@@ -277,11 +282,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      */
     @Override
     public int doWork() {
-        return host.invoke(pass);
-    }
-
-    private int pass() {
-        return agent.doWork();
+        return host.invoke();
     }
 
     /** @return {@value #THREAD_NAME}. */
@@ -315,7 +316,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     /** @return true while the source's own thread sleeps in its selector: tests prove that an append wakes it. */
     boolean isSleeping() {
-        return host.isSleeping();
+        return host.idleStrategy() instanceof SelectorIdleStrategy sleeper && sleeper.isSleeping();
     }
 
     /**
@@ -324,7 +325,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      */
     @Override
     public void close() {
-        host.close(agent);
+        host.close();
         if (mbeanName != null) {
             MBeans.unregister(mbeanName);
         }

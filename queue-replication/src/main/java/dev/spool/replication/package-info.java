@@ -23,8 +23,8 @@
  * field a peer sends); the transport ({@code Connection}); each end's jobs (the source's {@code SourceLinks} over one
  * {@code SourceAgent} per sink, with {@code SourceHandshake}, {@code SourceStream}, {@code SourceSchemas} and the replicas'
  * acknowledgements, {@code ReplicaAcks}, the sink's {@code SinkSession}, {@code SinkHandshake} and {@code ReplicaWriter}, the
- * gateway's {@code PendingCommits}); how a service runs ({@code AgentHost}, {@code SelectorIdleStrategy},
- * {@code IdleBackoff}). What they need from a queue beyond its API comes from queue-core's
+ * gateway's {@code PendingCommits}); how a service idles ({@code SelectorIdleStrategy}, {@code IdleBackoff}) on
+ * queue-core's agent host, which counts and logs its errors. What they need from a queue beyond its API comes from queue-core's
  * {@code dev.spool.queue.internal}, which no public signature here exposes.
  */
 package dev.spool.replication;

@@ -8,6 +8,7 @@ import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.BytesStore;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.concurrent.TimeUnit;
 
@@ -44,6 +45,8 @@ public final class AsyncAppender implements AutoCloseable {
     private final Crc32cOfMemory crc;
     /** Rung after each commit: one volatile read of an empty array while no tailer of this process awaits. */
     private final Doorbell.Group commits;
+    /** The queue's monotonic clock, of the back-pressure and index waits: read only while waiting. */
+    private final NanoClock nanoClock;
     private boolean closed;
 
     AsyncAppender(final AsyncQueue owner, final RingBuffer ring, final BackPressure backPressure, final int maxLength,
@@ -57,6 +60,7 @@ public final class AsyncAppender implements AutoCloseable {
         this.checksumLength = checksums ? CHECKSUM_LENGTH : 0;
         this.crc = checksums ? new Crc32cOfMemory() : null;
         this.commits = owner.commits();
+        this.nanoClock = ring.nanoClock();
     }
 
     /**
@@ -142,7 +146,7 @@ public final class AsyncAppender implements AutoCloseable {
             return position;
         }
         if (kind == BackPressure.Kind.AWAIT || kind == BackPressure.Kind.AWAIT_THEN_THROW) {
-            final long deadline = System.nanoTime() + timeoutNs;
+            final long deadline = nanoClock.nanoTime() + timeoutNs;
             pause.reset();
             do {
                 pause.idle();
@@ -150,7 +154,7 @@ public final class AsyncAppender implements AutoCloseable {
                 if (position >= 0) {
                     return position;
                 }
-            } while (System.nanoTime() - deadline < 0);
+            } while (nanoClock.nanoTime() - deadline < 0);
             if (kind == BackPressure.Kind.AWAIT) {
                 return position;
             }
@@ -238,7 +242,7 @@ public final class AsyncAppender implements AutoCloseable {
      */
     public long awaitIndex(final long position, final long timeout, final TimeUnit unit) throws InterruptedException {
         checkOpen();
-        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        final long deadline = nanoClock.nanoTime() + unit.toNanos(timeout);
         indexPause.reset();
         while (true) {
             final long index = readIndex(position);
@@ -252,7 +256,7 @@ public final class AsyncAppender implements AutoCloseable {
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while awaiting the index of position " + position + " in " + ring.path());
             }
-            if (System.nanoTime() - deadline >= 0) {
+            if (nanoClock.nanoTime() - deadline >= 0) {
                 return -1;
             }
             indexPause.idle();

@@ -10,6 +10,7 @@ import dev.spool.queue.internal.NamedPosition;
 import dev.spool.queue.internal.QueueInternals;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,10 +61,9 @@ public final class AsyncQueue implements AutoCloseable {
     /** True when this instance opened the queue, which it then also closes. */
     private final boolean ownsQueue;
     private final RingBuffer ring;
-    private final BackPressure backPressure;
-    private final int drainBatch;
-    private final int ringReserve;
-    private final AsyncQueueBuilder builder;
+    private final AsyncQueueConfig config;
+    /** The queue's monotonic clock, of the close's deadline. */
+    private final NanoClock nanoClock;
     private final int maxLength;
     private final Map<Object, Boolean> users = new IdentityHashMap<>();
     private final Doorbell.Group commits = new Doorbell.Group();
@@ -74,21 +74,19 @@ public final class AsyncQueue implements AutoCloseable {
     /** The name of the ring's MBean, or null. */
     private final ObjectName mbeanName;
 
-    AsyncQueue(final SpoolQueue queue, final boolean ownsQueue, final AsyncQueueBuilder builder) {
+    AsyncQueue(final SpoolQueue queue, final boolean ownsQueue, final AsyncQueueConfig config) {
         queue.unwrap(QueueInternals.class).checkWritable("an async queue, whose drainer appends to it,");
         this.queue = queue;
         this.ownsQueue = ownsQueue;
-        this.builder = builder;
-        this.ringReserve = builder.ringReserve();
-        this.ring = RingBuffer.open(builder.ringPath(queue), builder.ringCapacity(), builder.claimTimeout(),
-                builder.blockedClaimTimeout(), builder.ringFileMode(), queue.unwrap(QueueInternals.class).epochClock());
-        this.backPressure = builder.backPressure();
-        this.drainBatch = builder.drainBatch();
+        this.config = config;
+        this.nanoClock = config.nanoClock();
+        this.ring = RingBuffer.open(config.ringPath(), config.ringCapacity(), config.claimTimeout(),
+                config.blockedClaimTimeout(), config.ringFileMode(), config.epochClock(), config.nanoClock());
         // a record of a checksummed queue holds the excerpt's CRC32C before its payload, as the queue does
         this.maxLength = Math.min(ring.maxPayloadLength() - (queue.checksums() ? CHECKSUM_LENGTH : 0),
                 queue.maxMessageLength());
         ObjectName name = null;
-        if (builder.registersMBean()) {
+        if (config.registerMBean()) {
             try {
                 name = MBeans.register("Ring", ring.path().toString(), new RingMetrics(ring), RingMXBean.class);
             } catch (RuntimeException e) {
@@ -133,7 +131,7 @@ public final class AsyncQueue implements AutoCloseable {
     public AsyncAppender createAppender() {
         synchronized (users) {
             checkOpen();
-            final AsyncAppender appender = new AsyncAppender(this, ring, backPressure, maxLength, queue.checksums());
+            final AsyncAppender appender = new AsyncAppender(this, ring, config.backPressure(), maxLength, queue.checksums());
             users.put(appender, Boolean.TRUE);
             return appender;
         }
@@ -220,7 +218,7 @@ public final class AsyncQueue implements AutoCloseable {
             if (drainer != null && !drainer.isClosed()) {
                 throw new SpoolException("this async queue already has a drainer for " + ring.path());
             }
-            drainer = Drainer.open(ring, queue, drainBatch, ringReserve, builder.drainHook());
+            drainer = Drainer.open(ring, queue, config);
             return drainer;
         }
     }
@@ -236,16 +234,17 @@ public final class AsyncQueue implements AutoCloseable {
     public Drainer startDrainer() {
         synchronized (users) {
             final Drainer started = createDrainer();
-            final IdleStrategy idle = builder.drainerIdleStrategy();
+            final IdleStrategy idle = config.drainerIdleStrategy();
             warnIfOversubscribed(idle);
-            started.start(idle, builder.drainerThreads());
+            started.start(idle, config.drainerThreads(), config.errorHandler(),
+                    config.registerMBean() ? ring.path().toString() : null);
             return started;
         }
     }
 
     /** Logs one WARN, the first time it applies, when the threads that spin are more than the CPUs. */
     private void warnIfOversubscribed(final IdleStrategy drainer) {
-        final String why = builder.drainerThreading().oversubscription(drainer);
+        final String why = config.drainerThreading().oversubscription(drainer);
         if (why != null && !warnedOversubscribed) {
             warnedOversubscribed = true;
             LOG.warn("async queue of ring {}: {}", ring.path(), why);
@@ -305,7 +304,7 @@ public final class AsyncQueue implements AutoCloseable {
                 }
             }
         }
-        final long deadline = System.nanoTime() + (timeout.compareTo(FOREVER) > 0 ? FOREVER : timeout).toNanos();
+        final long deadline = nanoClock.nanoTime() + (timeout.compareTo(FOREVER) > 0 ? FOREVER : timeout).toNanos();
         try {
             drainUntil(deadline);
             final long left = recordsLeft();
@@ -339,7 +338,7 @@ public final class AsyncQueue implements AutoCloseable {
             draining.close();
         }
         if (draining != null && draining.isRunning()) {
-            while (ring.head() != ring.tail() && draining.isRunning() && System.nanoTime() - deadline < 0) {
+            while (ring.head() != ring.tail() && draining.isRunning() && nanoClock.nanoTime() - deadline < 0) {
                 pause.idle();
             }
             draining.close();
@@ -347,10 +346,10 @@ public final class AsyncQueue implements AutoCloseable {
                 return;
             }
         }
-        while (ring.head() != ring.tail() && System.nanoTime() - deadline < 0) {
+        while (ring.head() != ring.tail() && nanoClock.nanoTime() - deadline < 0) {
             if (draining == null || draining.isClosed()) {
                 // a drainer of another process drains the ring until it dies: then this one takes over
-                draining = Drainer.tryOpen(ring, queue, drainBatch, ringReserve, builder.drainHook());
+                draining = Drainer.tryOpen(ring, queue, config);
                 if (draining == null) {
                     pause.idle();
                     continue;

@@ -4,21 +4,23 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 
+import dev.spool.queue.internal.QueueInternals;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.ThreadFactory;
 import java.util.function.Supplier;
 
 /**
  * The settings of an {@link AsyncQueue}; {@link #build()} checks them, naming the option and the value of one that
- * is wrong, and opens it.
+ * is wrong, concludes them into one immutable configuration with the queue's clocks, and opens the async queue with
+ * it. The builder is not read again: changing it after {@code build()} changes nothing of that async queue.
  */
 public final class AsyncQueueBuilder {
     /** The ring capacity unless set: 8 MiB of records, a few milliseconds of a fast producer. */
@@ -51,6 +53,7 @@ public final class AsyncQueueBuilder {
     private Duration stall;
     private Set<PosixFilePermission> ringFileMode = SpoolQueueBuilder.DEFAULT_FILE_MODE;
     private boolean registerMBean;
+    /** For tests: null for the queue's. */
 
     AsyncQueueBuilder(final SpoolQueue queue, final SpoolQueueBuilder queueBuilder) {
         this.queue = queue;
@@ -90,10 +93,6 @@ public final class AsyncQueueBuilder {
     public AsyncQueueBuilder registerMBean() {
         this.registerMBean = true;
         return this;
-    }
-
-    boolean registersMBean() {
-        return registerMBean;
     }
 
     /**
@@ -243,15 +242,12 @@ public final class AsyncQueueBuilder {
      */
     public AsyncQueue build() {
         validate();
-        if (stallPeriod != null) {
-            drainHook = new PeriodicDrainStall(stallPeriod.toNanos(), stall.toNanos());
-        }
         if (queue != null) {
-            return new AsyncQueue(queue, false, this);
+            return new AsyncQueue(queue, false, conclude(queue));
         }
         final SpoolQueue target = queueBuilder.openOrCreate();
         try {
-            return new AsyncQueue(target, true, this);
+            return new AsyncQueue(target, true, conclude(target));
         } catch (RuntimeException e) {
             target.close();
             throw e;
@@ -281,59 +277,32 @@ public final class AsyncQueueBuilder {
         }
     }
 
-    Path ringPath(final SpoolQueue target) {
+    /**
+     * The conclude step: resolves the defaults that depend on the queue (the ring's path, the reserve), takes the
+     * queue's clocks, and makes the one immutable configuration that the async queue reads from then on.
+     *
+     * @param target the open queue the ring drains into.
+     * @return the configuration.
+     */
+    AsyncQueueConfig conclude(final SpoolQueue target) {
+        final QueueInternals internals = target.unwrap(QueueInternals.class);
+        final NanoClock queueNanoClock = internals.nanoClock();
+        final DrainHook hook = stallPeriod != null
+                ? new PeriodicDrainStall(stallPeriod.toNanos(), stall.toNanos(), queueNanoClock) : drainHook;
+        return new AsyncQueueConfig(ringPath(target), ringCapacity,
+                ringFileMode == null ? null : Set.copyOf(ringFileMode), registerMBean, backPressure, claimTimeout,
+                blockedClaimTimeout, drainBatch, ringReserve == null ? ringCapacity / 4 : ringReserve,
+                new DrainerThreading(availableProcessors, hotThreads, pinDrainer, drainerIdleStrategy,
+                        internals.threadFactory()),
+                hook, internals.epochClock(), queueNanoClock, internals.errorHandler());
+    }
+
+    private Path ringPath(final SpoolQueue target) {
         if (ringPath != null) {
             return ringPath;
         }
         final Path directory = Files.isDirectory(DEFAULT_RING_DIRECTORY) ? DEFAULT_RING_DIRECTORY
                 : Path.of(System.getProperty("java.io.tmpdir"));
         return directory.resolve("spool-" + target.queueId() + ".ring");
-    }
-
-    int ringCapacity() {
-        return ringCapacity;
-    }
-
-    Set<PosixFilePermission> ringFileMode() {
-        return ringFileMode;
-    }
-
-    BackPressure backPressure() {
-        return backPressure;
-    }
-
-    Duration claimTimeout() {
-        return claimTimeout;
-    }
-
-    Duration blockedClaimTimeout() {
-        return blockedClaimTimeout;
-    }
-
-    int drainBatch() {
-        return drainBatch;
-    }
-
-    DrainerThreading drainerThreading() {
-        return new DrainerThreading(availableProcessors, hotThreads, pinDrainer, drainerIdleStrategy);
-    }
-
-    /** @return a new idle strategy for a started drainer's thread. */
-    IdleStrategy drainerIdleStrategy() {
-        return drainerThreading().idleStrategy(drainBatch);
-    }
-
-    /** @return the factory of a started drainer's thread. */
-    ThreadFactory drainerThreads() {
-        return drainerThreading().threads();
-    }
-
-    DrainHook drainHook() {
-        return drainHook;
-    }
-
-    /** @return the drainer's reserve in bytes. */
-    int ringReserve() {
-        return ringReserve == null ? ringCapacity / 4 : ringReserve;
     }
 }

@@ -15,6 +15,7 @@ import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.NamedPosition;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
+import org.agrona.concurrent.NanoClock;
 
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
@@ -75,6 +76,8 @@ public final class AsyncTailer implements ExcerptReader {
     private final boolean commitOnRead;
     /** Rung by the appenders of this process after each commit, while {@link #await} sleeps. */
     private final Doorbell doorbell;
+    /** The queue's monotonic clock, of {@link #await}'s deadline. */
+    private final NanoClock nanoClock;
     private volatile Thread sleeper;
     private boolean inRing;
     private long ringPosition;
@@ -104,6 +107,7 @@ public final class AsyncTailer implements ExcerptReader {
         this.commitMode = commitMode;
         this.commitOnRead = named != null && commitMode == CommitMode.ON_READ;
         this.doorbell = commits.add(this::wake);
+        this.nanoClock = ring.nanoClock();
     }
 
     /** Moves a named tailer after the index committed under its name; any tailer starts at the start otherwise. */
@@ -176,7 +180,7 @@ public final class AsyncTailer implements ExcerptReader {
         if (hasNext()) {
             return true;
         }
-        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        final long deadline = nanoClock.nanoTime() + unit.toNanos(timeout);
         long park = MIN_PARK_NANOS;
         sleeper = Thread.currentThread();
         try {
@@ -186,7 +190,7 @@ public final class AsyncTailer implements ExcerptReader {
                 if (hasNext()) {
                     return true;
                 }
-                final long remaining = deadline - System.nanoTime();
+                final long remaining = deadline - nanoClock.nanoTime();
                 if (remaining <= 0) {
                     return false;
                 }

@@ -1,5 +1,6 @@
 package dev.spool.ringbuffer;
 
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +16,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  */
 final class ClaimRevoker {
     /** A claim younger than this is never checked for a dead owner: the check is a system call. */
-    private static final long OWNER_PROBE_AGE_MS = 1;
+    private static final long OWNER_PROBE_AGE_NS = 1_000_000;
     /** Logs under the ring's name, where operators look for what the ring does. */
     private static final Logger LOG = LoggerFactory.getLogger(RingBuffer.class);
 
@@ -27,13 +28,14 @@ final class ClaimRevoker {
     private final int capacityShift;
     /** The padding word this instance unblocks with: its own owner, as the claims it takes carry. */
     private final long padding;
-    private final long claimTimeoutMs;
-    private final long blockedClaimTimeoutMs;
+    private final long claimTimeoutNs;
+    private final long blockedClaimTimeoutNs;
+    private final NanoClock nanoClock;
     private long blockedPosition = -1;
-    private long blockedSinceMs;
+    private long blockedSinceNs;
 
     ClaimRevoker(final Path path, final RingHeader header, final RingLocks locks, final long dataAddress, final int capacity,
-                 final int owner, final long claimTimeoutMs, final long blockedClaimTimeoutMs) {
+                 final int owner, final long claimTimeoutNs, final long blockedClaimTimeoutNs, final NanoClock nanoClock) {
         this.path = path;
         this.header = header;
         this.locks = locks;
@@ -41,8 +43,9 @@ final class ClaimRevoker {
         this.mask = capacity - 1;
         this.capacityShift = Integer.numberOfTrailingZeros(capacity);
         this.padding = headerWord(ALIGNMENT, TYPE_PADDING, owner);
-        this.claimTimeoutMs = claimTimeoutMs;
-        this.blockedClaimTimeoutMs = blockedClaimTimeoutMs;
+        this.claimTimeoutNs = claimTimeoutNs;
+        this.blockedClaimTimeoutNs = blockedClaimTimeoutNs;
+        this.nanoClock = nanoClock;
     }
 
     /**
@@ -64,19 +67,19 @@ final class ClaimRevoker {
         if (length(word) > 0) {
             return true;
         }
-        final long now = System.currentTimeMillis();
+        final long now = nanoClock.nanoTime();
         if (position != blockedPosition) {
             blockedPosition = position;
-            blockedSinceMs = now;
+            blockedSinceNs = now;
         }
-        final long age = now - blockedSinceMs;
+        final long age = now - blockedSinceNs;
         if (length(word) == 0) {
-            if (age < blockedClaimTimeoutMs) {
+            if (age < blockedClaimTimeoutNs) {
                 return false;
             }
             unblock(position, tail);
         } else {
-            if (age < claimTimeoutMs && (age < OWNER_PROBE_AGE_MS || isOwnerAlive(owner(word)))) {
+            if (age < claimTimeoutNs && (age < OWNER_PROBE_AGE_NS || isOwnerAlive(owner(word)))) {
                 return false;
             }
             if (MEMORY.compareAndSwapLong(recordAddress, word, headerWord(-length(word), TYPE_PADDING, owner(word)))) {
@@ -115,7 +118,7 @@ final class ClaimRevoker {
             header.addVolatileUnblockedClaim();
             LOG.warn("unblocked a claim of ring {} whose header was never written for {} ms: its producer died or stalled"
                     + " between claiming and writing the header; position={}, padding length={}", path,
-                    blockedClaimTimeoutMs, position, end - position);
+                    blockedClaimTimeoutNs / 1_000_000, position, end - position);
         }
     }
 

@@ -5,11 +5,12 @@ import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.QueueInternals;
 import net.openhft.chronicle.bytes.MappedBytesStore;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.IdleStrategy;
 import org.slf4j.Logger;
@@ -28,9 +29,9 @@ import static dev.spool.ringbuffer.RecordDescriptor.*;
  * appended), the append fails and names both.
  * <p>
  * It is an Agrona {@link Agent} whose {@link #doWork()} drains one batch. Run it on the drainer's own daemon thread
- * {@value #THREAD_NAME} ({@link AsyncQueue#startDrainer()}), an {@link AgentRunner} whose idle strategy the builder
- * chooses for the machine's cores ({@link AsyncQueueBuilder#hotThreads(int)}); or create it
- * ({@link AsyncQueue#createDrainer()}) and run it on an {@link AgentRunner} of your own, alone or in a
+ * {@value #THREAD_NAME} ({@link AsyncQueue#startDrainer()}), run by Spool's agent host with the idle strategy the
+ * builder chooses for the machine's cores ({@link AsyncQueueBuilder#hotThreads(int)}); or create it
+ * ({@link AsyncQueue#createDrainer()}) and run it on an {@code AgentRunner} of your own, alone or in a
  * {@code CompositeAgent} with the queue's other duties, or from your own duty cycle ({@link #doWork()} or an
  * {@code AgentInvoker}). The runner or invoker that closes it releases the drainer lock ({@link #onClose()}).
  * <p>
@@ -61,8 +62,10 @@ public final class Drainer implements Agent, AutoCloseable {
     private long drainedRecords;
     private long drainedBatches;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** The runner of {@link #start}, if the drainer has its own thread. */
-    private volatile AgentRunner runner;
+    /** The host of {@link #start}, if the drainer has its own thread. */
+    private volatile AgentHost host;
+    /** Set by {@link #start} before the thread starts: {@link #onStart()} is then the own thread's. */
+    private volatile boolean ownThread;
     private volatile Thread thread;
     private volatile boolean running;
     private volatile Throwable failure;
@@ -71,9 +74,8 @@ public final class Drainer implements Agent, AutoCloseable {
      * @return a drainer holding the ring's drainer lock, after finishing what a dead predecessor left.
      * @throws SpoolException if a live process, this one included, holds the lock.
      */
-    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final int reserve,
-                        final DrainHook hook) {
-        final Drainer drainer = tryOpen(ring, queue, batchLimit, reserve, hook);
+    static Drainer open(final RingBuffer ring, final SpoolQueue queue, final AsyncQueueConfig config) {
+        final Drainer drainer = tryOpen(ring, queue, config);
         if (drainer == null) {
             throw new SpoolException("ring " + ring.path() + " already has a drainer in a live process (lock file "
                     + ring.locks().path() + ")");
@@ -82,9 +84,9 @@ public final class Drainer implements Agent, AutoCloseable {
     }
 
     /** @return a drainer as {@link #open} makes it, or null if a live process holds the ring's drainer lock. */
-    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final int batchLimit, final int reserve,
-                           final DrainHook hook) {
-        return ring.locks().tryHoldDrainer() ? new Drainer(ring, queue, batchLimit, reserve, hook) : null;
+    static Drainer tryOpen(final RingBuffer ring, final SpoolQueue queue, final AsyncQueueConfig config) {
+        return ring.locks().tryHoldDrainer()
+                ? new Drainer(ring, queue, config.drainBatch(), config.ringReserve(), config.drainHook()) : null;
     }
 
     /** Takes over the drainer lock the caller holds. */
@@ -129,7 +131,8 @@ public final class Drainer implements Agent, AutoCloseable {
      *
      * @return the number of records copied into the queue; 0 if there were none.
      * @throws SpoolException if closed, or if its own thread stopped on a failure (the cause).
-     * @throws AgentTerminationException only on its own thread, after a failure, to stop that thread's runner.
+     * @throws AgentTerminationException only on its own thread, on a failure, which it logs and keeps for
+     *                                   {@link #failure()}: the thread stops (see {@link AgentHost}).
      */
     @Override
     public int doWork() {
@@ -138,12 +141,23 @@ public final class Drainer implements Agent, AutoCloseable {
         }
         final Throwable stopped = failure;
         if (stopped != null) {
-            if (Thread.currentThread() == thread) {
-                throw new AgentTerminationException("drainer of " + ring.path() + " stopped on " + stopped);
-            }
             throw new SpoolException("drainer of " + ring.path() + " stopped on " + stopped
                     + ": records stay in the ring for the next drainer", stopped);
         }
+        if (Thread.currentThread() != thread) {
+            return drain();
+        }
+        try {
+            return drain();
+        } catch (RuntimeException | Error e) {
+            // a record it cannot copy would fail every pass: the own thread stops, and the record waits in the ring
+            failed(e);
+            throw new AgentTerminationException(e);
+        }
+    }
+
+    /** Drains one batch: see {@link #doWork()}. */
+    private int drain() {
         final long head = ring.head();
         final long tail = ring.tail();
         if (head == tail) {
@@ -293,20 +307,35 @@ public final class Drainer implements Agent, AutoCloseable {
     }
 
     /**
-     * Starts the drainer's own thread: a runner that waits with {@code idle} after a call that drained nothing, and
-     * stops at the first failure, which it logs and keeps for {@link #failure()}.
+     * Starts the drainer's own thread: a host that waits with {@code idle} after a call that drained nothing, and
+     * stops at the first failure, which the drainer logs and keeps for {@link #failure()}.
+     *
+     * @param threads      makes the thread.
+     * @param errorHandler the queue's, given the failure; null for none.
+     * @param mbeanOwner   the ring's MBean name key, to register the drainer's agent MBean beside it; null for none.
      */
-    void start(final IdleStrategy idle, final ThreadFactory threads) {
+    void start(final IdleStrategy idle, final ThreadFactory threads, final ErrorHandler errorHandler,
+               final String mbeanOwner) {
         running = true;
-        final AgentRunner started = new AgentRunner(idle, this::failed, null, this);
-        runner = started;
-        thread = AgentRunner.startOnThread(started, threads);
+        ownThread = true;
+        final AgentHost started = AgentHost.builder("drainer of ring " + ring.path() + " into queue "
+                        + queue.directory(), this)
+                .threadFactory(threads)
+                .errorHandler(errorHandler)
+                .mbeanBeside(mbeanOwner)
+                .start(idle);
+        host = started;
+    }
+
+    /** On the drainer's own thread: learns it before the first pass, so that a failure there stops the thread. */
+    @Override
+    public void onStart() {
+        if (ownThread) {
+            thread = Thread.currentThread();
+        }
     }
 
     private void failed(final Throwable error) {
-        if (error instanceof AgentTerminationException) {
-            return;
-        }
         failure = error;
         running = false;
         LOG.error("drainer of ring {} into queue {} stopped: records stay in the ring for the next drainer",
@@ -334,13 +363,13 @@ public final class Drainer implements Agent, AutoCloseable {
     }
 
     /**
-     * Releases the drainer lock when the runner or invoker of the caller's choosing closes. The drainer's own runner
+     * Releases the drainer lock when the runner or invoker of the caller's choosing closes. The drainer's own host
      * leaves that to {@link #close()}.
      */
     @Override
     public void onClose() {
         running = false;
-        if (runner == null) {
+        if (host == null) {
             release();
         }
     }
@@ -351,8 +380,8 @@ public final class Drainer implements Agent, AutoCloseable {
      */
     @Override
     public void close() {
-        final AgentRunner own = runner;
-        if (own != null && Thread.currentThread() != thread) {
+        final AgentHost own = host;
+        if (own != null) {
             own.close();
         }
         release();

@@ -1,6 +1,5 @@
 package dev.spool.ringbuffer;
 
-import dev.spool.queue.internal.AgentThreads;
 import net.openhft.affinity.AffinityLock;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
@@ -33,19 +32,22 @@ final class DrainerThreading {
     private final int hotThreads;
     private final boolean pinned;
     private final Supplier<IdleStrategy> idleStrategy;
+    private final ThreadFactory threads;
 
     /**
      * @param availableProcessors the CPUs the JVM may use.
      * @param hotThreads          the application's threads that must never be preempted.
      * @param pinned              whether the drainer's thread is pinned to a core of its own.
      * @param idleStrategy        the application's choice, or null for the machine's default.
+     * @param threads             the queue's factory of threads for its duties.
      */
     DrainerThreading(final int availableProcessors, final int hotThreads, final boolean pinned,
-                     final Supplier<IdleStrategy> idleStrategy) {
+                     final Supplier<IdleStrategy> idleStrategy, final ThreadFactory threads) {
         this.availableProcessors = availableProcessors;
         this.hotThreads = hotThreads;
         this.pinned = pinned;
         this.idleStrategy = idleStrategy;
+        this.threads = threads;
     }
 
     /** @return true if the machine has a CPU beyond the hot threads for the drainer. */
@@ -83,12 +85,12 @@ final class DrainerThreading {
                 : new LowDutyIdleStrategy(drainBatch, TimeUnit.MILLISECONDS.toNanos(LOW_DUTY_PERIOD_MS));
     }
 
-    /** @return the factory of the drainer's thread: a daemon, pinned to a core of its own if asked. */
+    /** @return the factory of the drainer's thread: the queue's, pinned to a core of its own if asked. */
     ThreadFactory threads() {
         if (!pinned) {
-            return AgentThreads.daemon();
+            return threads;
         }
-        return runnable -> AgentThreads.daemon().newThread(() -> {
+        return runnable -> threads.newThread(() -> {
             // a reserved CPU if the machine has any (isolcpus), else any CPU no other AffinityLock holds
             final AffinityLock lock = AffinityLock.acquireLock();
             try {

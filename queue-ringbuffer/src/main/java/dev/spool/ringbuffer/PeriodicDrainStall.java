@@ -1,5 +1,7 @@
 package dev.spool.ringbuffer;
 
+import org.agrona.concurrent.NanoClock;
+
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -10,23 +12,25 @@ import java.util.concurrent.locks.LockSupport;
 final class PeriodicDrainStall implements DrainHook {
     private final long periodNs;
     private final long stallNs;
+    private final NanoClock nanoClock;
     private long nextNs;
 
-    PeriodicDrainStall(final long periodNs, final long stallNs) {
+    PeriodicDrainStall(final long periodNs, final long stallNs, final NanoClock nanoClock) {
         this.periodNs = periodNs;
         this.stallNs = stallNs;
-        this.nextNs = System.nanoTime() + periodNs;
+        this.nanoClock = nanoClock;
+        this.nextNs = nanoClock.nanoTime() + periodNs;
     }
 
     @Override
     public void afterAppend(final long position, final long index) {
-        final long now = System.nanoTime();
+        final long now = nanoClock.nanoTime();
         if (now - nextNs < 0) {
             return;
         }
         final long until = now + stallNs;
         long left;
-        while ((left = until - System.nanoTime()) > 0) {
+        while ((left = until - nanoClock.nanoTime()) > 0) {
             LockSupport.parkNanos(left);
         }
         nextNs = until + periodNs;

@@ -9,7 +9,9 @@ import dev.spool.queue.SpoolException;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -81,15 +83,18 @@ public final class RingBuffer implements AutoCloseable {
     private final RingStats stats;
     /** A stale lower bound of the shared high-water mark, so that most claims only compare. */
     private long highWaterCache;
-    /** Stamps each claim: the drainer picks the record's cycle from it. */
-    private final EpochClock clock;
+    /** Stamps each claim: the drainer picks the record's cycle from it. A final field: one load per claim. */
+    private final EpochClock epochClock;
+    /** Measures the age of a claim that stops the consumer, and the waits of the appenders and tailers. */
+    private final NanoClock nanoClock;
     /** Keeps the ring mapped while a view of any thread reads it; closed before it is unmapped. */
     private final MappingGuard guard;
 
     private RingBuffer(final RingFile file, final int capacity, final Duration claimTimeout,
-                       final Duration blockedClaimTimeout, final EpochClock clock) {
+                       final Duration blockedClaimTimeout, final EpochClock epochClock, final NanoClock nanoClock) {
         this.file = file;
-        this.clock = clock;
+        this.epochClock = epochClock;
+        this.nanoClock = nanoClock;
         this.path = file.path();
         this.store = file.store();
         this.address = store.addressForWrite(0);
@@ -106,7 +111,7 @@ public final class RingBuffer implements AutoCloseable {
         this.claimTimeout = Duration.ofMillis(Math.max(1, claimTimeout.toMillis()));
         this.blockedClaimTimeout = Duration.ofMillis(Math.max(1, blockedClaimTimeout.toMillis()));
         this.consumer = new RingConsumer(this, header, new ClaimRevoker(path, header, file.locks(), dataAddress, capacity,
-                owner, this.claimTimeout.toMillis(), this.blockedClaimTimeout.toMillis()), dataAddress, capacity);
+                owner, this.claimTimeout.toNanos(), this.blockedClaimTimeout.toNanos(), nanoClock), dataAddress, capacity);
         this.guard = new MappingGuard("ring " + path);
         this.stats = new RingStats(this);
     }
@@ -171,28 +176,31 @@ public final class RingBuffer implements AutoCloseable {
      */
     public static RingBuffer open(final Path path, final int capacity, final Duration claimTimeout,
                                   final Duration blockedClaimTimeout, final Set<PosixFilePermission> fileMode) {
-        return open(path, capacity, claimTimeout, blockedClaimTimeout, fileMode, SystemEpochClock.INSTANCE);
+        return open(path, capacity, claimTimeout, blockedClaimTimeout, fileMode, SystemEpochClock.INSTANCE,
+                SystemNanoClock.INSTANCE);
     }
 
     /**
      * Opens the ring at {@code path}, creating it and its lock file with the given permissions if absent, stamping
-     * each claim with {@code clock}'s time. A drainer puts a record in the cycle of its claim's time, so give a ring in
-     * front of a queue that queue's clock (an {@link AsyncQueue} does): its records then land in the cycles direct
-     * appends at the same times would.
+     * each claim with {@code epochClock}'s time and measuring timeouts with {@code nanoClock}. A drainer puts a record
+     * in the cycle of its claim's time, so give a ring in front of a queue that queue's clocks (an {@link AsyncQueue}
+     * does): its records then land in the cycles direct appends at the same times would.
      *
      * @param path                the ring's file, e.g. under {@code /dev/shm}.
      * @param capacity            a power of two from 4 KiB to 1 GiB; an existing ring must have it.
      * @param claimTimeout        see {@link #open(Path, int, Duration, Duration)}.
      * @param blockedClaimTimeout see {@link #open(Path, int, Duration, Duration)}.
      * @param fileMode            see {@link #open(Path, int, Duration, Duration, Set)}.
-     * @param clock               the clock of each claim's time, in epoch milliseconds.
+     * @param epochClock          the clock of each claim's time and of the ring's creation, in epoch milliseconds.
+     * @param nanoClock           the clock of the claim timeouts, and of the waits of the ring's appenders.
      * @return the mapped ring.
      */
     public static RingBuffer open(final Path path, final int capacity, final Duration claimTimeout,
                                   final Duration blockedClaimTimeout, final Set<PosixFilePermission> fileMode,
-                                  final EpochClock clock) {
-        if (clock == null) {
-            throw new SpoolException("clock of ring " + path + " must not be null");
+                                  final EpochClock epochClock, final NanoClock nanoClock) {
+        if (epochClock == null || nanoClock == null) {
+            throw new SpoolException("clocks of ring " + path + " must not be null: epochClock=" + epochClock
+                    + ", nanoClock=" + nanoClock);
         }
         final Set<PosixFilePermission> mode = FileModes.checkFileMode("ringFileMode", fileMode);
         RingFile.checkCapacity(path, capacity);
@@ -202,9 +210,9 @@ public final class RingBuffer implements AutoCloseable {
         if (blockedClaimTimeout.isNegative() || blockedClaimTimeout.isZero()) {
             throw new SpoolException("blockedClaimTimeout=" + blockedClaimTimeout + " must be positive");
         }
-        final RingFile file = RingFile.open(path, capacity, mode);
+        final RingFile file = RingFile.open(path, capacity, mode, epochClock);
         try {
-            return new RingBuffer(file, capacity, claimTimeout, blockedClaimTimeout, clock);
+            return new RingBuffer(file, capacity, claimTimeout, blockedClaimTimeout, epochClock, nanoClock);
         } catch (RuntimeException e) {
             file.close();
             throw e;
@@ -289,7 +297,7 @@ public final class RingBuffer implements AutoCloseable {
         if (!MEMORY.compareAndSwapLong(recordAddress, unclaimedWord(lap(position)), headerWord(-recordLength, TYPE_DATA, owner))) {
             return false;
         }
-        MEMORY.writeLong(recordAddress + TIMESTAMP_OFFSET, clock.time());
+        MEMORY.writeLong(recordAddress + TIMESTAMP_OFFSET, epochClock.time());
         return true;
     }
 
@@ -477,6 +485,16 @@ public final class RingBuffer implements AutoCloseable {
     /** @return the ring file. */
     public Path path() {
         return path;
+    }
+
+    /** @return the clock of claim times, in epoch milliseconds. */
+    EpochClock epochClock() {
+        return epochClock;
+    }
+
+    /** @return the clock of timeouts and waits. */
+    NanoClock nanoClock() {
+        return nanoClock;
     }
 
     /** @return the claim timeout this instance revokes claims of live producers after. */

@@ -7,6 +7,7 @@ import dev.spool.queue.internal.SingleMappings;
 import net.openhft.chronicle.bytes.MappedBytesStore;
 import net.openhft.chronicle.bytes.MappedFile;
 import net.openhft.chronicle.core.io.ReferenceOwner;
+import org.agrona.concurrent.EpochClock;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -42,15 +43,17 @@ final class RingFile implements ReferenceOwner {
     /**
      * Opens the ring at {@code path}, creating it with {@code capacity} bytes of data if it does not exist.
      *
+     * @param epochClock gives a new ring's creation time.
      * @throws SpoolException if the capacity is not a power of two from 4 KiB to 1 GiB.
      * @throws CorruptQueueException    if the file is not a ring of this layout version.
      * @throws SpoolException           if the file cannot be created or mapped, or has another capacity.
      */
-    static RingFile open(final Path path, final int capacity, final Set<PosixFilePermission> fileMode) {
+    static RingFile open(final Path path, final int capacity, final Set<PosixFilePermission> fileMode,
+                         final EpochClock epochClock) {
         checkCapacity(path, capacity);
         final Path file = path.toAbsolutePath().normalize();
         if (!Files.exists(file)) {
-            create(file, capacity, fileMode);
+            create(file, capacity, fileMode, epochClock.time());
         }
         final long length;
         try {
@@ -108,13 +111,14 @@ final class RingFile implements ReferenceOwner {
     }
 
     /** Writes the whole file, so that tmpfs holds its pages now and a full tmpfs is an exception, not a SIGBUS. */
-    private static void create(final Path file, final int capacity, final Set<PosixFilePermission> fileMode) {
+    private static void create(final Path file, final int capacity, final Set<PosixFilePermission> fileMode,
+                               final long createdMillis) {
         final Path temp = file.resolveSibling(file.getFileName() + "." + UUID.randomUUID() + ".tmp");
         try {
             Files.createDirectories(file.getParent());
             try (FileChannel channel = FileModes.createNew(temp, fileMode, StandardOpenOption.WRITE)) {
                 final ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-                RingHeader.initialise(header, capacity, System.currentTimeMillis());
+                RingHeader.initialise(header, capacity, createdMillis);
                 DrainState.initialise(header);
                 writeFully(channel, header);
                 final ByteBuffer zeros = ByteBuffer.allocate(Math.min(capacity, 1 << 20));

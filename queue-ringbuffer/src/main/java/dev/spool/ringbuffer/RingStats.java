@@ -143,7 +143,7 @@ public final class RingStats {
                 return 0;
             }
             final long claimed = ring.claimTime(head);
-            return claimed == 0 || ring.head() != head ? 0 : Math.max(0, System.currentTimeMillis() - claimed);
+            return claimed == 0 || ring.head() != head ? 0 : Math.max(0, ring.epochClock().time() - claimed);
         } finally {
             guard.exit();
         }

@@ -8,7 +8,8 @@
  * shows occupancy, high-water mark, drain lag and back-pressure. The file layouts are drawn in the package-private
  * {@code RingBufferDescriptor} and {@code RecordDescriptor}.
  * <p>
- * Not API, package-private: {@code RingFile} creates, checks and maps a ring file; the flyweights
+ * Not API, package-private: {@code AsyncQueueConfig} is what the builder concludes to, with the queue's clocks, and
+ * the only settings the async queue, its drainer and its tailers read; {@code RingFile} creates, checks and maps a ring file; the flyweights
  * {@code RingHeader}, {@code DrainState} (the drain intent and the drained snapshot's seqlock) and
  * {@code IndexJournal} each own one part of the file; {@code RingConsumer} is the read side of the record protocol
  * and {@code ClaimRevoker} its way past stuck claims; {@code CycleRule} gives ring records their queue indices;

@@ -7,6 +7,9 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
 
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.locks.LockSupport;
@@ -108,6 +111,41 @@ class AsyncQueueOwnershipTest extends SpoolTestBase {
                     && fromClose.getMessage().contains("something other than the ring's drainer wrote to the queue"),
                     fromClose.getMessage());
             assertTrue(async.ring().isClosed(), "the ring is closed all the same");
+        }
+    }
+
+    @Test
+    void shouldShowTheDrainersStopInItsAgentMBeanBesideTheRings() throws Exception {
+        expectWarning("drainer of ring");
+        final Path ring = tempDir.resolve("q.ring");
+        final ObjectName name = new ObjectName("dev.spool:type=Agent,name=" + ObjectName.quote(ring.toString())
+                + ",role=" + ObjectName.quote(Drainer.THREAD_NAME));
+        final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).create();
+             ExcerptAppender direct = queue.createAppender()) {
+            final AsyncQueue async = AsyncQueue.builder(queue).ringPath(ring).ringCapacity(1 << 16).registerMBean()
+                    .build();
+            final Drainer drainer = async.startDrainer();
+            assertEquals(0L, server.getAttribute(name, "ErrorCount"));
+            assertEquals(true, server.getAttribute(name, "Running"));
+            try (AsyncAppender appender = async.createAppender()) {
+                appender.append("drained first".getBytes());
+                while (queue.lastIndex() < 0) {
+                    LockSupport.parkNanos(100_000);
+                }
+                direct.append("takes the index the ring gives its next record".getBytes());
+                direct.append("and one more, which no drainer can take for the ring's".getBytes());
+                appender.append("drained second".getBytes());
+            }
+            while (server.getAttribute(name, "Running").equals(true)) {
+                LockSupport.parkNanos(100_000);
+            }
+            assertEquals(1L, server.getAttribute(name, "ErrorCount"), "the failure that stopped it");
+            final String last = (String) server.getAttribute(name, "LastError");
+            assertTrue(last.contains(ring.toString()), last);
+            assertNotNull(drainer.failure());
+            assertThrows(SpoolException.class, async::close);
+            assertFalse(server.isRegistered(name), "unregistered with the drainer");
         }
     }
 }

@@ -74,10 +74,10 @@ class DrainerAgentTest extends SpoolTestBase {
                                                                final String alias) {
         try (SpoolQueue queue = openQueue()) {
             final AsyncQueueBuilder builder = builder(queue).availableProcessors(cpus).hotThreads(hotThreads);
-            assertEquals(alias, builder.drainerIdleStrategy().alias());
-            assertEquals(cpus > hotThreads, builder.drainerThreading().hasSpareCore());
+            assertEquals(alias, builder.conclude(queue).drainerIdleStrategy().alias());
+            assertEquals(cpus > hotThreads, builder.conclude(queue).drainerThreading().hasSpareCore());
             assertEquals(BusySpinIdleStrategy.ALIAS,
-                    builder.drainerIdleStrategy(BusySpinIdleStrategy::new).drainerIdleStrategy().alias(),
+                    builder.drainerIdleStrategy(BusySpinIdleStrategy::new).conclude(queue).drainerIdleStrategy().alias(),
                     "the application's choice wins");
         }
     }
@@ -109,7 +109,8 @@ class DrainerAgentTest extends SpoolTestBase {
     @Test
     void shouldDefaultToTheHotThreadsOfOneAppenderAndOneReader() {
         try (SpoolQueue queue = openQueue()) {
-            assertEquals(LowDutyIdleStrategy.ALIAS, builder(queue).availableProcessors(2).drainerIdleStrategy().alias());
+            assertEquals(LowDutyIdleStrategy.ALIAS, builder(queue).availableProcessors(2).conclude(queue)
+                    .drainerIdleStrategy().alias());
             final AsyncQueueBuilder negative = builder(queue).hotThreads(-1);
             final SpoolException e = assertThrows(SpoolException.class, negative::build, "refused when built");
             assertTrue(e.getMessage().contains("hotThreads=-1"), e.getMessage());

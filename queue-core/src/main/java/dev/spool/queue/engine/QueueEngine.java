@@ -70,6 +70,8 @@ public final class QueueEngine implements QueueInternals {
     private final NanoClock nanoClock;
     private final ErrorHandler errorHandler;
     private final ThreadFactory threadFactory;
+    /** The name key of the queue's MBean if the builder registers it, for its duties' MBeans to go beside; or null. */
+    private final String agentMBeanOwner;
     private final long pretouchLength;
     private final Duration pretouchLeadTime;
     /** Why {@link #createAppender(SyncPolicy)} refuses, or null while it does not. */
@@ -94,6 +96,7 @@ public final class QueueEngine implements QueueInternals {
         this.nanoClock = config.nanoClock();
         this.errorHandler = config.errorHandler();
         this.threadFactory = config.threadFactory();
+        this.agentMBeanOwner = config.registerMBean() ? store.directory().toString() : null;
         this.pretouchLength = config.pretouchLength();
         this.pretouchLeadTime = config.pretouchLeadTime();
     }
@@ -328,7 +331,7 @@ public final class QueueEngine implements QueueInternals {
         }
         synchronized (store.users()) {
             final StorePretoucher pretoucher = (StorePretoucher) createPretoucher();
-            pretoucher.start(period);
+            pretoucher.start(period, agentMBeanOwner);
             return pretoucher;
         }
     }
@@ -350,7 +353,7 @@ public final class QueueEngine implements QueueInternals {
     /** @return a group commit on its own daemon thread. */
     public GroupCommit startGroupCommit() {
         final StoreGroupCommit groupCommit = new StoreGroupCommit(store, openAppender(SyncPolicy.NONE));
-        groupCommit.start();
+        groupCommit.start(agentMBeanOwner);
         return groupCommit;
     }
 

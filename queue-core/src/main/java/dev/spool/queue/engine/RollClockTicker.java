@@ -1,8 +1,7 @@
 package dev.spool.queue.engine;
 
-import dev.spool.queue.internal.AgentThreads;
+import dev.spool.queue.internal.AgentHost;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.SystemEpochClock;
@@ -12,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The agent that keeps the {@link RollClock}s of a JVM up to date, on one daemon AgentRunner,
+ * The agent that keeps the {@link RollClock}s of a JVM up to date, on one daemon thread of an {@link AgentHost},
  * {@value RollClock#THREAD_NAME}. Its {@link #doWork()} updates every clock once the earliest of their next
  * updates is due, and its idle strategy parks until then: the thread wakes twice per cycle, never in between, so it
  * takes no CPU from the application's hot threads. {@link #wake()} makes it update at once, when a clock comes or
@@ -35,9 +34,9 @@ final class RollClockTicker implements Agent {
      */
     static RollClockTicker start(final List<RollClock> clocks) {
         final RollClockTicker ticker = new RollClockTicker(clocks);
-        final AgentRunner runner = new AgentRunner(new UntilDue(ticker),
-                AgentThreads.logErrors("roll clock failed: appends read the wall clock until it recovers"), null, ticker);
-        AgentRunner.startOnThread(runner, AgentThreads.daemon());
+        AgentHost.builder("roll clock (until it recovers, appends read the wall clock)", ticker)
+                .threadFactory(AgentHost.daemonThreads())
+                .start(new UntilDue(ticker));
         return ticker;
     }
 

@@ -3,8 +3,8 @@ package dev.spool.queue.engine;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.GroupCommit;
 import dev.spool.queue.IndexFormat;
+import dev.spool.queue.internal.AgentHost;
 import org.agrona.ErrorHandler;
-import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SleepingIdleStrategy;
 
@@ -33,8 +33,8 @@ final class StoreGroupCommit implements GroupCommit {
     private final ErrorHandler errorHandler;
     private final ThreadFactory threadFactory;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** The runner of {@link #start()}, if this group commit has its own thread. */
-    private volatile AgentRunner runner;
+    /** The host of {@link #start}, if this group commit has its own thread. */
+    private volatile AgentHost host;
     /** The thread that runs the syncer, as {@link #onStart()} or {@link #start()} learnt it: a new waiter wakes it. */
     private volatile Thread thread;
 
@@ -47,12 +47,21 @@ final class StoreGroupCommit implements GroupCommit {
         this.threadFactory = store.threadFactory();
     }
 
-    /** Runs the syncer on its own daemon thread, parked 1 ms at a time while no writer waits. */
-    void start() {
-        final AgentRunner started = new AgentRunner(new SleepingIdleStrategy(IDLE_PARK_NS),
-                errorHandler, null, this);
-        runner = started;
-        thread = AgentRunner.startOnThread(started, threadFactory);
+    /**
+     * Runs the syncer on its own thread of the queue's thread factory, parked 1 ms at a time while no writer waits.
+     *
+     * @param mbeanOwner the queue's MBean name key, to register the agent's MBean beside it; null for none.
+     */
+    void start(final String mbeanOwner) {
+        final AgentHost started = AgentHost.builder("group commit of " + directory
+                        + " (a failed sync: its waiters time out)", this)
+                .threadFactory(threadFactory)
+                .errorHandler(errorHandler)
+                .nanoClock(nanoClock)
+                .mbeanBeside(mbeanOwner)
+                .start(new SleepingIdleStrategy(IDLE_PARK_NS));
+        host = started;
+        thread = started.thread();
     }
 
     @Override
@@ -131,7 +140,7 @@ final class StoreGroupCommit implements GroupCommit {
 
     @Override
     public void close() {
-        final AgentRunner own = runner;
+        final AgentHost own = host;
         if (own != null) {
             // closes this group commit on its thread, after the round in hand
             own.close();

@@ -3,10 +3,10 @@ package dev.spool.queue.engine;
 import dev.spool.queue.Pretoucher;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.CycleCalendar;
 
 import net.openhft.chronicle.core.OS;
-import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.SleepingIdleStrategy;
 
@@ -35,9 +35,9 @@ final class StorePretoucher implements Pretoucher {
     /** Every page of {@link #file} below this position has been touched. */
     private long touchedPosition;
     private long nextTouchedPosition;
-    /** Set once by {@link #start(Duration)}: the runner of {@code SpoolQueue.startPretoucher(Duration)}. */
-    private volatile AgentRunner runner;
-    /** The runner's thread, once started: the only thread that may then call {@link #doWork()}. */
+    /** Set once by {@link #start}: the host of {@code SpoolQueue.startPretoucher(Duration)}. */
+    private volatile AgentHost host;
+    /** The host's thread, once started: the only thread that may then call {@link #doWork()}. */
     private volatile Thread thread;
 
     StorePretoucher(final Store store, final long pretouchLength, final Duration leadTime) {
@@ -90,21 +90,21 @@ final class StorePretoucher implements Pretoucher {
     }
 
     /**
-     * Releases the mapped files when the runner or invoker of the caller's choosing closes. The runner of
-     * {@link #start(Duration)} leaves that to {@link #close()}: the queue's close holds the monitor that releasing
-     * takes while it waits for that runner's thread to stop.
+     * Releases the mapped files when the runner or invoker of the caller's choosing closes. The host of
+     * {@link #start} leaves that to {@link #close()}: the queue's close holds the monitor that releasing
+     * takes while it waits for that host's thread to stop.
      */
     @Override
     public void onClose() {
-        if (runner == null) {
+        if (host == null) {
             release();
         }
     }
 
     @Override
     public void close() {
-        final AgentRunner own = runner;
-        if (own != null && Thread.currentThread() != thread) {
+        final AgentHost own = host;
+        if (own != null) {
             // the files it touches are unmapped below and by the queue's close: its thread must be gone first
             own.close();
         }
@@ -120,12 +120,22 @@ final class StorePretoucher implements Pretoucher {
         store.closed(this);
     }
 
-    /** Runs {@link #doWork()} on a daemon thread, sleeping {@code period} whenever there was nothing to do. */
-    void start(final Duration period) {
-        final AgentRunner started = new AgentRunner(new SleepingIdleStrategy(period.toNanos()),
-                store.errorHandler(), null, this);
-        runner = started;
-        thread = AgentRunner.startOnThread(started, store.threadFactory());
+    /**
+     * Runs {@link #doWork()} on its own thread of the queue's thread factory, sleeping {@code period} whenever there
+     * was nothing to do.
+     *
+     * @param mbeanOwner the queue's MBean name key, to register the agent's MBean beside it; null for none.
+     */
+    void start(final Duration period, final String mbeanOwner) {
+        final AgentHost started = AgentHost.builder("pretoucher of " + store.directory()
+                        + " (until it succeeds, writers take their own page faults and create their own files)", this)
+                .threadFactory(store.threadFactory())
+                .errorHandler(store.errorHandler())
+                .nanoClock(store.nanoClock())
+                .mbeanBeside(mbeanOwner)
+                .start(new SleepingIdleStrategy(period.toNanos()));
+        host = started;
+        thread = started.thread();
     }
 
     /** Moves to the new highest cycle: the file created ahead of this roll, its first pages already touched. */

@@ -1,5 +1,6 @@
 package dev.spool.queue.internal;
 
+import dev.spool.queue.AgentMXBean;
 import dev.spool.queue.SpoolException;
 
 import javax.management.JMException;
@@ -27,8 +28,41 @@ public final class MBeans {
      */
     public static <T> ObjectName register(final String type, final String name, final T mbean,
                                           final Class<T> mbeanInterface) {
+        return registerAs(DOMAIN + ":type=" + type + ",name=" + ObjectName.quote(name), type, mbean, mbeanInterface);
+    }
+
+    /**
+     * Registers the MXBean of one of an owner's agents, under {@code dev.spool:type=Agent,name="<owner name>",
+     * role="<role>"}: beside the owner's own, whose name key it shares.
+     *
+     * @param name  the owner's name key, unquoted: the queue's directory, the ring's path.
+     * @param role  the agent's role.
+     * @param mbean the agent's MXBean.
+     * @return the name it is registered under.
+     * @throws SpoolException if one of that name is registered already, or registration fails.
+     */
+    public static ObjectName registerAgent(final String name, final String role, final AgentMXBean mbean) {
+        return registerAs(DOMAIN + ":type=Agent,name=" + ObjectName.quote(name) + ",role=" + ObjectName.quote(role),
+                "Agent", mbean, AgentMXBean.class);
+    }
+
+    /**
+     * @param type the MBean's type key.
+     * @param name the name key, unquoted.
+     * @return true if an MBean of that type and name is registered with the platform MBean server now.
+     */
+    public static boolean isRegistered(final String type, final String name) {
+        try {
+            return ManagementFactory.getPlatformMBeanServer()
+                    .isRegistered(new ObjectName(DOMAIN + ":type=" + type + ",name=" + ObjectName.quote(name)));
+        } catch (JMException e) {
+            throw new SpoolException("bad MBean name of type " + type + " and name " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static <T> ObjectName registerAs(final String text, final String type, final T mbean,
+                                             final Class<T> mbeanInterface) {
         final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        final String text = DOMAIN + ":type=" + type + ",name=" + ObjectName.quote(name);
         try {
             final ObjectName objectName = new ObjectName(text);
             server.registerMBean(new StandardMBean(mbean, mbeanInterface, true), objectName);

@@ -7,11 +7,12 @@
  * dev.spool.queue.internal.ProcessSlots} claims a slot per live process through byte-range locks; {@link
  * dev.spool.queue.internal.SchemaFiles} stores and lists the typed schema files of a queue directory and counts them
  * in the metadata's schema generation, for the method writers and replication; {@link
- * dev.spool.queue.internal.AgentThreads} gives the runners of the background duties their daemon threads and error
- * handler; {@link dev.spool.queue.internal.MappingGuard} keeps a queue's or a ring's memory mapped while another
- * thread's view reads it, and refuses such reads once closed. Two contracts of the API with the engine live here too,
- * so that neither names the other's classes: {@link dev.spool.queue.internal.QueueConfig}, the builder's concluded
- * settings, and {@link dev.spool.queue.internal.SyncTrigger}, a sync policy's evaluation. Nothing here refers to the
- * engine or to {@code SpoolQueue}.
+ * dev.spool.queue.internal.AgentHost} runs every background duty, on its own thread or invoked, under one error
+ * policy (counted, logged without flooding, visible in JMX); {@link dev.spool.queue.internal.MappingGuard} keeps a
+ * queue's or a ring's memory mapped while another thread's view reads it, and refuses such reads once closed. Two
+ * contracts of the API with the engine live here too, so that neither names the other's classes: {@link
+ * dev.spool.queue.internal.QueueConfig}, the builder's concluded settings, and {@link
+ * dev.spool.queue.internal.SyncTrigger}, a sync policy's evaluation. Nothing here refers to the engine or to {@code
+ * SpoolQueue}.
  */
 package dev.spool.queue.internal;
