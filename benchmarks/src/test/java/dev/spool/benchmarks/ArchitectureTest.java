@@ -50,6 +50,9 @@ class ArchitectureTest {
             .because("inside the benchmarks the packages are acyclic");
 
     @ArchTest
+    static final ArchRule noImportCircleCrossesAPackage = ArchitectureRules.NO_IMPORT_CIRCLE_CROSSES_A_PACKAGE;
+
+    @ArchTest
     static final ArchRule noImplPackage = ArchitectureRules.NO_IMPL_PACKAGE;
 
     @ArchTest

@@ -1,6 +1,7 @@
 package dev.spool.queue;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaCodeUnit;
 import com.tngtech.archunit.core.domain.JavaField;
@@ -16,9 +17,19 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -46,6 +57,16 @@ public final class ArchitectureRules {
     public static final ArchRule EVERY_PACKAGE_HAS_PACKAGE_INFO = classes()
             .should(resideInAPackageWithPackageInfo(SOURCE_ROOT))
             .because("every package has a package-info.java that says what it holds and whether it is API");
+
+    /**
+     * No import circle among the analysed classes crosses a package boundary. Nested classes count as their
+     * top-level class; each strongly connected component of the classes' dependency graph must lie in one package,
+     * so the packages can be read, and changed, one after another.
+     */
+    public static final ArchRule NO_IMPORT_CIRCLE_CROSSES_A_PACKAGE = classes()
+            .should(new ImportCircles())
+            .because("a circle of classes across packages ties those packages together: neither can be read, tested"
+                    + " or changed without the other");
 
     private ArchitectureRules() {
     }
@@ -90,6 +111,103 @@ public final class ArchitectureRules {
         @Override
         public boolean includes(final Location location) {
             return NO_TESTS.includes(location) && NO_JARS.includes(location) && !location.contains("/jmh_generated/");
+        }
+    }
+
+    /**
+     * Finds the strongly connected components (Tarjan) of the top-level classes' dependency graph and reports each
+     * one whose classes lie in more than one package, with its classes.
+     */
+    private static final class ImportCircles extends ArchCondition<JavaClass> {
+        private final Map<JavaClass, Set<JavaClass>> edges = new LinkedHashMap<>();
+        private final Map<JavaClass, Integer> indices = new HashMap<>();
+        private final Map<JavaClass, Integer> lowLinks = new HashMap<>();
+        private final Deque<JavaClass> stack = new ArrayDeque<>();
+        private final Set<JavaClass> onStack = new HashSet<>();
+        private final List<List<JavaClass>> components = new ArrayList<>();
+
+        ImportCircles() {
+            super("be in no import circle that crosses a package boundary");
+        }
+
+        @Override
+        public void init(final Collection<JavaClass> allClasses) {
+            edges.clear();
+            indices.clear();
+            lowLinks.clear();
+            stack.clear();
+            onStack.clear();
+            components.clear();
+            for (final JavaClass javaClass : allClasses) {
+                edges.computeIfAbsent(topLevel(javaClass), key -> new LinkedHashSet<>());
+            }
+            for (final JavaClass javaClass : allClasses) {
+                final JavaClass source = topLevel(javaClass);
+                for (final Dependency dependency : javaClass.getDirectDependenciesFromSelf()) {
+                    final JavaClass target = topLevel(dependency.getTargetClass().getBaseComponentType());
+                    if (!target.equals(source) && edges.containsKey(target)) {
+                        edges.get(source).add(target);
+                    }
+                }
+            }
+            for (final JavaClass node : edges.keySet()) {
+                if (!indices.containsKey(node)) {
+                    connect(node);
+                }
+            }
+        }
+
+        @Override
+        public void check(final JavaClass javaClass, final ConditionEvents events) {
+            // the components are judged together, in finish
+        }
+
+        @Override
+        public void finish(final ConditionEvents events) {
+            for (final List<JavaClass> component : components) {
+                final Set<String> packages = new TreeSet<>();
+                component.forEach(member -> packages.add(member.getPackageName()));
+                if (packages.size() > 1) {
+                    final List<String> names = new ArrayList<>();
+                    component.forEach(member -> names.add(member.getName()));
+                    Collections.sort(names);
+                    events.add(SimpleConditionEvent.violated(component,
+                            "import circle across " + packages + ": " + names));
+                }
+            }
+        }
+
+        private void connect(final JavaClass node) {
+            indices.put(node, indices.size());
+            lowLinks.put(node, indices.get(node));
+            stack.push(node);
+            onStack.add(node);
+            for (final JavaClass next : edges.get(node)) {
+                if (!indices.containsKey(next)) {
+                    connect(next);
+                    lowLinks.put(node, Math.min(lowLinks.get(node), lowLinks.get(next)));
+                } else if (onStack.contains(next)) {
+                    lowLinks.put(node, Math.min(lowLinks.get(node), indices.get(next)));
+                }
+            }
+            if (lowLinks.get(node).equals(indices.get(node))) {
+                final List<JavaClass> component = new ArrayList<>();
+                JavaClass member;
+                do {
+                    member = stack.pop();
+                    onStack.remove(member);
+                    component.add(member);
+                } while (!member.equals(node));
+                components.add(component);
+            }
+        }
+
+        private static JavaClass topLevel(final JavaClass javaClass) {
+            JavaClass outer = javaClass;
+            while (outer.getEnclosingClass().isPresent()) {
+                outer = outer.getEnclosingClass().get();
+            }
+            return outer;
         }
     }
 

@@ -35,6 +35,9 @@ class ArchitectureTest {
             ArchitectureRules.noPublicSignatureExposesAnInternalType("dev.spool.ringbuffer..");
 
     @ArchTest
+    static final ArchRule noImportCircleCrossesAPackage = ArchitectureRules.NO_IMPORT_CIRCLE_CROSSES_A_PACKAGE;
+
+    @ArchTest
     static final ArchRule noImplPackage = ArchitectureRules.NO_IMPL_PACKAGE;
 
     @ArchTest
