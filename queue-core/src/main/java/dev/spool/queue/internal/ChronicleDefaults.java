@@ -17,11 +17,11 @@ public final class ChronicleDefaults {
 
     /** Sets each property to its quiet value unless it is set already. */
     public static void apply() {
-        setIfAbsent(PERF_INFO, "true");
-        setIfAbsent(SIMPLE_LOGGER_LEVEL, "warn");
+        defaultProperty(PERF_INFO, "true");
+        defaultProperty(SIMPLE_LOGGER_LEVEL, "warn");
     }
 
-    private static void setIfAbsent(final String name, final String value) {
+    private static void defaultProperty(final String name, final String value) {
         if (System.getProperty(name) == null) {
             System.setProperty(name, value);
         }

@@ -1,0 +1,45 @@
+package dev.spool.replication;
+
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+import dev.spool.queue.ArchitectureRules;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/** queue-replication's package rules, as docs/architecture.md states them under "Packages" and "Dependencies". */
+@AnalyzeClasses(packages = "dev.spool.replication", importOptions = ArchitectureRules.MainClassesOnly.class)
+class ArchitectureTest {
+
+    @ArchTest
+    static final ArchRule replicationNeverUsesTheEngineOrTheTools = noClasses()
+            .that().resideInAPackage("dev.spool.replication..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.spool.queue.engine..", "dev.spool.queue.tools..")
+            .because("queue-ringbuffer and queue-replication use the API and internal, and never engine or tools");
+
+    @ArchTest
+    static final ArchRule replicationSourcesImportNoEngineToolsOrRing =
+            ArchitectureRules.sourcesImportNothingFrom("dev.spool.replication..",
+                    "dev.spool.queue.engine", "dev.spool.queue.tools", "dev.spool.ringbuffer")
+            .because("ring and replication never use engine or tools and never import each other, not even a"
+                    + " constant");
+
+    @ArchTest
+    static final ArchRule replicationNeverUsesTheRing = noClasses()
+            .that().resideInAPackage("dev.spool.replication..")
+            .should().dependOnClassesThat().resideInAPackage("dev.spool.ringbuffer..")
+            .because("every module has a clean downward dependency: ring and replication never import each other");
+
+    @ArchTest
+    static final ArchRule noPublicSignatureExposesAnInternalType =
+            ArchitectureRules.noPublicSignatureExposesAnInternalType("dev.spool.replication..");
+
+    @ArchTest
+    static final ArchRule noImportCircleCrossesAPackage = ArchitectureRules.NO_IMPORT_CIRCLE_CROSSES_A_PACKAGE;
+
+    @ArchTest
+    static final ArchRule noImplPackage = ArchitectureRules.NO_IMPL_PACKAGE;
+
+    @ArchTest
+    static final ArchRule everyPackageHasPackageInfo = ArchitectureRules.EVERY_PACKAGE_HAS_PACKAGE_INFO;
+}
