@@ -22,7 +22,7 @@ class ArchitectureTest {
     private static final String DOCUMENTED_API_TYPES = "dev\\.spool\\.queue\\.(SpoolQueue|SpoolQueueBuilder"
             + "|ExcerptAppender|ExcerptReader|ExcerptTailer|ExcerptHandler|Direction|CommitMode|IndexFormat"
             + "|SyncPolicy|ExcerptPredicate|ExcerptValue|SyncMarkerHandler|GroupCommit|Pretoucher|RollCycle"
-            + "|TimeProvider|PauseStrategy|CycleListener|SpoolException|CorruptQueueException|QueueMXBean)";
+            + "|CycleListener|SpoolException|CorruptQueueException|QueueMXBean|AgentMXBean)";
 
     /** QueueEngine and its nested types: the engine's one public entry point. */
     private static final String ENGINE_ENTRY_POINT = "dev\\.spool\\.queue\\.engine\\.QueueEngine(\\$.*)?";
@@ -62,18 +62,23 @@ class ArchitectureTest {
                     + " inside its own package");
 
     @ArchTest
-    static final ArchRule internalReachesTheEngineOnlyThroughQueueEngine = noClasses()
+    static final ArchRule internalNeverUsesTheEngineOrTheFacade = noClasses()
             .that().resideInAPackage("dev.spool.queue.internal")
-            .should().dependOnClassesThat(resideInAPackage("dev.spool.queue.engine")
-                    .and(not(nameMatching(ENGINE_ENTRY_POINT))))
-            .because("internal reaches the engine only through the bridge, so the rest of the engine is visible only"
-                    + " inside its own package");
+            .should().dependOnClassesThat().resideInAPackage("dev.spool.queue.engine..")
+            .orShould().dependOnClassesThat().haveFullyQualifiedName(SpoolQueue.class.getName())
+            .because("no class of internal refers to SpoolQueue, and none refers to the engine: the engine implements"
+                    + " internal's interfaces, and the sibling modules reach them through SpoolQueue.unwrap");
 
     @ArchTest
-    static final ArchRule noEngineClassRefersToTheQueue = noClasses()
+    static final ArchRule noEngineClassRefersToTheFacade = noClasses()
             .that().resideInAPackage("dev.spool.queue.engine")
             .should().dependOnClassesThat().haveFullyQualifiedName(SpoolQueue.class.getName())
-            .because("no engine class refers to SpoolQueue: they all work on a Store");
+            .orShould().dependOnClassesThat().haveFullyQualifiedName(SpoolQueueBuilder.class.getName())
+            .because("no class of the engine refers to SpoolQueue or SpoolQueueBuilder, the facade: the engine reads"
+                    + " the concluded QueueConfig and works on a Store");
+
+    @ArchTest
+    static final ArchRule noImportCircleCrossesAPackage = ArchitectureRules.NO_IMPORT_CIRCLE_CROSSES_A_PACKAGE;
 
     @ArchTest
     static final ArchRule apiHoldsOnlyTheDocumentedTypes = classes()
