@@ -63,20 +63,24 @@ record CoreLayout(int sender, int reader, int drainer) {
     }
 
     /**
-     * The layout of {@code --pin}: the three highest CPUs the JVM may use, so that the lowest, where the kernel
-     * handles most interrupts by default, stays for everything else.
+     * The layout of {@code --pin}: the three highest CPUs the kernel isolated, if it isolated three or more (the
+     * JVM runs elsewhere); else the three highest CPUs the JVM may use, so that the lowest, where the kernel handles
+     * most interrupts by default, stays for everything else.
      *
      * @param machine the CPUs there are.
      * @return the layout.
      * @throws IllegalArgumentException if the machine has fewer than {@value #CPUS_NEEDED} CPUs for the JVM.
      */
     static CoreLayout choose(final Cpus machine) {
-        if (machine.allowed().cardinality() < CPUS_NEEDED) {
+        final BitSet isolated = (BitSet) machine.isolated().clone();
+        isolated.andNot(machine.allowed());
+        final BitSet pinnable = machine.pinnable();
+        if (isolated.cardinality() < 3 && pinnable.cardinality() < CPUS_NEEDED) {
             throw new IllegalArgumentException(PIN_OPTION + " needs " + CPUS_NEEDED + " CPUs: one each for the sender,"
                     + " the reader and the drainer, and one for everything else (the kernel, the JIT compiler, the"
                     + " garbage collector); " + machine + ". Run it on a machine with " + CPUS_NEEDED + " or more");
         }
-        final BitSet allowed = machine.allowed();
+        final BitSet allowed = isolated.cardinality() >= 3 ? isolated : pinnable;
         final int drainer = allowed.previousSetBit(allowed.length() - 1);
         final int reader = allowed.previousSetBit(drainer - 1);
         final int sender = allowed.previousSetBit(reader - 1);
@@ -90,13 +94,14 @@ record CoreLayout(int sender, int reader, int drainer) {
      */
     CoreLayout check(final Cpus machine) {
         final String asked = CORES_OPTION + " " + option();
+        final BitSet pinnable = machine.pinnable();
         for (final int cpu : new int[]{sender, reader, drainer}) {
-            if (!machine.allowed().get(cpu)) {
+            if (!pinnable.get(cpu)) {
                 throw new IllegalArgumentException(asked + ": CPU " + cpu + " is not one this JVM may run on; "
                         + machine);
             }
         }
-        if (machine.allowed().cardinality() < CPUS_NEEDED) {
+        if (pinnable.cardinality() < CPUS_NEEDED) {
             throw new IllegalArgumentException(asked + " leaves no CPU for everything else (the kernel, the JIT"
                     + " compiler, the garbage collector): a pinned run needs " + CPUS_NEEDED + "; " + machine);
         }
@@ -127,29 +132,55 @@ record CoreLayout(int sender, int reader, int drainer) {
      * The CPUs of this machine that a JVM sees.
      *
      * @param available what {@code Runtime.availableProcessors()} says.
-     * @param allowed   the CPUs the JVM may run on (its affinity mask, e.g. narrowed by {@code taskset} or a
-     *                  cpuset).
+     * @param allowed   the CPUs the JVM runs on (its affinity mask, e.g. narrowed by {@code taskset} or a cpuset).
+     * @param isolated  the CPUs the kernel isolated ({@code isolcpus}): no process runs there unless pinned there.
      */
-    record Cpus(int available, BitSet allowed) {
+    record Cpus(int available, BitSet allowed, BitSet isolated) {
         private static final String ALLOWED_LIST = "Cpus_allowed_list:";
 
-        /** @return this JVM's CPUs: from {@code /proc/self/status} on Linux, else CPUs 0 to available - 1. */
+        /**
+         * @param available what {@code Runtime.availableProcessors()} says.
+         * @param allowed   the CPUs the JVM runs on; none isolated.
+         */
+        Cpus(final int available, final BitSet allowed) {
+            this(available, allowed, new BitSet());
+        }
+
+        /**
+         * @return this JVM's CPUs: from {@code /proc/self/status} and {@code /sys/devices/system/cpu/isolated} on
+         * Linux, else CPUs 0 to available - 1.
+         */
         static Cpus ofThisJvm() {
             final int available = Runtime.getRuntime().availableProcessors();
-            final Path status = Paths.get("/proc/self/status");
-            if (Files.isReadable(status)) {
-                try (Stream<String> lines = Files.lines(status)) {
-                    final List<String> list = lines.filter(line -> line.startsWith(ALLOWED_LIST)).toList();
-                    if (!list.isEmpty()) {
-                        return new Cpus(available, parseList(list.get(0).substring(ALLOWED_LIST.length()).trim()));
-                    }
-                } catch (IOException e) {
-                    // the count alone is still the JVM's own view of its CPUs
-                }
+            final BitSet isolated = parseList(firstLine(Paths.get("/sys/devices/system/cpu/isolated"), ""));
+            final String allowed = firstLine(Paths.get("/proc/self/status"), ALLOWED_LIST);
+            if (allowed.isEmpty()) {
+                final BitSet all = new BitSet();
+                all.set(0, available);
+                return new Cpus(available, all, isolated);
             }
-            final BitSet allowed = new BitSet();
-            allowed.set(0, available);
-            return new Cpus(available, allowed);
+            return new Cpus(available, parseList(allowed), isolated);
+        }
+
+        /** @return the CPUs a thread of this JVM can be pinned to: those it runs on and those the kernel isolated. */
+        BitSet pinnable() {
+            final BitSet pinnable = (BitSet) allowed.clone();
+            pinnable.or(isolated);
+            return pinnable;
+        }
+
+        /** @return what follows {@code prefix} on the file's first line that starts with it, or "" if none. */
+        private static String firstLine(final Path file, final String prefix) {
+            if (!Files.isReadable(file)) {
+                return "";
+            }
+            try (Stream<String> lines = Files.lines(file)) {
+                final List<String> found = lines.filter(line -> line.startsWith(prefix)).limit(1).toList();
+                return found.isEmpty() ? "" : found.get(0).substring(prefix.length()).trim();
+            } catch (IOException e) {
+                // the JVM's count of its CPUs is still its own view of them
+                return "";
+            }
         }
 
         /**
@@ -172,14 +203,20 @@ record CoreLayout(int sender, int reader, int drainer) {
 
         @Override
         public String toString() {
-            final StringBuilder list = new StringBuilder();
-            for (int cpu = allowed.nextSetBit(0); cpu >= 0; ) {
-                final int end = allowed.nextClearBit(cpu) - 1;
-                list.append(list.length() == 0 ? "" : ",").append(cpu).append(end > cpu ? "-" + end : "");
-                cpu = allowed.nextSetBit(end + 1);
-            }
             return "this machine has " + available + " (Runtime.availableProcessors()) and the JVM may run on "
-                    + allowed.cardinality() + " (CPUs " + list + ")";
+                    + allowed.cardinality() + " (CPUs " + list(allowed) + ")"
+                    + (isolated.isEmpty() ? "" : ", isolated CPUs " + list(isolated));
+        }
+
+        /** @return the CPUs as a Linux CPU list, e.g. {@code 0-3,8}. */
+        private static String list(final BitSet cpus) {
+            final StringBuilder list = new StringBuilder();
+            for (int cpu = cpus.nextSetBit(0); cpu >= 0; ) {
+                final int end = cpus.nextClearBit(cpu) - 1;
+                list.append(list.length() == 0 ? "" : ",").append(cpu).append(end > cpu ? "-" + end : "");
+                cpu = cpus.nextSetBit(end + 1);
+            }
+            return list.toString();
         }
     }
 }

@@ -145,11 +145,12 @@ public final class JlbhLauncher {
                 .append(NL);
         usage.append("  --pin            for a server with cores to spare: the sender, the reader and a ring variant's")
                 .append(NL).append("                   drainer each on a CPU of its own (OpenHFT Affinity; the drainer"
-                        + " through").append(NL).append("                   pinDrainer), the three highest CPUs the JVM"
-                        + " may use. Needs ").append(CoreLayout.CPUS_NEEDED).append(" CPUs, one")
-                .append(NL).append("                   left for the kernel, the JIT and the GC; refused, naming the CPUs,"
-                        + " where there are").append(NL).append("                   fewer. Isolate those CPUs first"
-                        + " (docs/operations.md, pinning the hot threads)").append(NL);
+                        + " through").append(NL).append("                   pinDrainer): the three highest isolated CPUs"
+                        + " (isolcpus) if there are three,").append(NL).append("                   else the three highest"
+                        + " the JVM may use. Needs ").append(CoreLayout.CPUS_NEEDED).append(" CPUs, one left for the")
+                .append(NL).append("                   kernel, the JIT and the GC; refused, naming the CPUs, where there"
+                        + " are fewer.").append(NL).append("                   Prepare the server first (docs/operations.md,"
+                        + " \"Pinning the hot threads on a server\")").append(NL);
         usage.append("  --cores S,R,D    as --pin, on these CPUs: sender, reader, drainer (the drainer not CPU 0)")
                 .append(NL).append(NL);
         usage.append("Each experiment writes <UTC time>-jlbh-<experiment>[-short|-smoke].txt (machine facts, command,")

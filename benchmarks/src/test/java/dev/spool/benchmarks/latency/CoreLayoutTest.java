@@ -43,6 +43,21 @@ class CoreLayoutTest {
     }
 
     @Test
+    void shouldPinToTheCpusTheKernelIsolatedWhereItIsolatedThree() {
+        final CoreLayout.Cpus isolcpus = new CoreLayout.Cpus(2, CoreLayout.Cpus.parseList("0-1,5-7"),
+                CoreLayout.Cpus.parseList("2-4"));
+        assertEquals(new CoreLayout(2, 3, 4), CoreLayout.choose(isolcpus));
+        assertEquals(new CoreLayout(2, 3, 4), CoreLayout.parse("2,3,4").check(isolcpus));
+        final CoreLayout.Cpus smallIsolcpus = new CoreLayout.Cpus(1, CoreLayout.Cpus.parseList("0"),
+                CoreLayout.Cpus.parseList("1-3"));
+        assertEquals(new CoreLayout(1, 2, 3), CoreLayout.choose(smallIsolcpus));
+        final CoreLayout.Cpus twoIsolated = new CoreLayout.Cpus(1, CoreLayout.Cpus.parseList("0"),
+                CoreLayout.Cpus.parseList("1-2"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> CoreLayout.choose(twoIsolated)).getMessage()
+                .endsWith("the JVM may run on 1 (CPUs 0), isolated CPUs 1-2. Run it on a machine with 4 or more"));
+    }
+
+    @Test
     void shouldRefuseToPinWithFewerThanFourCpusNamingThem() {
         final IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
                 () -> CoreLayout.choose(TWO));
