@@ -3,6 +3,7 @@ package dev.spool.benchmarks.latency;
 import dev.spool.benchmarks.latency.variants.LatencyVariant;
 import dev.spool.benchmarks.support.BenchmarkDirectory;
 import net.openhft.affinity.Affinity;
+import net.openhft.affinity.AffinityLock;
 import net.openhft.chronicle.jlbh.JLBH;
 import net.openhft.chronicle.jlbh.JLBHOptions;
 import net.openhft.chronicle.jlbh.JLBHTask;
@@ -130,8 +131,9 @@ final class JlbhRun {
                 .recordOSJitter(false)
                 // Not JLBH's own pinning, which takes any free CPU: unpinned, since with no isolated CPUs a pinned
                 // sender cannot be moved off the CPU that the kernel, the JIT, GC or another tenant of a shared VM
-                // needs; or pinned by this class to the CPU the layout names. JLBH releases a lock only if it got one.
-                .acquireLock(() -> null)
+                // needs; or pinned to the CPU the layout names, on JLBH's thread once JLBH has started any thread
+                // of its own (a new thread inherits its parent's affinity). JLBH releases a lock only if it got one.
+                .acquireLock(this::pinSender)
                 .jlbhTask(task);
         final JLBH jlbh = new JLBH(options, jlbhOut, null);
         final Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
@@ -144,10 +146,6 @@ final class JlbhRun {
         final Thread monitorThread = new Thread(monitor, MONITOR_THREAD);
         monitorThread.setDaemon(true);
         monitorThread.start();
-        if (cores != null) {
-            // after the threads above are started: a new thread inherits its parent's affinity
-            pin(cores.sender(), "the sender");
-        }
         final String threads;
         try {
             jlbh.start();
@@ -176,6 +174,14 @@ final class JlbhRun {
         }
         return new VariantResult(variant.name(), variant.description(), rate, iterations, warmUpIterations, perSend,
                 latencyNs, task.achievedRates, histogram, threads, log.toString(StandardCharsets.UTF_8));
+    }
+
+    /** @return no lock for JLBH to release, the sender pinned to its CPU if the run pins its threads. */
+    private AffinityLock pinSender() {
+        if (cores != null) {
+            pin(cores.sender(), "the sender");
+        }
+        return null;
     }
 
     /**

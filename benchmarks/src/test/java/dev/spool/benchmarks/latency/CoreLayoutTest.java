@@ -2,12 +2,16 @@ package dev.spool.benchmarks.latency;
 
 import org.junit.jupiter.api.Test;
 
+import dev.spool.benchmarks.latency.variants.LatencyVariants;
+import dev.spool.benchmarks.support.VariantNames;
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.BitSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -33,6 +37,28 @@ class CoreLayoutTest {
                 message);
         assertTrue(message.contains("the JVM may run on " + machine.allowed().cardinality() + " (CPUs "), message);
         assertEquals("", out.toString(StandardCharsets.UTF_8), "no worker started");
+    }
+
+    @Test
+    void shouldRunAVariantWithTheSenderAndTheReaderPinnedToTheirCpus() throws InterruptedException {
+        assumeTrue(CoreLayout.Cpus.ofThisJvm().allowed().cardinality() >= 2, "pinning two threads needs 2 CPUs");
+        // a layout the launcher refuses on 2 CPUs, but the worker pins as told; the floor has no drainer to pin
+        final CoreLayout cores = new CoreLayout(1, 0, 1);
+        final VariantResult[] result = new VariantResult[1];
+        final Throwable[] failure = new Throwable[1];
+        // the sender pins the thread it runs on: not this one, which runs the other tests
+        final Thread sender = new Thread(() -> {
+            try {
+                result[0] = new JlbhRun("E1-32B-50K", LatencyVariants.create(VariantNames.FLOOR), 32, 50_000, 1,
+                        5_000, 5_000, cores, new PrintStream(OutputStream.nullOutputStream())).run();
+            } catch (InterruptedException | RuntimeException e) {
+                failure[0] = e;
+            }
+        }, "pinned-sender");
+        sender.start();
+        sender.join();
+        assertNull(failure[0], () -> "the pinned run failed: " + failure[0]);
+        assertEquals(5_000, result[0].histogram().getTotalCount(), "every message of the run sampled");
     }
 
     @Test

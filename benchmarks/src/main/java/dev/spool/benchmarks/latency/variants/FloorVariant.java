@@ -55,9 +55,8 @@ final class FloorVariant implements LatencyVariant {
         final String floor = "in-memory single-producer/single-consumer ring of " + CAPACITY
                 + " longs, padded sequences; hands over the 8-byte start time only, no file";
         return besideDiskWriter
-                ? "control: the floor's " + floor + ", while a second JVM appends the same bytes per second to a Spool"
-                + " queue under --dir, parking 1 ms between bursts: the disk's write-back, seen by a process that"
-                + " writes nothing"
+                ? "control: the floor, while a second JVM appends the same bytes per second to a Spool queue under"
+                + " --dir, parking 1 ms between bursts: the disk's write-back, seen by a process that writes nothing"
                 : "E0: " + floor;
     }
 
