@@ -120,8 +120,8 @@ public final class Demo {
                         + " share them with%n  the JIT, the garbage collector, the drainer and the kernel's disk"
                         + " write-back%n",
                 cpus, cpus == 1 ? "" : "s", MachineFacts.cpuModel(), MachineFacts.memory(),
-                System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
-                System.getProperty("java.vm.vendor"), System.getProperty("os.name"), System.getProperty("os.version"),
+                System.getProperty("java.vm.vendor"), System.getProperty("java.vm.name"),
+                System.getProperty("java.runtime.version"), System.getProperty("os.name"), System.getProperty("os.version"),
                 queueDirectory, MachineFacts.fileSystem(queueDirectory), ringDirectory,
                 MachineFacts.fileSystem(ringDirectory));
     }
