@@ -1,6 +1,10 @@
 package dev.spool.benchmarks.demo;
 
+import dev.spool.benchmarks.latency.variants.LatencyVariant;
+import dev.spool.benchmarks.latency.variants.LatencyVariants;
+import dev.spool.benchmarks.support.MachineFacts;
 import dev.spool.benchmarks.support.Replicas;
+import dev.spool.benchmarks.support.VariantNames;
 import dev.spool.benchmarks.support.Order;
 import dev.spool.benchmarks.support.OrderEvents;
 import dev.spool.benchmarks.support.Side;
@@ -27,11 +31,14 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The main job on embedded defaults. First the typed API, as an application uses Spool: an {@code @Events}
+ * The main job on embedded defaults. It starts with the machine it runs on (CPUs, memory, JDK, the file systems of
+ * the queue and of the ring) and the in-memory floor at the live phase's rate: two threads handing the time through
+ * memory, no queue, timed as the live phase is, so that its tail reads as what the machine allows. Then the typed API, as an application uses Spool: an {@code @Events}
  * interface ({@link OrderEvents}) whose writer and reader spool-processor generated at build time, a million orders
  * written and read back with no garbage. Then bytes: a queue in a temporary directory, appended to at a steady rate while a second
  * thread tails it live, timing each message from append to read; then appended to as fast as it goes and read back;
@@ -54,6 +61,9 @@ public final class Demo {
     /** One message in this many is appended and then awaited until the replica acknowledges it. */
     private static final int ACK_SAMPLE = 100;
     private static final int TYPED = 1_000_000;
+    /** The floor's messages at {@link #RATE}: 2.4 s, enough for its p99.99, a fraction of the live phase. */
+    private static final int FLOOR_WARM_UP = 100_000;
+    private static final int FLOOR = 500_000 + FLOOR_WARM_UP;
 
     private Demo() {
     }
@@ -75,11 +85,14 @@ public final class Demo {
         try {
             directory = Files.createTempDirectory("spool-demo-");
             out.println("Spool demo: queue in " + directory + ", " + MESSAGE_LENGTH + "-byte messages");
+            out.print(machine(directory, ringDirectory(directory)));
+            // before any queue: the floor's figures must not include the write-back of a queue's dirty pages
+            final Histogram floor = floor(Files.createDirectory(directory.resolve("floor")));
             final boolean typedInOrder = typed(directory.resolve("typed"), out);
             final boolean inOrder;
             try (SpoolQueue queue = SpoolQueue.builder(directory.resolve("plain")).registerMBean().create()) {
                 // the live phase first: a burst leaves hundreds of MB of dirty pages whose write-back stalls later page faults
-                inOrder = paced(queue, out);
+                inOrder = paced(queue, floor, out);
                 burst(queue, out);
                 printMetrics(queue.directory(), out);
             }
@@ -92,6 +105,69 @@ public final class Demo {
         } finally {
             delete(directory);
         }
+    }
+
+    /**
+     * @param queueDirectory the demo's directory, where its queues go.
+     * @param ringDirectory  where its ring goes.
+     * @return what the demo's figures depend on: CPUs, memory, JDK, and the file systems of the queue and the ring.
+     */
+    static String machine(final Path queueDirectory, final Path ringDirectory) {
+        final int cpus = Runtime.getRuntime().availableProcessors();
+        return String.format(Locale.ROOT, "machine: %d CPU%s (%s), %s of memory, %s %s %s, %s %s%n"
+                        + "  queues on %s (%s), ring on %s (%s)%n"
+                        + "  the figures below are this machine's: every phase spins 2 threads, and below 4 CPUs they"
+                        + " share them with%n  the JIT, the garbage collector, the drainer and the kernel's disk"
+                        + " write-back%n",
+                cpus, cpus == 1 ? "" : "s", MachineFacts.cpuModel(), MachineFacts.memory(),
+                System.getProperty("java.vm.vendor"), System.getProperty("java.vm.name"),
+                System.getProperty("java.runtime.version"), System.getProperty("os.name"), System.getProperty("os.version"),
+                queueDirectory, MachineFacts.fileSystem(queueDirectory), ringDirectory,
+                MachineFacts.fileSystem(ringDirectory));
+    }
+
+    /**
+     * The floor of the live phase: the same rate, pacing and timing, the due time handed from the sending thread to
+     * a spinning reader through the in-memory ring of the {@code jlbh} command's {@code floor}, no file at all.
+     *
+     * @param directory an empty directory, which the floor leaves empty.
+     * @return its latencies, in nanoseconds, after its warm-up.
+     */
+    private static Histogram floor(final Path directory) throws InterruptedException {
+        final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        final LatencyVariant floor = LatencyVariants.create(VariantNames.FLOOR);
+        floor.init(directory, MESSAGE_LENGTH);
+        try {
+            final Thread reader = new Thread(() -> {
+                floor.openReader();
+                try {
+                    for (int received = 0; received < FLOOR; ) {
+                        final long sent = floor.receive();
+                        if (sent != LatencyVariant.NOTHING) {
+                            if (received++ >= FLOOR_WARM_UP) {
+                                latency.recordValue(Math.max(0, System.nanoTime() - sent));
+                            }
+                        }
+                    }
+                } finally {
+                    floor.closeReader();
+                }
+            }, "demo-floor-reader");
+            reader.start();
+            final long interval = TimeUnit.SECONDS.toNanos(1) / RATE;
+            final long start = System.nanoTime();
+            for (int i = 0; i < FLOOR; i++) {
+                final long due = start + i * interval;
+                while (System.nanoTime() < due) {
+                    Thread.onSpinWait();
+                }
+                floor.send(due);
+            }
+            reader.join();
+        } finally {
+            floor.close();
+        }
+        return latency;
     }
 
     /** Writes orders through the generated method writer and reads them back through the generated reader. */
@@ -150,7 +226,8 @@ public final class Demo {
     }
 
     /** Appends at {@link #RATE} while a tailer thread reads live; latency is measured from the intended send time. */
-    private static boolean paced(final SpoolQueue queue, final PrintStream out) throws InterruptedException {
+    private static boolean paced(final SpoolQueue queue, final Histogram floor, final PrintStream out)
+            throws InterruptedException {
         final Histogram latency = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
         final long[] state = new long[2];
         final boolean[] inOrder = {true};
@@ -191,10 +268,11 @@ public final class Demo {
         reader.join();
         out.printf("live: %,d messages at %,d msg/s after %,d of warm-up, appender and tailer spinning on 2 threads,%n"
                 + "  latency from the intended send time to the read (us):%n", PACED - WARM_UP, RATE, WARM_UP);
-        out.printf("  50%%: %.2f  90%%: %.2f  99%%: %.2f  99.9%%: %.2f  99.99%%: %.2f  worst: %.2f%n",
-                latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(90) / 1e3,
-                latency.getValueAtPercentile(99) / 1e3, latency.getValueAtPercentile(99.9) / 1e3,
-                latency.getValueAtPercentile(99.99) / 1e3, latency.getMaxValue() / 1e3);
+        out.println("  queue " + percentiles(latency));
+        out.println("  floor " + percentiles(floor));
+        out.printf("  the floor: %,d messages at the same rate, timed the same way, from one thread to another through"
+                + " memory,%n  no queue, measured in this run: this machine's own limit. Read the queue's figures"
+                + " beside it%n", FLOOR - FLOOR_WARM_UP);
         out.println("  every message read once, in order: " + inOrder[0]);
         out.println("queue: " + queue.cycles().length + " cycle file(s), last index 0x" + Long.toHexString(queue.lastIndex()));
         return inOrder[0];
@@ -205,9 +283,8 @@ public final class Demo {
      * goes, closes it (which drains the rest) and reads the queue back.
      */
     private static boolean ring(final Path directory, final PrintStream out) throws IOException {
-        final Path ringDirectory = Files.isDirectory(AsyncQueueBuilder.DEFAULT_RING_DIRECTORY)
-                ? AsyncQueueBuilder.DEFAULT_RING_DIRECTORY : directory.getParent();
-        final Path ringFile = ringDirectory.resolve(directory.getParent().getFileName() + ".ring");
+        final Path ringFile = ringDirectory(directory.getParent())
+                .resolve(directory.getParent().getFileName() + ".ring");
         final byte[] message = new byte[MESSAGE_LENGTH];
         final long start;
         final long appended;
@@ -290,6 +367,14 @@ public final class Demo {
         return primarySum == replicaSum;
     }
 
+    /** @return the percentiles the live phase prints, in microseconds, on one line. */
+    private static String percentiles(final Histogram latency) {
+        return String.format(Locale.ROOT, "50%%: %.2f  90%%: %.2f  99%%: %.2f  99.9%%: %.2f  99.99%%: %.2f  worst: %.2f",
+                latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(90) / 1e3,
+                latency.getValueAtPercentile(99) / 1e3, latency.getValueAtPercentile(99.9) / 1e3,
+                latency.getValueAtPercentile(99.99) / 1e3, latency.getMaxValue() / 1e3);
+    }
+
     /** Prints the queue's MBean, read through JMX as a monitoring tool would. */
     private static void printMetrics(final Path directory, final PrintStream out) {
         try {
@@ -321,6 +406,12 @@ public final class Demo {
             }
         }
         return sum[0];
+    }
+
+    /** @return where the ring goes: the default ring directory ({@code /dev/shm}) if there is one, else the demo's. */
+    private static Path ringDirectory(final Path demoDirectory) {
+        return Files.isDirectory(AsyncQueueBuilder.DEFAULT_RING_DIRECTORY) ? AsyncQueueBuilder.DEFAULT_RING_DIRECTORY
+                : demoDirectory;
     }
 
     private static void writeLong(final byte[] target, final int at, final long value) {

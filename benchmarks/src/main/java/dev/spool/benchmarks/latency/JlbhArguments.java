@@ -91,6 +91,10 @@ final class JlbhArguments {
     Double warmUpSeconds;
     Path benchDirectory;
     Path resultsDirectory;
+    /** Whether {@code --pin} asked the launcher to choose a core for each hot thread. */
+    boolean pin;
+    /** The cores {@code --cores} named, or null. */
+    CoreLayout cores;
     final List<String> experiments = new ArrayList<>();
     final List<String> variants = new ArrayList<>();
 
@@ -157,6 +161,12 @@ final class JlbhArguments {
                 case "--results":
                     arguments.resultsDirectory = Paths.get(value(args, ++i, arg)).toAbsolutePath();
                     break;
+                case CoreLayout.PIN_OPTION:
+                    arguments.pin = true;
+                    break;
+                case CoreLayout.CORES_OPTION:
+                    arguments.cores = CoreLayout.parse(value(args, ++i, arg));
+                    break;
                 default:
                     if (arg.startsWith("-")) {
                         throw new IllegalArgumentException("unknown option '" + arg + "'");
@@ -173,6 +183,19 @@ final class JlbhArguments {
             throw new IllegalArgumentException(mode.option() + " and " + chosen.option() + " exclude each other");
         }
         mode = chosen;
+    }
+
+    /**
+     * @param machine the CPUs of the machine the runs are on.
+     * @return where the hot threads run: the cores {@code --cores} named, those {@code --pin} chooses, or null
+     * (not pinned).
+     * @throws IllegalArgumentException naming the cores asked for and those the machine has, if it cannot give them.
+     */
+    CoreLayout coreLayout(final CoreLayout.Cpus machine) {
+        if (cores != null) {
+            return cores.check(machine);
+        }
+        return pin ? CoreLayout.choose(machine) : null;
     }
 
     /** @return the mode chosen, full if none. */

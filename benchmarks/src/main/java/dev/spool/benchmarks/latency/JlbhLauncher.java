@@ -66,6 +66,13 @@ public final class JlbhLauncher {
             out.print(usage());
             return 0;
         }
+        final CoreLayout cores;
+        try {
+            cores = arguments.coreLayout(CoreLayout.Cpus.ofThisJvm());
+        } catch (IllegalArgumentException e) {
+            err.println("jlbh: " + e.getMessage());
+            return 2;
+        }
         final List<String> forkFlags = JvmFlags.load().forkFlags(Runtime.version().feature());
         final Path benchDirectory = arguments.benchDirectory != null ? arguments.benchDirectory : BenchmarkDirectory.base();
         final Path resultsDirectory = arguments.resultsDirectory != null ? arguments.resultsDirectory
@@ -81,7 +88,7 @@ public final class JlbhLauncher {
                 Math.ceil(seconds / 60));
         int status = 0;
         for (final JlbhArguments.Plan plan : plans) {
-            final Experiment experiment = new Experiment(plan, forkFlags, benchDirectory, out, err);
+            final Experiment experiment = new Experiment(plan, forkFlags, cores, benchDirectory, out, err);
             if (!experiment.run(resultsDirectory, commandLine)) {
                 status = 1;
             }
@@ -94,13 +101,15 @@ public final class JlbhLauncher {
         final StringBuilder usage = new StringBuilder();
         usage.append("Usage: java -jar benchmarks.jar jlbh [EXPERIMENT...] [--short|--full|--smoke] [--rate N] [--size B]")
                 .append(NL).append("           [--runs N] [--seconds S] [--warmup S] [--variant NAME[,NAME]]"
-                        + " [--dir <path>] [--results <dir>]").append(NL).append(NL);
+                        + " [--dir <path>] [--results <dir>]").append(NL)
+                .append("           [--pin | --cores SENDER,READER,DRAINER]").append(NL).append(NL);
         usage.append("End-to-end latency under JLBH (experiments E0 to E3b of docs/benchmarks.md): JLBH's thread")
                 .append(NL).append("sends timestamped messages at a steady rate, taking each one's due time as its start")
                 .append(NL).append("(coordinated omission accounted for);")
                 .append(NL).append("a reader thread busy-spins, reads each message and samples now minus the due time. At least")
                 .append(NL).append("2 threads spin per variant, JLBH's sender and the reader; the variants below say how many"
-                        + " in all.").append(NL).append("JLBH's OS-jitter thread is off; no thread is pinned.").append(NL)
+                        + " in all.").append(NL).append("JLBH's OS-jitter thread is off; no thread is pinned unless --pin"
+                        + " or --cores asks.").append(NL)
                 .append("Every variant runs in a JVM of its own, one after the other.").append(NL).append(NL);
         usage.append("Experiments (none given = all; a group name, e.g. E1, runs every experiment in it):").append(NL);
         for (final LatencyExperiment experiment : LatencyExperiment.ALL) {
@@ -133,6 +142,16 @@ public final class JlbhLauncher {
                 + " a").append(NL).append("                   page fault costs. Full E1 at 250K msg/s writes ~1 GB a run, 8 GB"
                 + " a variant, deleted after each variant").append(NL);
         usage.append("  --results <dir>  where result files go (default: benchmarks/results beside the jar's target/)")
+                .append(NL);
+        usage.append("  --pin            for a server with cores to spare: the sender, the reader and a ring variant's")
+                .append(NL).append("                   drainer each on a CPU of its own (OpenHFT Affinity; the drainer"
+                        + " through").append(NL).append("                   pinDrainer): the three highest isolated CPUs"
+                        + " (isolcpus) if there are three,").append(NL).append("                   else the three highest"
+                        + " the JVM may use. Needs ").append(CoreLayout.CPUS_NEEDED).append(" CPUs, one left for the")
+                .append(NL).append("                   kernel, the JIT and the GC; refused, naming the CPUs, where there"
+                        + " are fewer.").append(NL).append("                   Prepare the server first (docs/operations.md,"
+                        + " \"Pinning the hot threads on a server\")").append(NL);
+        usage.append("  --cores S,R,D    as --pin, on these CPUs: sender, reader, drainer (the drainer not CPU 0)")
                 .append(NL).append(NL);
         usage.append("Each experiment writes <UTC time>-jlbh-<experiment>[-short|-smoke].txt (machine facts, command,")
                 .append(NL).append("SUMMARY table per variant in microseconds, ratios per percentile of the medians over runs,")
@@ -157,15 +176,17 @@ public final class JlbhLauncher {
         private final JlbhArguments.Plan plan;
         private final List<String> variants;
         private final List<String> forkFlags;
+        private final CoreLayout cores;
         private final Path benchDirectory;
         private final PrintStream out;
         private final PrintStream err;
 
-        Experiment(final JlbhArguments.Plan plan, final List<String> forkFlags, final Path benchDirectory,
-                   final PrintStream out, final PrintStream err) {
+        Experiment(final JlbhArguments.Plan plan, final List<String> forkFlags, final CoreLayout cores,
+                   final Path benchDirectory, final PrintStream out, final PrintStream err) {
             this.plan = plan;
             this.variants = plan.variants();
             this.forkFlags = forkFlags;
+            this.cores = cores;
             this.benchDirectory = benchDirectory;
             this.out = out;
             this.err = err;
@@ -251,8 +272,9 @@ public final class JlbhLauncher {
                     + " time.").append(NL);
             header.append(String.format(Locale.ROOT, "Threads spinning: JLBH's sender, which busy-waits between sends,"
                             + " the reader, and any the variant adds (listed below) on %d CPUs;%n"
-                            + "JLBH's OS-jitter thread is off, no thread is pinned; %s wakes every %d s for progress.%n",
-                    Runtime.getRuntime().availableProcessors(), JlbhRun.MONITOR_THREAD,
+                            + "JLBH's OS-jitter thread is off, %s; %s wakes every %d s for progress.%n",
+                    Runtime.getRuntime().availableProcessors(),
+                    cores == null ? "no thread is pinned" : "pinned: " + cores, JlbhRun.MONITOR_THREAD,
                     JlbhRun.PROGRESS_INTERVAL_SECONDS));
             header.append("Each variant runs in its own JVM, one after the other, with: ")
                     .append(String.join(" ", forkFlags)).append(NL);
@@ -267,6 +289,9 @@ public final class JlbhLauncher {
             final List<String> command = new ArrayList<>();
             command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
             command.addAll(forkFlags);
+            if (cores != null) {
+                command.add(cores.reservedAffinity());
+            }
             command.add("-D" + BenchmarkDirectory.BASE_PROPERTY + "=" + benchDirectory);
             command.add("-cp");
             command.add(System.getProperty("java.class.path"));
@@ -274,6 +299,10 @@ public final class JlbhLauncher {
             final LatencyExperiment experiment = plan.experiment();
             command.addAll(JlbhMain.arguments(plan.name(), experiment.length(), experiment.rate(), plan.runs(),
                     plan.iterations(), plan.warmUpIterations(), variant, raw));
+            if (cores != null) {
+                command.add(CoreLayout.CORES_OPTION);
+                command.add(cores.option());
+            }
             return command;
         }
 

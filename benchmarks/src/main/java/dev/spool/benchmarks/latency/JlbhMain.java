@@ -17,7 +17,9 @@ import java.util.List;
  * <p>
  * It can be run by hand, e.g. under a profiler, with the flags that {@code jlbh} prints:
  * {@code java <flags> -cp benchmarks.jar dev.spool.benchmarks.latency.JlbhMain --experiment E1-32B-250K --size 32
- * --rate 250000 --runs 3 --iterations 1000000 --warmup-iterations 250000 --variant spool --out result.properties}.
+ * --rate 250000 --runs 3 --iterations 1000000 --warmup-iterations 250000 --variant spool --out result.properties},
+ * and {@code --cores SENDER,READER,DRAINER} to pin the hot threads (with {@code -Daffinity.reserved} set to the
+ * drainer's CPU, as {@code jlbh --pin} prints it).
  * Rate and iterations are of messages for every variant; for a batch variant
  * ({@link LatencyVariant#messagesPerSend()} above 1) {@link JlbhRun} runs JLBH at the rate over the batch size,
  * for the iterations over it rounded up, and the result reports the messages actually sent.
@@ -30,7 +32,7 @@ public final class JlbhMain {
      * Runs one variant and exits: 0 done, 1 the run failed, 2 bad arguments.
      *
      * @param args {@code --experiment NAME --size BYTES --rate MSG_PER_S --runs N --iterations N
-     *             --warmup-iterations N --variant NAME --out FILE}.
+     *             --warmup-iterations N --variant NAME --out FILE [--cores SENDER,READER,DRAINER]}.
      */
     public static void main(final String[] args) {
         // exits even if a library left a non-daemon thread behind: the launcher waits for this JVM to end
@@ -49,7 +51,7 @@ public final class JlbhMain {
         }
         try {
             new JlbhRun(arguments.experiment, variant, arguments.length, arguments.rate, arguments.runs,
-                    arguments.iterations, arguments.warmUpIterations, out).run().write(arguments.out);
+                    arguments.iterations, arguments.warmUpIterations, arguments.cores, out).run().write(arguments.out);
             return 0;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -84,9 +86,10 @@ public final class JlbhMain {
                 "--variant", variant, "--out", out.toString()));
     }
 
-    /** The parsed command line; every option is required. */
+    /** The parsed command line; every option is required but {@code --cores}. */
     private static final class Arguments {
         String experiment;
+        CoreLayout cores;
         String variant;
         Path out;
         int length;
@@ -97,8 +100,8 @@ public final class JlbhMain {
 
         static Arguments parse(final String[] args) {
             final Arguments arguments = new Arguments();
-            if (args.length != 16) {
-                throw new IllegalArgumentException("expected 8 options with a value each, got " + List.of(args));
+            if (args.length != 16 && args.length != 18) {
+                throw new IllegalArgumentException("expected 8 or 9 options with a value each, got " + List.of(args));
             }
             for (int i = 0; i < args.length; i += 2) {
                 final String value = args[i + 1];
@@ -111,6 +114,7 @@ public final class JlbhMain {
                     case "--runs" -> arguments.runs = positive(args[i], value);
                     case "--iterations" -> arguments.iterations = positive(args[i], value);
                     case "--warmup-iterations" -> arguments.warmUpIterations = positive(args[i], value);
+                    case CoreLayout.CORES_OPTION -> arguments.cores = CoreLayout.parse(value);
                     default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
                 }
             }

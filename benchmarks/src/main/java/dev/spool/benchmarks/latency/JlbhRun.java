@@ -2,6 +2,8 @@ package dev.spool.benchmarks.latency;
 
 import dev.spool.benchmarks.latency.variants.LatencyVariant;
 import dev.spool.benchmarks.support.BenchmarkDirectory;
+import net.openhft.affinity.Affinity;
+import net.openhft.affinity.AffinityLock;
 import net.openhft.chronicle.jlbh.JLBH;
 import net.openhft.chronicle.jlbh.JLBHOptions;
 import net.openhft.chronicle.jlbh.JLBHTask;
@@ -10,6 +12,7 @@ import org.HdrHistogram.Histogram;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
@@ -28,6 +31,10 @@ import java.util.concurrent.locks.LockSupport;
  * {@value #MONITOR_THREAD}, wakes every {@value #PROGRESS_INTERVAL_SECONDS} s to print the progress of long runs
  * and to abort a run in which no message arrives for {@value #STALL_SECONDS} s (JLBH would otherwise wait for its
  * samples forever).
+ * <p>
+ * Given a {@link CoreLayout}, the sender and the reader pin themselves to their CPUs with OpenHFT's
+ * {@link Affinity}, and the variant is asked to pin its drainer ({@link LatencyVariant#pinBackgroundThread()}); the
+ * monitor thread is started before the sender pins itself, so it keeps the JVM's whole affinity.
  */
 final class JlbhRun {
     static final String READER_THREAD = "jlbh-reader";
@@ -53,6 +60,8 @@ final class JlbhRun {
     /** JLBH iterations per second. */
     private final int sendRate;
     private final PrintStream progress;
+    /** Where the hot threads run, or null: not pinned. */
+    private final CoreLayout cores;
 
     /**
      * @param experiment       the experiment's name, for progress lines.
@@ -63,10 +72,11 @@ final class JlbhRun {
      * @param runs             measured runs.
      * @param iterations       messages per run; a batch variant sends this over its batch size, rounded up.
      * @param warmUpIterations messages before the first run, sent unpaced by JLBH; rounded up like a run.
+     * @param cores            the CPUs of the sender, the reader and the drainer, or null to pin none.
      * @param progress         where progress lines and warnings go.
      */
     JlbhRun(final String experiment, final LatencyVariant variant, final int length, final int rate, final int runs,
-            final int iterations, final int warmUpIterations, final PrintStream progress) {
+            final int iterations, final int warmUpIterations, final CoreLayout cores, final PrintStream progress) {
         this.experiment = experiment;
         this.variant = variant;
         this.length = length;
@@ -79,6 +89,7 @@ final class JlbhRun {
         this.warmUpIterations = ceilDiv(warmUpIterations, perSend);
         this.sendRate = (int) Math.max(1, Math.round(rate / (double) perSend));
         this.rate = (int) Math.min(Integer.MAX_VALUE, (long) sendRate * perSend);
+        this.cores = cores;
         this.progress = progress;
     }
 
@@ -91,6 +102,10 @@ final class JlbhRun {
     VariantResult run() throws InterruptedException {
         final BenchmarkDirectory directory = BenchmarkDirectory.create("jlbh-" + variant.name() + "-");
         try {
+            variant.rate(rate);
+            if (cores != null) {
+                variant.pinBackgroundThread();
+            }
             variant.init(directory.path(), length);
             try {
                 return measure();
@@ -114,10 +129,11 @@ final class JlbhRun {
                 .accountForCoordinatedOmission(true)
                 // its jitter thread would be a third thread spinning on two CPUs, measuring mostly itself
                 .recordOSJitter(false)
-                // No pinning: with no isolated CPUs, a pinned sender cannot be moved off the CPU that the kernel,
-                // the JIT, GC or another tenant of this shared VM needs, and the reader is left one CPU to share
-                // with all of them. JLBH releases the lock only if there is one.
-                .acquireLock(() -> null)
+                // Not JLBH's own pinning, which takes any free CPU: unpinned, since with no isolated CPUs a pinned
+                // sender cannot be moved off the CPU that the kernel, the JIT, GC or another tenant of a shared VM
+                // needs; or pinned to the CPU the layout names, on JLBH's thread once JLBH has started any thread
+                // of its own (a new thread inherits its parent's affinity). JLBH releases a lock only if it got one.
+                .acquireLock(this::pinSender)
                 .jlbhTask(task);
         final JLBH jlbh = new JLBH(options, jlbhOut, null);
         final Histogram histogram = new Histogram(HIGHEST_TRACKABLE_NS, 3);
@@ -158,6 +174,27 @@ final class JlbhRun {
         }
         return new VariantResult(variant.name(), variant.description(), rate, iterations, warmUpIterations, perSend,
                 latencyNs, task.achievedRates, histogram, threads, log.toString(StandardCharsets.UTF_8));
+    }
+
+    /** @return no lock for JLBH to release, the sender pinned to its CPU if the run pins its threads. */
+    private AffinityLock pinSender() {
+        if (cores != null) {
+            pin(cores.sender(), "the sender");
+        }
+        return null;
+    }
+
+    /**
+     * Pins the calling thread to one CPU, and checks that it holds: a run the layout asked to pin must not quietly
+     * run unpinned.
+     */
+    private static void pin(final int cpu, final String thread) {
+        Affinity.setAffinity(cpu);
+        final BitSet affinity = Affinity.getAffinity();
+        if (affinity.cardinality() != 1 || !affinity.get(cpu)) {
+            throw new IllegalStateException("cannot pin " + thread + " to CPU " + cpu + ": its affinity is " + affinity
+                    + " (OpenHFT Affinity needs Linux and JNA)");
+        }
     }
 
     private static int ceilDiv(final int dividend, final int divisor) {
@@ -263,6 +300,9 @@ final class JlbhRun {
 
         @Override
         public void run() {
+            if (cores != null) {
+                pin(cores.reader(), "the reader");
+            }
             try {
                 variant.openReader();
             } catch (RuntimeException | Error e) {

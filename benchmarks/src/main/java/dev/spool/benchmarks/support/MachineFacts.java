@@ -37,7 +37,7 @@ public final class MachineFacts {
                 .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
         facts.put("command", command(args));
         facts.put("cpus", Integer.toString(Runtime.getRuntime().availableProcessors()));
-        facts.put("cpuModel", firstLine(Paths.get("/proc/cpuinfo"), "model name"));
+        facts.put("cpuModel", cpuModel());
         facts.put("loadAverage", firstLine(Paths.get("/proc/loadavg"), ""));
         facts.put("memory", memory());
         facts.put("jdk", System.getProperty("java.vm.vendor") + " " + System.getProperty("java.vm.name") + " "
@@ -55,6 +55,11 @@ public final class MachineFacts {
                 .orElse("java -jar benchmarks.jar " + String.join(" ", args));
     }
 
+    /** @return the CPU's model name, from {@code /proc/cpuinfo}, or "unknown". */
+    public static String cpuModel() {
+        return firstLine(Paths.get("/proc/cpuinfo"), "model name");
+    }
+
     /** @return the value of the first line starting with {@code key} ({@code key: value}), or "unknown". */
     private static String firstLine(final Path file, final String key) {
         if (!Files.isReadable(file)) {
@@ -70,14 +75,19 @@ public final class MachineFacts {
         }
     }
 
-    private static String memory() {
+    /** @return the machine's physical memory, e.g. {@code 24105 MiB}, or "unknown". */
+    public static String memory() {
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
             return (os.getTotalMemorySize() >> 20) + " MiB";
         }
         return "unknown";
     }
 
-    private static String fileSystem(final Path directory) {
+    /**
+     * @param directory a directory, or a path not created yet (its nearest existing parent tells).
+     * @return the type of the file system it is on, e.g. {@code ext4} or {@code tmpfs}.
+     */
+    public static String fileSystem(final Path directory) {
         Path existing = directory;
         while (existing != null && !Files.exists(existing)) {
             existing = existing.getParent();

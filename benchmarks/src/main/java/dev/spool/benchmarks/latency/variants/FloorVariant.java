@@ -8,6 +8,12 @@ import java.nio.file.Path;
  * E0, the floor: the start time handed over through an in-memory ring ({@link SpscLongRing}). Only the 8-byte
  * timestamp moves, whatever the message length, and no file is touched: what it measures is the cost of two
  * threads talking through memory on this machine, including what the scheduler does to them.
+ * <p>
+ * {@code floor-beside-disk-writer} is the same floor, measured while a second process ({@link DiskWriterProcess})
+ * appends the same bytes per second (the run's message length at its rate) to a Spool queue in the variant's
+ * directory, on the same file system as every other variant's queue. This process still writes nothing: what it
+ * shows beside the floor is what the disk's write-back does to a process that only talks through memory, the
+ * machine's own limit for every variant that writes the disk.
  */
 final class FloorVariant implements LatencyVariant {
     /**
@@ -17,22 +23,58 @@ final class FloorVariant implements LatencyVariant {
      */
     private static final int CAPACITY = 1 << 16;
 
+    /** Name of {@link #besideDiskWriter()}. */
+    static final String BESIDE_DISK_WRITER = VariantNames.FLOOR + "-beside-disk-writer";
+
+    private final boolean besideDiskWriter;
+    private int rate;
     private SpscLongRing ring;
+    private DiskWriterProcess diskWriter;
+
+    /** The floor alone. */
+    FloorVariant() {
+        this(false);
+    }
+
+    private FloorVariant(final boolean besideDiskWriter) {
+        this.besideDiskWriter = besideDiskWriter;
+    }
+
+    /** @return {@code floor-beside-disk-writer}: the floor while a second process writes as much to a queue. */
+    static FloorVariant besideDiskWriter() {
+        return new FloorVariant(true);
+    }
 
     @Override
     public String name() {
-        return VariantNames.FLOOR;
+        return besideDiskWriter ? BESIDE_DISK_WRITER : VariantNames.FLOOR;
     }
 
     @Override
     public String description() {
-        return "E0: in-memory single-producer/single-consumer ring of " + CAPACITY
+        final String floor = "in-memory single-producer/single-consumer ring of " + CAPACITY
                 + " longs, padded sequences; hands over the 8-byte start time only, no file";
+        return besideDiskWriter
+                ? "control: the floor, while a second JVM appends the same bytes per second to a Spool queue under"
+                + " --dir, parking 1 ms between bursts: the disk's write-back, seen by a process that writes nothing"
+                : "E0: " + floor;
+    }
+
+    @Override
+    public void rate(final int messagesPerSecond) {
+        rate = messagesPerSecond;
     }
 
     @Override
     public void init(final Path directory, final int length) {
         ring = new SpscLongRing(CAPACITY);
+        if (besideDiskWriter) {
+            if (rate <= 0) {
+                throw new IllegalStateException(BESIDE_DISK_WRITER + " writes at the run's rate, which it was not"
+                        + " given; rate(int) comes before init");
+            }
+            diskWriter = DiskWriterProcess.start(directory.resolve("disk-writer-queue"), length, rate);
+        }
     }
 
     @Override
@@ -60,5 +102,9 @@ final class FloorVariant implements LatencyVariant {
     @Override
     public void close() {
         ring = null;
+        if (diskWriter != null) {
+            diskWriter.close();
+            diskWriter = null;
+        }
     }
 }

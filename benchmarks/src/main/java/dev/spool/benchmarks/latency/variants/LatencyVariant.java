@@ -48,6 +48,26 @@ public interface LatencyVariant {
     }
 
     /**
+     * Tells the variant the rate of the run before {@link #init}, for a variant that paces work of its own by it
+     * (a second process writing as much as the others do); the default ignores it.
+     *
+     * @param messagesPerSecond the messages per second JLBH sends.
+     */
+    default void rate(final int messagesPerSecond) {
+        // most variants do only what the sender and the reader ask
+    }
+
+    /**
+     * Asks the variant, before {@link #init}, to pin the thread of its own that works beside the sender and the
+     * reader (a drainer) to a core of its own, as the {@code jlbh --pin} command pins the sender and the reader:
+     * through OpenHFT's {@code AffinityLock}, which takes the CPU that the worker JVM's {@code affinity.reserved}
+     * names. The default ignores it: a variant with no such thread has nothing to pin.
+     */
+    default void pinBackgroundThread() {
+        // no thread of the variant's own to pin
+    }
+
+    /**
      * Creates the files and buffers, and the sending side; JLBH's thread.
      *
      * @param directory an empty directory for the variant's files, deleted after {@link #close()}.

@@ -9,6 +9,7 @@ public final class LatencyVariants {
     /** Every variant, in the order {@code --help} lists them. */
     static final List<Supplier<LatencyVariant>> ALL = List.of(
             FloorVariant::new,
+            FloorVariant::besideDiskWriter,
             SpoolVariant::new,
             SpoolVariant::pretouched,
             TypedVariant::new,

@@ -79,6 +79,7 @@ final class RingVariant implements LatencyVariant {
     }
 
     private final Mode mode;
+    private boolean pinDrainer;
     private final StartTimeReader startTimeReader = new StartTimeReader();
     private final RingStartTimeReader ringStartTimeReader = new RingStartTimeReader();
     private Path ringPath;
@@ -105,6 +106,11 @@ final class RingVariant implements LatencyVariant {
     }
 
     @Override
+    public void pinBackgroundThread() {
+        pinDrainer = mode.drainerOnItsOwnThread();
+    }
+
+    @Override
     public void init(final Path directory, final int length) {
         ringPath = RingPaths.create(directory);
         final Path queueDirectory;
@@ -124,6 +130,7 @@ final class RingVariant implements LatencyVariant {
         if (mode == Mode.STALLED) {
             builder.diagnosticDrainStall(STALL_PERIOD, STALL);
         }
+        builder.pinDrainer(pinDrainer);
         async = builder.build();
         appender = async.createAppender();
         message = Payloads.directMessage(length);
