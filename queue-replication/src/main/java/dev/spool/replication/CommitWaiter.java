@@ -1,5 +1,10 @@
 package dev.spool.replication;
 
+import dev.spool.replication.agent.IdleBackoff;
+import dev.spool.replication.source.ReplicaAcks;
+
+
+
 import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;

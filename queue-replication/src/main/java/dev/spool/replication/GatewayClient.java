@@ -1,5 +1,10 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.BufferBudget;
+import dev.spool.replication.protocol.Connection;
+
+
+
 import java.net.InetAddress;
 
 /**

@@ -1,5 +1,16 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.ClientHandshake;
+import dev.spool.replication.protocol.CommitFlyweight;
+import dev.spool.replication.protocol.Connection;
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.FrameException;
+import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.protocol.PublishFlyweight;
+
+
+
 import dev.spool.queue.SpoolException;
 
 import java.io.IOException;
@@ -13,10 +24,10 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
-import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
-import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
-import static dev.spool.replication.FrameDescriptor.TYPE_PUBLISH;
-import static dev.spool.replication.FrameDescriptor.typeName;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_COMMIT;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
+import static dev.spool.replication.protocol.FrameDescriptor.typeName;
 
 /**
  * Publishes messages to a {@link PublishGateway} and waits for their commits. {@link #publish} returns once the

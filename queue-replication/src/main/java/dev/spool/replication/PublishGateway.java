@@ -1,5 +1,18 @@
 package dev.spool.replication;
 
+import dev.spool.replication.agent.AgentHost;
+import dev.spool.replication.agent.SelectorIdleStrategy;
+import dev.spool.replication.protocol.AuthenticationException;
+import dev.spool.replication.protocol.BufferBudget;
+import dev.spool.replication.protocol.ClientHandshake;
+import dev.spool.replication.protocol.Connection;
+import dev.spool.replication.protocol.FrameException;
+import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.protocol.PublishFlyweight;
+
+
+
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
@@ -27,11 +40,11 @@ import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
-import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
-import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
-import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
-import static dev.spool.replication.FrameDescriptor.TYPE_PUBLISH;
-import static dev.spool.replication.FrameDescriptor.typeName;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_AUTHENTICATION;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_PROTOCOL;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
+import static dev.spool.replication.protocol.FrameDescriptor.typeName;
 
 /**
  * A server that accepts publishes from {@link PublishClient}s over TCP, appends each to a primary queue, and sends

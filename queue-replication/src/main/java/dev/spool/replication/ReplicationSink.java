@@ -1,5 +1,14 @@
 package dev.spool.replication;
 
+import dev.spool.replication.agent.AgentHost;
+import dev.spool.replication.agent.SelectorIdleStrategy;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.sink.ReplicaWriter;
+import dev.spool.replication.sink.SinkHandshake;
+import dev.spool.replication.sink.SinkSession;
+
+
+
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
@@ -25,7 +34,7 @@ import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
-import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
+import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
 
 /**
  * The receiving end of replication: listens for one {@link ReplicationSource} at a time and writes each excerpt it

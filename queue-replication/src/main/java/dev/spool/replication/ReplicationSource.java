@@ -1,5 +1,14 @@
 package dev.spool.replication;
 
+import dev.spool.replication.agent.AgentHost;
+import dev.spool.replication.agent.SelectorIdleStrategy;
+import dev.spool.replication.protocol.DataFlyweight;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.source.ReplicaAcks;
+import dev.spool.replication.source.SourceLinks;
+
+
+
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
@@ -180,7 +189,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * @return the address of its sink.
      */
     public InetSocketAddress replica(final int replica) {
-        return agent.link(checked(replica)).sink();
+        return agent.sink(checked(replica));
     }
 
     /**
@@ -188,7 +197,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * @return true while connected to its sink and past the handshake.
      */
     public boolean isConnected(final int replica) {
-        return agent.link(checked(replica)).isConnected();
+        return agent.isConnected(checked(replica));
     }
 
     /**
@@ -206,7 +215,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * -1 if none.
      */
     public long sentIndex(final int replica) {
-        return agent.link(checked(replica)).sentIndex();
+        return agent.sentIndex(checked(replica));
     }
 
     /**
@@ -216,7 +225,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * ({@link #ackedIndex(int)}) is the measure.
      */
     public long unackedBytes(final int replica) {
-        return agent.link(checked(replica)).unackedBytes();
+        return agent.unackedBytes(checked(replica));
     }
 
     /**
@@ -226,7 +235,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * with back-off; or null while it runs or retries for any other reason.
      */
     public Throwable failure(final int replica) {
-        return agent.link(checked(replica)).failure();
+        return agent.failure(checked(replica));
     }
 
     /** @return the queue this source replicates. */
@@ -332,14 +341,14 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     /** Settings of a {@link ReplicationSource}. */
     public static final class Builder extends ServiceBuilder<Builder> {
-        final SpoolQueue queue;
-        final List<InetSocketAddress> sinks = new ArrayList<>();
+        public final SpoolQueue queue;
+        public final List<InetSocketAddress> sinks = new ArrayList<>();
         /** 0: a majority of the sinks. */
-        int ackQuorum;
-        int frameLimit = DEFAULT_FRAME_LIMIT;
-        Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
-        Duration minBackoff = Duration.ofMillis(50);
-        Duration maxBackoff = Duration.ofSeconds(2);
+        public int ackQuorum;
+        public int frameLimit = DEFAULT_FRAME_LIMIT;
+        public Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+        public Duration minBackoff = Duration.ofMillis(50);
+        public Duration maxBackoff = Duration.ofSeconds(2);
         Duration maxSleep = Duration.ofMillis(1);
         boolean registerMBean;
 

@@ -1,5 +1,9 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.Handshake;
+
+
+
 import org.agrona.concurrent.IdleStrategy;
 
 import java.util.Objects;
@@ -12,7 +16,7 @@ import java.util.Objects;
  * @param <B> the builder, returned by every setter.
  */
 abstract class ServiceBuilder<B extends ServiceBuilder<B>> {
-    byte[] secret;
+    public byte[] secret;
     boolean insecure;
     IdleStrategy idle;
     boolean invoked;

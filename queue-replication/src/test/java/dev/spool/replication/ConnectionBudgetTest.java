@@ -1,5 +1,10 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.BufferBudget;
+import dev.spool.replication.protocol.Connection;
+import dev.spool.replication.protocol.FrameHeader;
+
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -9,8 +14,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
-import static dev.spool.replication.FrameDescriptor.HEADER_LENGTH;
-import static dev.spool.replication.FrameDescriptor.TYPE_DATA;
+import static dev.spool.replication.protocol.FrameDescriptor.HEADER_LENGTH;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_DATA;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

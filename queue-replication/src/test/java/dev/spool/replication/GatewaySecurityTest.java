@@ -1,5 +1,10 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.PublishFlyweight;
+
+
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.ChildJvm;
 import dev.spool.queue.SpoolQueue;
@@ -19,7 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.protocol.FrameDescriptor.*;
 import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 

@@ -1,5 +1,8 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.Connection;
+
+
 import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,12 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.DataFlyweight;
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.FrameHeader;
+import dev.spool.replication.protocol.HelloFlyweight;
+import dev.spool.replication.protocol.ResumeFlyweight;
+
+
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
@@ -20,7 +27,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.protocol.FrameDescriptor.*;
 import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 

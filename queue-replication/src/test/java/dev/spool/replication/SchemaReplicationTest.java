@@ -1,5 +1,8 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.SchemaFlyweight;
+
+
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ChildJvm;
 import dev.spool.queue.ExcerptTailer;
@@ -29,7 +32,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import static dev.spool.replication.FrameDescriptor.TYPE_SCHEMA;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_SCHEMA;
 import static dev.spool.replication.Replicas.SECRET;
 import static dev.spool.replication.Replicas.await;
 import static dev.spool.replication.Replicas.open;

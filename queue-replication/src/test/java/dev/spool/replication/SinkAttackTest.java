@@ -1,5 +1,9 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.HelloFlyweight;
+
+
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
@@ -30,7 +34,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.protocol.FrameDescriptor.*;
 import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 
