@@ -2,9 +2,6 @@ package dev.spool.replication;
 
 import dev.spool.replication.protocol.BufferBudget;
 import dev.spool.replication.protocol.Connection;
-
-
-
 import java.net.InetAddress;
 
 /**

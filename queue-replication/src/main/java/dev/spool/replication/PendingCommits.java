@@ -3,9 +3,6 @@ package dev.spool.replication;
 import dev.spool.replication.protocol.CommitFlyweight;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.source.ReplicaAcks;
-
-
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

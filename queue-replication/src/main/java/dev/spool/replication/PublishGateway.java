@@ -1,5 +1,10 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.QueueInternals;
 import dev.spool.replication.agent.AgentHost;
 import dev.spool.replication.agent.SelectorIdleStrategy;
 import dev.spool.replication.protocol.AuthenticationException;
@@ -10,19 +15,12 @@ import dev.spool.replication.protocol.FrameException;
 import dev.spool.replication.protocol.FrameMac;
 import dev.spool.replication.protocol.Handshake;
 import dev.spool.replication.protocol.PublishFlyweight;
-
-
-
-import dev.spool.queue.SpoolException;
-import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.SpoolQueue;
-import dev.spool.queue.internal.Doorbell;
-import dev.spool.queue.internal.QueueInternals;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,6 +107,8 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private final GatewayClient[] clients;
     private final long handshakeTimeoutNs;
     private final long idleTimeoutNs;
+    /** The gateway's clock: its timeouts and its log's rate limits follow it. */
+    private final NanoClock clock;
     private final int maxConnectionsPerAddress;
     private int clientCount;
     private long nextSweepNs;
@@ -119,24 +119,24 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private ExcerptAppender appender;
     private volatile Throwable failure;
 
-    private PublishGateway(final Builder builder) throws IOException {
-        this.queue = builder.queue;
+    private PublishGateway(final GatewayConfig config) throws IOException {
+        this.queue = config.queue();
         this.internals = QueueInternals.of(queue);
-        this.source = builder.source;
-        this.maxFrameLength = PublishFlyweight.frameLength(queue.maxMessageLength()) + FrameMac.TAG_LENGTH;
-        builder.validate(maxFrameLength);
-        this.secret = builder.secret;
-        this.budget = new BufferBudget(builder.maxBytesInFlight);
-        this.clients = new GatewayClient[builder.maxConnections];
-        this.handshakeTimeoutNs = builder.handshakeTimeout.toNanos();
-        this.idleTimeoutNs = builder.idleTimeout.toNanos();
-        this.maxConnectionsPerAddress = builder.maxConnectionsPerAddress;
-        this.pending = new PendingCommits(queue.directory(), builder.maxPendingCommits, this::gone);
+        this.source = config.source();
+        this.maxFrameLength = config.maxFrameLength();
+        this.secret = config.secret();
+        this.budget = new BufferBudget(config.maxBytesInFlight());
+        this.clients = new GatewayClient[config.maxConnections()];
+        this.handshakeTimeoutNs = config.handshakeTimeout().toNanos();
+        this.idleTimeoutNs = config.idleTimeout().toNanos();
+        this.clock = config.nanoClock();
+        this.maxConnectionsPerAddress = config.maxConnectionsPerAddress();
+        this.pending = new PendingCommits(queue.directory(), config.maxPendingCommits(), this::gone);
         this.selector = Selector.open();
         try {
             server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(builder.bindAddress, builder.port));
+            server.bind(new InetSocketAddress(config.bindAddress(), config.port()));
             server.configureBlocking(false);
             server.register(selector, SelectionKey.OP_ACCEPT);
         } catch (IOException | RuntimeException e) {
@@ -144,22 +144,22 @@ public final class PublishGateway implements Agent, AutoCloseable {
             throw e;
         }
         final String what = "the gateway of " + queue.directory();
-        if (builder.insecure) {
+        if (config.insecure()) {
             LOG.warn("publish gateway of {} is insecure(): any process that can reach {} can publish into this"
                     + " primary; give it a sharedSecret", queue.directory(), server.getLocalAddress());
         }
-        if (builder.invoked) {
+        if (config.invoked()) {
             host = AgentHost.invoked(what);
         } else if (source != null && source.isInvoked()) {
-            final IdleStrategy idle = builder.idle != null ? builder.idle : new BackoffIdleStrategy();
+            final IdleStrategy idle = config.idleStrategy() != null ? config.idleStrategy() : new BackoffIdleStrategy();
             host = AgentHost.onOwnThread(what, THREAD_NAME, new CompositeAgent(new OwnThread(), new Streaming(source)),
                     idle, null, null, LOG);
-        } else if (builder.idle != null) {
-            host = AgentHost.onOwnThread(what, THREAD_NAME, new OwnThread(), builder.idle, null, null, LOG);
+        } else if (config.idleStrategy() != null) {
+            host = AgentHost.onOwnThread(what, THREAD_NAME, new OwnThread(), config.idleStrategy(), null, null, LOG);
         } else {
             final Doorbell acked = internals.ackDoorbell(selector::wakeup);
             // with no commit pending, only a client can bring work: sleep long, woken by its socket
-            final SelectorIdleStrategy sleeper = new SelectorIdleStrategy(selector, acked, 0, 0, builder.maxSleepMs,
+            final SelectorIdleStrategy sleeper = new SelectorIdleStrategy(selector, acked, 0, 0, config.maxSleepMs(),
                     this::isWaiting, QUIET_SLEEP_MS);
             host = AgentHost.onOwnThread(what, THREAD_NAME, new OwnThread(), null, sleeper, acked, LOG);
         }
@@ -238,7 +238,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
                 appender = queue.createAppender();
             }
             final int work = selector.selectNow(onSelected) + releaseCommits();
-            final long now = System.nanoTime();
+            final long now = clock.nanoTime();
             if (now - nextSweepNs >= 0) {
                 nextSweepNs = now + SWEEP_INTERVAL_NS;
                 sweep(now);
@@ -364,8 +364,8 @@ public final class PublishGateway implements Agent, AutoCloseable {
                     continue;
                 }
                 final int slot = freeSlot();
-                final Connection connection = new Connection(HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY, budget);
-                final GatewayClient client = new GatewayClient(connection, address, slot, System.nanoTime(),
+                final Connection connection = new Connection(clock, HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY, budget);
+                final GatewayClient client = new GatewayClient(connection, address, slot, clock.nanoTime(),
                         secret == null ? GatewayClient.OPEN : GatewayClient.AWAIT_HELLO);
                 try {
                     connection.attach(channel);
@@ -435,7 +435,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
     /** Closes a connection that has not proved the secret, for a new one; one line a second at most, with the count. */
     private void evict(final GatewayClient client) {
         evictedConnections++;
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         if (now - evictionLoggedNs >= REFUSAL_LOG_INTERVAL_NS || evictedConnections == 1) {
             evictionLoggedNs = now;
             LOG.info("publish gateway of {}: closing the connection from {}, which has not proved the secret after {}"
@@ -472,7 +472,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
             }
         }
         refusedConnections++;
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         if (now - refusalLoggedNs >= REFUSAL_LOG_INTERVAL_NS || refusedConnections == 1) {
             refusalLoggedNs = now;
             LOG.warn("publish gateway of {}: refusing new connections ({} so far): {}", queue.directory(),
@@ -714,7 +714,12 @@ public final class PublishGateway implements Agent, AutoCloseable {
         }
 
         /** Checks the options together, at start. */
-        private void validate(final int maxFrameLength) {
+        /**
+         * Checks every setting against the others and the queue, resolves every default: the clocks of the queue
+         * unless given.
+         */
+        private GatewayConfig conclude() {
+            final int maxFrameLength = PublishFlyweight.frameLength(queue.maxMessageLength()) + FrameMac.TAG_LENGTH;
             Handshake.checkSecurity("the publish gateway of " + queue.directory(), secret, insecure);
             if (maxConnections < 1) {
                 throw new SpoolException("maxConnections=" + maxConnections + " must be at least 1");
@@ -738,6 +743,12 @@ public final class PublishGateway implements Agent, AutoCloseable {
             if (idleTimeout.isNegative() || idleTimeout.isZero()) {
                 throw new SpoolException("idleTimeout=" + idleTimeout + " must be positive");
             }
+            final QueueInternals internals = QueueInternals.of(queue);
+            return new GatewayConfig(queue, source, maxFrameLength, bindAddress, port, maxConnections,
+                    maxConnectionsPerAddress, maxPendingCommits, maxBytesInFlight, handshakeTimeout, idleTimeout,
+                    maxSleepMs, secret, insecure, invoked, idle,
+                    epochClock != null ? epochClock : internals.epochClock(),
+                    nanoClock != null ? nanoClock : internals.nanoClock(), errorHandler, threadFactory);
         }
 
         /**
@@ -747,8 +758,9 @@ public final class PublishGateway implements Agent, AutoCloseable {
          * @throws SpoolException naming the option and its value, if one is out of range.
          */
         public PublishGateway start() {
+            final GatewayConfig config = conclude();
             try {
-                return new PublishGateway(this);
+                return new PublishGateway(config);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + port + " for "
                         + queue.directory(), e);

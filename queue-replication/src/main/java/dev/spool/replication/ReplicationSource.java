@@ -1,14 +1,5 @@
 package dev.spool.replication;
 
-import dev.spool.replication.agent.AgentHost;
-import dev.spool.replication.agent.SelectorIdleStrategy;
-import dev.spool.replication.protocol.DataFlyweight;
-import dev.spool.replication.protocol.Handshake;
-import dev.spool.replication.source.ReplicaAcks;
-import dev.spool.replication.source.SourceLinks;
-
-
-
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
@@ -16,9 +7,17 @@ import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.MBeans;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
+import dev.spool.replication.agent.AgentHost;
+import dev.spool.replication.agent.SelectorIdleStrategy;
+import dev.spool.replication.protocol.DataFlyweight;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.source.ReplicaAcks;
+import dev.spool.replication.source.SourceConfig;
+import dev.spool.replication.source.SourceLinks;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,7 +80,7 @@ import java.util.function.IntSupplier;
  */
 public final class ReplicationSource implements Agent, AutoCloseable {
     /** Name of the source's thread, and its agent's role. */
-    public static final String THREAD_NAME = "spool-replication-source";
+    public static final String THREAD_NAME = SourceConfig.THREAD_NAME;
     /** Default frame limit: a socket write costs microseconds, a message far less, so batch up to 4 KiB. */
     public static final int DEFAULT_FRAME_LIMIT = 4096;
     /** Default time a side stays silent before it sends a heartbeat. */
@@ -97,38 +96,40 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     /** The source's MBean, or null if not registered. */
     private final ObjectName mbeanName;
     private final AgentHost host;
+    /** The source's clock, which its commit waiters time their waits with. */
+    private final NanoClock nanoClock;
     /** One invoked pass, made once: a call of {@link #doWork()} allocates nothing. */
     private final IntSupplier pass = this::pass;
 
-    private ReplicationSource(final Builder builder) throws IOException {
-        this.queue = builder.queue;
-        Handshake.checkSecurity("the source of " + queue.directory(), builder.secret, builder.insecure);
+    private ReplicationSource(final SourceConfig config) throws IOException {
+        this.queue = config.queue();
+        this.nanoClock = config.nanoClock();
         final QueueInternals internals = QueueInternals.of(queue);
         internals.checkWritable("a replication source, which records what its replicas acknowledge,");
         if (internals.role() != QueueRole.PRIMARY) {
             throw new SpoolException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
                     + internals.term() + ": only a primary is replicated");
         }
-        if (builder.insecure) {
+        if (config.insecure()) {
             LOG.warn("replication source of {} is insecure(): any process that answers at {} can take its stream,"
                     + " fence this primary or stop its replication; give it a sharedSecret", queue.directory(),
-                    builder.sinks);
+                    config.sinks());
         }
-        this.agent = new SourceLinks(builder, !builder.invoked);
+        this.agent = new SourceLinks(config, !config.invoked());
         final String what = "the source of " + queue.directory();
-        if (builder.invoked) {
+        if (config.invoked()) {
             host = AgentHost.invoked(what);
-        } else if (builder.idle != null) {
-            host = AgentHost.onOwnThread(what, THREAD_NAME, agent, builder.idle, null, null, LOG);
+        } else if (config.idleStrategy() != null) {
+            host = AgentHost.onOwnThread(what, THREAD_NAME, agent, config.idleStrategy(), null, null, LOG);
         } else {
             final Doorbell appended = internals.appendDoorbell(agent.selector()::wakeup);
             // it wakes for its heartbeats too
-            final long maxSleepMs = Math.max(1, Math.min(builder.maxSleep.toMillis(),
-                    builder.heartbeatInterval.toMillis() / 2));
+            final long maxSleepMs = Math.max(1, Math.min(config.maxSleep().toMillis(),
+                    config.heartbeatInterval().toMillis() / 2));
             host = AgentHost.onOwnThread(what, THREAD_NAME, agent, null,
                     new SelectorIdleStrategy(agent.selector(), appended, IDLE_SPINS, IDLE_YIELDS, maxSleepMs), appended, LOG);
         }
-        mbeanName = builder.registerMBean ? register(queue.directory().toAbsolutePath().normalize().toString()) : null;
+        mbeanName = config.registerMBean() ? register(queue.directory().toAbsolutePath().normalize().toString()) : null;
     }
 
     private ObjectName register(final String directory) {
@@ -305,6 +306,11 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         close();
     }
 
+    /** @return the source's clock, for its commit waiters' deadlines. */
+    NanoClock nanoClock() {
+        return nanoClock;
+    }
+
     /** @return the replicas' acknowledgements, for the commit stages. */
     ReplicaAcks acks() {
         return agent.acks();
@@ -453,6 +459,19 @@ public final class ReplicationSource implements Agent, AutoCloseable {
          * @throws SpoolException if a sink is given twice, or the ack quorum exceeds the number of sinks.
          */
         public ReplicationSource start() {
+            final SourceConfig config = conclude();
+            try {
+                return new ReplicationSource(config);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot open a selector for the source of " + queue.directory(), e);
+            }
+        }
+
+        /**
+         * Checks every setting against the others, resolves every default: the clocks of the queue unless given,
+         * the ack quorum of a majority.
+         */
+        private SourceConfig conclude() {
             if (new HashSet<>(sinks).size() != sinks.size()) {
                 throw new SpoolException("sinks " + sinks + " of " + queue.directory() + ": a sink is given twice");
             }
@@ -460,11 +479,13 @@ public final class ReplicationSource implements Agent, AutoCloseable {
                 throw new SpoolException("ackQuorum=" + ackQuorum + " with " + sinks.size() + " sinks "
                         + sinks + ": at most " + sinks.size());
             }
-            try {
-                return new ReplicationSource(this);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot open a selector for the source of " + queue.directory(), e);
-            }
+            Handshake.checkSecurity("the source of " + queue.directory(), secret, insecure);
+            final QueueInternals internals = QueueInternals.of(queue);
+            return new SourceConfig(queue, sinks, ackQuorum == 0 ? sinks.size() / 2 + 1 : ackQuorum, frameLimit,
+                    heartbeatInterval, minBackoff, maxBackoff, maxSleep, secret, insecure, invoked, idle, registerMBean,
+                    epochClock != null ? epochClock : internals.epochClock(),
+                    nanoClock != null ? nanoClock : internals.nanoClock(), errorHandler, threadFactory,
+                    ReplicationException::new);
         }
     }
 }

@@ -1,12 +1,13 @@
 package dev.spool.replication;
 
 import dev.spool.replication.protocol.Handshake;
-
-
-
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * What the builders of a sink, a source and a publish gateway share: the shared secret (or {@link #insecure()}),
@@ -20,6 +21,14 @@ abstract class ServiceBuilder<B extends ServiceBuilder<B>> {
     boolean insecure;
     IdleStrategy idle;
     boolean invoked;
+    /** Null: the queue's. */
+    EpochClock epochClock;
+    /** Null: the queue's. */
+    NanoClock nanoClock;
+    /** Null: the host's, which logs an error and goes on. */
+    ErrorHandler errorHandler;
+    /** Null: the host's, a daemon thread named for the service. */
+    ThreadFactory threadFactory;
 
     /** @return this builder, as its own type. */
     abstract B self();
@@ -78,6 +87,46 @@ abstract class ServiceBuilder<B extends ServiceBuilder<B>> {
      */
     public B invoked(final boolean invoked) {
         this.invoked = invoked;
+        return self();
+    }
+
+    /**
+     * @param clock the wall clock of the service, in milliseconds since the epoch; default the queue's.
+     * @return this builder.
+     */
+    public B epochClock(final EpochClock clock) {
+        this.epochClock = Objects.requireNonNull(clock, "clock");
+        return self();
+    }
+
+    /**
+     * @param clock the clock of every deadline, back-off, heartbeat and timeout of the service; default the
+     *              queue's. A test drives one by hand to step through time.
+     * @return this builder.
+     */
+    public B nanoClock(final NanoClock clock) {
+        this.nanoClock = Objects.requireNonNull(clock, "clock");
+        return self();
+    }
+
+    /**
+     * @param handler what the service's own thread does with an error one of its passes lets out (the errors of a
+     *                peer or a connection are handled inside the pass); default: logged, and the thread goes on.
+     *                Not used invoked: the caller's {@code doWork()} gets the error.
+     * @return this builder.
+     */
+    public B errorHandler(final ErrorHandler handler) {
+        this.errorHandler = Objects.requireNonNull(handler, "handler");
+        return self();
+    }
+
+    /**
+     * @param factory makes the service's own thread; default a daemon thread named for the service. Not used
+     *                invoked.
+     * @return this builder.
+     */
+    public B threadFactory(final ThreadFactory factory) {
+        this.threadFactory = Objects.requireNonNull(factory, "factory");
         return self();
     }
 }

@@ -1,15 +1,13 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.SpoolQueue;
 import dev.spool.replication.protocol.DataFlyweight;
 import dev.spool.replication.protocol.ErrorFlyweight;
 import dev.spool.replication.protocol.FrameHeader;
 import dev.spool.replication.protocol.FrameMac;
 import dev.spool.replication.protocol.HelloFlyweight;
-
-
-import dev.spool.queue.SpoolTestBase;
-import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.SpoolQueue;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

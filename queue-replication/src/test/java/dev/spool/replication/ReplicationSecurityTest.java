@@ -1,5 +1,10 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolTestBase;
 import dev.spool.replication.protocol.AckFlyweight;
 import dev.spool.replication.protocol.DataFlyweight;
 import dev.spool.replication.protocol.ErrorFlyweight;
@@ -8,13 +13,6 @@ import dev.spool.replication.protocol.Handshake;
 import dev.spool.replication.protocol.HelloFlyweight;
 import dev.spool.replication.protocol.StartFlyweight;
 import dev.spool.replication.protocol.WelcomeFlyweight;
-
-
-import dev.spool.queue.SpoolException;
-import dev.spool.queue.ExcerptAppender;
-import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.SpoolQueue;
-import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -1,8 +1,5 @@
 package dev.spool.replication;
 
-import dev.spool.replication.protocol.SchemaFlyweight;
-
-
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ChildJvm;
 import dev.spool.queue.ExcerptTailer;
@@ -12,6 +9,7 @@ import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.SchemaFiles;
 import dev.spool.queue.tools.SpoolTool;
 import dev.spool.queue.typed.Events;
+import dev.spool.replication.protocol.SchemaFlyweight;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

@@ -1,15 +1,13 @@
 package dev.spool.replication;
 
-import dev.spool.replication.protocol.ErrorFlyweight;
-import dev.spool.replication.protocol.HelloFlyweight;
-
-
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.HelloFlyweight;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;

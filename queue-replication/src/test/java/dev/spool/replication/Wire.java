@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.SpoolQueue;
 import dev.spool.replication.protocol.DataFlyweight;
 import dev.spool.replication.protocol.FrameHeader;
 import dev.spool.replication.protocol.FrameMac;
@@ -8,9 +9,6 @@ import dev.spool.replication.protocol.HelloFlyweight;
 import dev.spool.replication.protocol.ResumeFlyweight;
 import dev.spool.replication.protocol.StartFlyweight;
 import dev.spool.replication.protocol.WelcomeFlyweight;
-
-
-import dev.spool.queue.SpoolQueue;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,10 +1,7 @@
 package dev.spool.replication.agent;
 
-import dev.spool.replication.protocol.Connection;
-
-
-
 import dev.spool.queue.internal.Doorbell;
+import dev.spool.replication.protocol.Connection;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.io.IOException;

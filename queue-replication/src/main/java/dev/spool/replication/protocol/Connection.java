@@ -4,6 +4,8 @@ import dev.spool.queue.internal.MemoryMove;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.core.Jvm;
 
+import org.agrona.concurrent.NanoClock;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -11,6 +13,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 import static dev.spool.replication.protocol.FrameDescriptor.HEADER_LENGTH;
@@ -64,6 +67,8 @@ public final class Connection implements AutoCloseable {
     private FrameMac receiveMac;
 
     private final int handshakeFrameLength;
+    /** Times the frames sent and received, for the heartbeats and the liveness checks of the connection's owner. */
+    private final NanoClock clock;
     /** Null but on a server that bounds its buffers: then each growth is reserved here first. */
     private final BufferBudget budget;
     private final FrameHeader receivedHeader = new FrameHeader();
@@ -71,11 +76,13 @@ public final class Connection implements AutoCloseable {
     private final ErrorFlyweight sentError = new ErrorFlyweight();
 
     /**
+     * @param clock           the service's clock, which times the last frame sent and received.
      * @param receiveCapacity the largest frame accepted until {@link #receiveCapacity(int)} raises it; again after
      *                        each {@link #attach(SocketChannel)}.
      * @param sendCapacity    the send buffer's size.
      */
-    public Connection(final int receiveCapacity, final int sendCapacity) {
+    public Connection(final NanoClock clock, final int receiveCapacity, final int sendCapacity) {
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.handshakeFrameLength = receiveCapacity;
         this.budget = null;
         receiveCapacity(receiveCapacity);
@@ -86,14 +93,16 @@ public final class Connection implements AutoCloseable {
      * A connection whose buffers start small and grow to what its peer sends, each growth reserved in
      * {@code budget}; {@link #close()} returns what it reserved.
      *
+     * @param clock           the service's clock, which times the last frame sent and received.
      * @param receiveCapacity the receive buffer's first size, and the largest frame accepted until
      *                        {@link #maxFrameLength(int)} raises it.
      * @param sendCapacity    the send buffer's first size.
      * @param budget          the server's budget.
      * @throws BufferBudget.ExhaustedException if the budget has no room for even these.
      */
-    public Connection(final int receiveCapacity, final int sendCapacity, final BufferBudget budget)
-            throws BufferBudget.ExhaustedException {
+    public Connection(final NanoClock clock, final int receiveCapacity, final int sendCapacity,
+                      final BufferBudget budget) throws BufferBudget.ExhaustedException {
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.handshakeFrameLength = receiveCapacity;
         this.budget = budget;
         reserve(receiveCapacity + (long) sendCapacity);
@@ -158,7 +167,7 @@ public final class Connection implements AutoCloseable {
         maxFrameLength = handshakeFrameLength;
         sentOffset = 0;
         sendEnd = 0;
-        lastReceivedNs = System.nanoTime();
+        lastReceivedNs = clock.nanoTime();
         lastSentNs = lastReceivedNs;
         tagLength = 0;
     }
@@ -261,7 +270,7 @@ public final class Connection implements AutoCloseable {
             throw new PeerClosedException("connection closed by " + peer);
         }
         if (read > 0) {
-            lastReceivedNs = System.nanoTime();
+            lastReceivedNs = clock.nanoTime();
         }
         return read;
     }
@@ -457,7 +466,7 @@ public final class Connection implements AutoCloseable {
             send.clear();
         }
         if (written > 0) {
-            lastSentNs = System.nanoTime();
+            lastSentNs = clock.nanoTime();
         }
         if (sentOffset == sendEnd) {
             sentOffset = 0;

@@ -1,9 +1,5 @@
 package dev.spool.replication.protocol;
 
-import dev.spool.replication.CommitStage;
-
-
-
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.format.TypedExcerptDescriptor;
 
@@ -120,7 +116,7 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  * PUBLISH, client to gateway:
  * <pre>
  *  |                    Correlation id (long)                      |  8
- *  |          Commit stage wanted ({@link CommitStage} ordinal)     | 16
+ *  |          Commit stage wanted ({@code CommitStage} ordinal)     | 16
  *  |                          Reserved                             | 20
  *  |                       Payload ...                             | 24
  * </pre>
@@ -228,6 +224,11 @@ public final class FrameDescriptor {
     public static final int PUBLISH_CORRELATION_OFFSET = HEADER_LENGTH;
     public static final int PUBLISH_STAGE_OFFSET = PUBLISH_CORRELATION_OFFSET + Long.BYTES;
     public static final int PUBLISH_RESERVED_OFFSET = PUBLISH_STAGE_OFFSET + Integer.BYTES;
+    /**
+     * Commit stages a PUBLISH frame may ask for: the ordinals of {@code dev.spool.replication.CommitStage}, 0 to this
+     * minus 1, which only ever grow at the end.
+     */
+    public static final int PUBLISH_STAGE_COUNT = 9;
     public static final int PUBLISH_PAYLOAD_OFFSET = PUBLISH_RESERVED_OFFSET + Integer.BYTES;
 
     public static final int COMMIT_CORRELATION_OFFSET = HEADER_LENGTH;

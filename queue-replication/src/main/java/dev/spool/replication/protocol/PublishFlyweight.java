@@ -1,9 +1,5 @@
 package dev.spool.replication.protocol;
 
-import dev.spool.replication.CommitStage;
-
-
-
 import java.nio.ByteBuffer;
 
 import static dev.spool.replication.protocol.FrameDescriptor.PUBLISH_CORRELATION_OFFSET;
@@ -12,12 +8,12 @@ import static dev.spool.replication.protocol.FrameDescriptor.PUBLISH_RESERVED_OF
 import static dev.spool.replication.protocol.FrameDescriptor.PUBLISH_STAGE_OFFSET;
 
 /**
- * Flyweight over a PUBLISH frame, a client's message to the gateway: correlation id, the {@link CommitStage} wanted
+ * Flyweight over a PUBLISH frame, a client's message to the gateway: correlation id, the {@code CommitStage} wanted
  * and the payload. Wraps a little-endian buffer at the frame's offset; the header is {@link FrameHeader}'s.
  * Allocates nothing but on the throw path.
  */
 public final class PublishFlyweight {
-    private static final int STAGES = CommitStage.values().length;
+    private static final int STAGES = FrameDescriptor.PUBLISH_STAGE_COUNT;
     private ByteBuffer buffer;
     private int offset;
 
@@ -54,7 +50,7 @@ public final class PublishFlyweight {
         return this;
     }
 
-    /** @return the ordinal of the {@link CommitStage} wanted. */
+    /** @return the ordinal of the {@code CommitStage} wanted. */
     public int stage() {
         return buffer.getInt(offset + PUBLISH_STAGE_OFFSET);
     }
@@ -63,8 +59,8 @@ public final class PublishFlyweight {
      * @param stage the stage at which the gateway is to answer.
      * @return this flyweight.
      */
-    public PublishFlyweight stage(final CommitStage stage) {
-        buffer.putInt(offset + PUBLISH_STAGE_OFFSET, stage.ordinal());
+    public PublishFlyweight stage(final int stage) {
+        buffer.putInt(offset + PUBLISH_STAGE_OFFSET, stage);
         buffer.putInt(offset + PUBLISH_RESERVED_OFFSET, 0);
         return this;
     }

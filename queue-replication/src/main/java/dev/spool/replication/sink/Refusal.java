@@ -3,8 +3,6 @@ package dev.spool.replication.sink;
 import dev.spool.replication.protocol.FrameDescriptor;
 import dev.spool.replication.protocol.FrameException;
 
-
-
 /**
  * The sink refuses its source: the handshake or a write found a reason to stop the stream. The sink logs the
  * message, sends it in an ERROR frame with the code, and closes the connection. Unlike a {@link FrameException},

@@ -1,14 +1,5 @@
 package dev.spool.replication.sink;
 
-import dev.spool.replication.ReplicationSink;
-import dev.spool.replication.protocol.AckFlyweight;
-import dev.spool.replication.protocol.Connection;
-import dev.spool.replication.protocol.DataFlyweight;
-import dev.spool.replication.protocol.FrameException;
-import dev.spool.replication.protocol.SchemaFlyweight;
-
-
-
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolQueue;
@@ -17,6 +8,11 @@ import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
+import dev.spool.replication.protocol.AckFlyweight;
+import dev.spool.replication.protocol.Connection;
+import dev.spool.replication.protocol.DataFlyweight;
+import dev.spool.replication.protocol.FrameException;
+import dev.spool.replication.protocol.SchemaFlyweight;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +36,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * allocates nothing per frame.
  */
 public final class ReplicaWriter {
-    private static final Logger LOG = LoggerFactory.getLogger(ReplicationSink.class);
+    private static final Logger LOG = LoggerFactory.getLogger(SinkConfig.LOGGER);
     private final Path directory;
     /** A fresh builder of the replica's local settings at each call: what one source's HELLO adds reaches no other. */
     private final Supplier<SpoolQueueBuilder> localSettings;

@@ -1,5 +1,11 @@
 package dev.spool.replication.sink;
 
+import dev.spool.queue.RollCycle;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.CycleCalendar;
+import dev.spool.queue.internal.QueueInternals;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.DataFlyweight;
 import dev.spool.replication.protocol.FrameDescriptor;
@@ -10,15 +16,6 @@ import dev.spool.replication.protocol.HelloFlyweight;
 import dev.spool.replication.protocol.ResumeFlyweight;
 import dev.spool.replication.protocol.StartFlyweight;
 import dev.spool.replication.protocol.WelcomeFlyweight;
-
-
-
-import dev.spool.queue.RollCycle;
-import dev.spool.queue.SpoolQueue;
-import dev.spool.queue.SpoolQueueBuilder;
-import dev.spool.queue.format.MetadataDescriptor;
-import dev.spool.queue.internal.CycleCalendar;
-import dev.spool.queue.internal.QueueInternals;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

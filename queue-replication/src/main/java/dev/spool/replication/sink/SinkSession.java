@@ -1,13 +1,10 @@
 package dev.spool.replication.sink;
 
-import dev.spool.replication.ReplicationSink;
 import dev.spool.replication.agent.RepeatedLog;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.ErrorFlyweight;
 import dev.spool.replication.protocol.FrameException;
-
-
-
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,7 +43,7 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
 public final class SinkSession {
     /** Handshakes that may be in progress at once, besides the source that holds the replica. */
     static final int MAX_PENDING_HANDSHAKES = 8;
-    private static final Logger LOG = LoggerFactory.getLogger(ReplicationSink.class);
+    private static final Logger LOG = LoggerFactory.getLogger(SinkConfig.LOGGER);
     private static final int HANDSHAKE_CAPACITY = 4096;
 
     private final Path directory;
@@ -57,6 +54,8 @@ public final class SinkSession {
     private final ErrorFlyweight error = new ErrorFlyweight();
     /** Failed handshakes: a peer may repeat them at will, so they are logged once, then with a count. */
     private final RepeatedLog refusedLog = new RepeatedLog();
+    /** The sink's clock: handshake deadlines, heartbeats and the source's liveness follow it. */
+    private final NanoClock clock;
     /** Handshakes closed unfinished: a peer that connects and sends nothing, or goes. */
     private final RepeatedLog abandonedLog = new RepeatedLog();
     /** Passed to the selector once: {@link #onSelected(SelectionKey)}. */
@@ -72,7 +71,7 @@ public final class SinkSession {
 
     /** One connection and its handshake; reused, with its buffers, from one connection to the next. */
     private static final class Peer {
-        final Connection connection = new Connection(HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY);
+        final Connection connection;
         final SinkHandshake handshake;
         State state = State.FREE;
         /** The order in which it was accepted: the lowest is the oldest. */
@@ -82,7 +81,8 @@ public final class SinkSession {
         /** Once the handshake allowed it, the receive buffer grows to this after the current frame. */
         int growTo;
 
-        Peer(final SinkHandshake handshake) {
+        Peer(final SinkHandshake handshake, final NanoClock clock) {
+            this.connection = new Connection(clock, HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY);
             this.handshake = handshake;
         }
     }
@@ -92,13 +92,14 @@ public final class SinkSession {
      * @param selector   the sink's selector, which the connections register with.
      */
     public SinkSession(final Path directory, final ReplicaWriter replica, final Supplier<SinkHandshake> handshakes,
-                final Selector selector, final long heartbeatNs) {
+                final Selector selector, final long heartbeatNs, final NanoClock clock) {
         this.directory = directory;
+        this.clock = clock;
         this.replica = replica;
         this.selector = selector;
         this.heartbeatNs = heartbeatNs;
         for (int i = 0; i < peers.length; i++) {
-            peers[i] = new Peer(handshakes.get());
+            peers[i] = new Peer(handshakes.get(), clock);
         }
     }
 
@@ -145,7 +146,7 @@ public final class SinkSession {
                 channel.register(selector, SelectionKey.OP_READ, peer);
                 peer.state = State.AWAIT_HELLO;
                 peer.accepted = ++accepted;
-                peer.deadlineNs = System.nanoTime() + 3 * heartbeatNs;
+                peer.deadlineNs = clock.nanoTime() + 3 * heartbeatNs;
                 // a source sends HELLO as it connects: read now, so that this handshake is past its first step
                 serve(peer);
             } catch (IOException e) {
@@ -356,7 +357,7 @@ public final class SinkSession {
      * @return 1 if an acknowledgement or a heartbeat was sent, else 0.
      */
     public int checkLiveness() {
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         int work = 0;
         for (final Peer peer : peers) {
             if (peer.state == State.FREE) {
@@ -426,7 +427,7 @@ public final class SinkSession {
      */
     private void flush(final Peer peer) throws IOException {
         final Connection connection = peer.connection;
-        if (!connection.flush() && System.nanoTime() - connection.lastSentNs() > 3 * heartbeatNs) {
+        if (!connection.flush() && clock.nanoTime() - connection.lastSentNs() > 3 * heartbeatNs) {
             throw new IOException("the source at " + connection.peer() + " reads no acknowledgements");
         }
     }

@@ -1,20 +1,16 @@
 package dev.spool.replication.source;
 
-import dev.spool.replication.ReplicationException;
-import dev.spool.replication.ReplicationSource;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
 import dev.spool.replication.agent.RepeatedLog;
 import dev.spool.replication.protocol.AuthenticationException;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.DataFlyweight;
 import dev.spool.replication.protocol.FrameException;
 import dev.spool.replication.protocol.FrameMac;
-
-
-
-import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.SpoolQueue;
-import dev.spool.queue.internal.QueueInternals;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +21,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
+import java.util.function.Function;
 
 /**
  * The duty cycle of a {@link ReplicationSource} towards one of its sinks, as a state machine that never blocks (the
@@ -36,7 +33,7 @@ import java.nio.channels.UnresolvedAddressException;
  * stops it with {@link #failure()} set. One thread at a time; allocates nothing while streaming.
  */
 final class SourceAgent implements Agent {
-    private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
+    private static final Logger LOG = LoggerFactory.getLogger(SourceConfig.LOGGER);
     private static final int RECEIVE_CAPACITY = 4096;
     private static final int BACKOFF = 0;
     private static final int CONNECTING = 1;
@@ -58,6 +55,9 @@ final class SourceAgent implements Agent {
     private final long connectTimeoutNs;
     private final long minBackoffNs;
     private final long maxBackoffNs;
+    private final NanoClock clock;
+    /** Makes the API's exception that stops replication to this sink for good. */
+    private final Function<String, RuntimeException> stopError;
     /** The source's, shared by its sinks' connections: its thread sleeps in it. */
     private final Selector selector;
     private final Connection connection;
@@ -80,34 +80,37 @@ final class SourceAgent implements Agent {
      * @param replica  this sink's number among the source's replicas.
      * @param selector the source's selector, which the connection registers with.
      */
-    SourceAgent(final ReplicationSource.Builder builder, final int replica, final ReplicaAcks acks,
-                final Selector selector) {
-        this.queue = builder.queue;
+    SourceAgent(final SourceConfig config, final int replica, final ReplicaAcks acks, final Selector selector) {
+        this.queue = config.queue();
         this.replica = replica;
-        this.sink = builder.sinks.get(replica);
+        this.sink = config.sinks().get(replica);
         this.acks = acks;
-        final long heartbeatNs = builder.heartbeatInterval.toNanos();
+        this.clock = config.nanoClock();
+        this.stopError = config.stopError();
+        final long heartbeatNs = config.heartbeatNs();
+        final int frameLimit = config.frameLimit();
         this.connectTimeoutNs = 3 * heartbeatNs;
-        this.minBackoffNs = builder.minBackoff.toNanos();
-        this.maxBackoffNs = builder.maxBackoff.toNanos();
+        this.minBackoffNs = config.minBackoff().toNanos();
+        this.maxBackoffNs = config.maxBackoff().toNanos();
         this.backoffNs = minBackoffNs;
         // a DATA frame's MAC follows it, and may push a carried excerpt that far along; or the excerpt is parked past
         // a SCHEMA frame and its MAC
-        this.connection = new Connection(RECEIVE_CAPACITY, Math.toIntExact(builder.frameLimit
-                + DataFlyweight.largestFrameLength(builder.frameLimit, queue.maxMessageLength(), queue.checksums())
+        this.connection = new Connection(clock, RECEIVE_CAPACITY, Math.toIntExact(frameLimit
+                + DataFlyweight.largestFrameLength(frameLimit, queue.maxMessageLength(), queue.checksums())
                 + FrameMac.TAG_LENGTH + SourceStream.PARK_OFFSET));
-        this.handshake = new SourceHandshake(queue, sink, connection, builder.secret, builder.frameLimit, heartbeatNs);
-        this.stream = new SourceStream(acks, replica, sink, connection, builder.frameLimit, heartbeatNs, queue.checksums(),
-                QueueInternals.of(queue).schemaFiles());
+        this.handshake = new SourceHandshake(queue, sink, connection, config.secret(), frameLimit, heartbeatNs,
+                clock);
+        this.stream = new SourceStream(acks, replica, sink, connection, frameLimit, heartbeatNs, queue.checksums(),
+                QueueInternals.of(queue).schemaFiles(), clock);
         this.selector = selector;
         // stored bodies: with checksums, the CRC32C travels with each excerpt and the replica's files equal these
         this.tailer = QueueInternals.of(queue).createBodyTailer();
-        this.deadlineNs = System.nanoTime();
+        this.deadlineNs = clock.nanoTime();
     }
 
     @Override
     public String roleName() {
-        return ReplicationSource.THREAD_NAME;
+        return SourceConfig.THREAD_NAME;
     }
 
     /**
@@ -122,7 +125,7 @@ final class SourceAgent implements Agent {
                 case STREAMING:
                     return stream.streamOnce() ? 1 : 0;
                 case BACKOFF:
-                    return System.nanoTime() - deadlineNs < 0 ? 0 : connect();
+                    return clock.nanoTime() - deadlineNs < 0 ? 0 : connect();
                 case CONNECTING:
                     return finishConnect();
                 case HANDSHAKE:
@@ -130,10 +133,10 @@ final class SourceAgent implements Agent {
                 default:
                     return 0;
             }
-        } catch (ReplicationException e) {
+        } catch (ReplicaStopped e) {
             LOG.error("replication source of {}: replication to {} stopped: {}", queue.directory(), sink,
                     e.getMessage());
-            stop(e);
+            stop(stopError.apply(e.getMessage()));
         } catch (AuthenticationException e) {
             onRefused(e);
             retry();
@@ -219,7 +222,7 @@ final class SourceAgent implements Agent {
         try {
             channel.configureBlocking(false);
             connecting = channel;
-            deadlineNs = System.nanoTime() + connectTimeoutNs;
+            deadlineNs = clock.nanoTime() + connectTimeoutNs;
             if (connectNow(channel)) {
                 return onConnected();
             }
@@ -246,7 +249,7 @@ final class SourceAgent implements Agent {
         if (connecting.finishConnect()) {
             return onConnected();
         }
-        if (System.nanoTime() - deadlineNs > 0) {
+        if (clock.nanoTime() - deadlineNs > 0) {
             throw new IOException("no connection within " + connectTimeoutNs / 1_000_000 + " ms");
         }
         return 0;
@@ -299,7 +302,7 @@ final class SourceAgent implements Agent {
     private void retry() {
         disconnect();
         state = BACKOFF;
-        deadlineNs = System.nanoTime() + backoffNs;
+        deadlineNs = clock.nanoTime() + backoffNs;
         backoffNs = Math.min(backoffNs * 2, maxBackoffNs);
     }
 

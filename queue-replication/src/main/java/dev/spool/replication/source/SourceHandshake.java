@@ -1,7 +1,9 @@
 package dev.spool.replication.source;
 
-import dev.spool.replication.ReplicationException;
-import dev.spool.replication.ReplicationSource;
+import dev.spool.queue.IndexFormat;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
 import dev.spool.replication.protocol.AuthenticationException;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.ErrorFlyweight;
@@ -12,13 +14,7 @@ import dev.spool.replication.protocol.HelloFlyweight;
 import dev.spool.replication.protocol.ResumeFlyweight;
 import dev.spool.replication.protocol.StartFlyweight;
 import dev.spool.replication.protocol.WelcomeFlyweight;
-
-
-
-import dev.spool.queue.IndexFormat;
-import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.SpoolQueue;
-import dev.spool.queue.internal.QueueInternals;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,7 +57,7 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * intervals. Allocation is fine here.
  */
 final class SourceHandshake {
-    private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
+    private static final Logger LOG = LoggerFactory.getLogger(SourceConfig.LOGGER);
     private final SpoolQueue queue;
     private final QueueInternals internals;
     private final InetSocketAddress sink;
@@ -69,6 +65,7 @@ final class SourceHandshake {
     private final byte[] secret;
     private final int frameLimit;
     private final long heartbeatNs;
+    private final NanoClock clock;
     private final HelloFlyweight hello = new HelloFlyweight();
     private final WelcomeFlyweight welcome = new WelcomeFlyweight();
     private final StartFlyweight start = new StartFlyweight();
@@ -88,7 +85,7 @@ final class SourceHandshake {
     private long sinkLast;
 
     SourceHandshake(final SpoolQueue queue, final InetSocketAddress sink, final Connection connection,
-                    final byte[] secret, final int frameLimit, final long heartbeatNs) {
+                    final byte[] secret, final int frameLimit, final long heartbeatNs, final NanoClock clock) {
         this.queue = queue;
         this.internals = QueueInternals.of(queue);
         this.sink = sink;
@@ -96,6 +93,7 @@ final class SourceHandshake {
         this.secret = secret;
         this.frameLimit = frameLimit;
         this.heartbeatNs = heartbeatNs;
+        this.clock = clock;
     }
 
     /** Starts the handshake on a freshly attached connection: queues HELLO for the next {@link #step}. */
@@ -105,7 +103,7 @@ final class SourceHandshake {
         startQueued = false;
         resumed = false;
         sinkLast = -1;
-        deadlineNs = System.nanoTime() + 3 * heartbeatNs;
+        deadlineNs = clock.nanoTime() + 3 * heartbeatNs;
         final int offset = connection.beginFrame(TYPE_HELLO);
         hello.wrap(connection.send(), offset).magic(MAGIC).rollCycleId(queue.rollCycle().id()).queueId(queue.queueId())
                 .epochMillis(queue.epochMillis()).term(term).lastIndex(queue.lastIndex())
@@ -120,7 +118,7 @@ final class SourceHandshake {
      *
      * @param tailer the source's tailer, left where streaming resumes: after the sink's last index.
      * @return true once the session's first frame is on the wire: {@link #sinkLast()} tells where the stream resumes.
-     * @throws ReplicationException if replication cannot go on: mismatch, divergence, fencing.
+     * @throws ReplicaStopped if replication cannot go on: mismatch, divergence, fencing.
      * @throws AuthenticationException if the sink did not prove the secret, or refused this source's proof: retried.
      * @throws IOException          if the connection failed, the sink sent a bad frame or took too long: retried.
      */
@@ -219,7 +217,7 @@ final class SourceHandshake {
 
     /** @param writing true while a frame waits to be written, false while the reply is awaited. */
     private void checkDeadline(final boolean writing) throws IOException {
-        if (System.nanoTime() - deadlineNs > 0) {
+        if (clock.nanoTime() - deadlineNs > 0) {
             throw new IOException(writing ? "the sink at " + sink + " reads nothing"
                     : "no handshake reply from " + sink + " in time");
         }
@@ -269,7 +267,7 @@ final class SourceHandshake {
         if (code == ERROR_PROTOCOL || code == ERROR_WRITE_FAILED || code == ERROR_BUSY) {
             throw new IOException(message);
         }
-        throw new ReplicationException(message);
+        throw new ReplicaStopped(message);
     }
 
     private AuthenticationException refusedProof(final String reason) {
@@ -291,7 +289,7 @@ final class SourceHandshake {
 
     /** The sink must hold a prefix of the source's history: its last excerpt is the source's at that index. */
     private void checkHistory(final ExcerptTailer tailer, final long sinkLast, final long sinkChecksum)
-            throws ReplicationException {
+            throws ReplicaStopped {
         final long sourceLast = queue.lastIndex();
         if (sinkLast > sourceLast) {
             refuse(ERROR_DIVERGED, "the sink at " + sink + " is ahead of the source: its last index is "
@@ -316,7 +314,7 @@ final class SourceHandshake {
     }
 
     /** Fences this queue: the sink has seen a later primary. What was never acknowledged is reported, not merged. */
-    private void fence(final long sinkTerm) throws ReplicationException {
+    private void fence(final long sinkTerm) throws ReplicaStopped {
         internals.fence(sinkTerm);
         final long lastAcked = internals.lastAckedIndex();
         final long last = queue.lastIndex();
@@ -328,9 +326,9 @@ final class SourceHandshake {
                 + " has term " + sinkTerm + ", so a later primary exists; " + divergence);
     }
 
-    private void refuse(final int code, final String message) throws ReplicationException {
+    private void refuse(final int code, final String message) throws ReplicaStopped {
         tell(code, message);
-        throw new ReplicationException(message);
+        throw new ReplicaStopped(message);
     }
 
     /** Best effort: sends the sink an ERROR frame saying why this connection ends. */

@@ -1,10 +1,5 @@
 package dev.spool.replication.source;
 
-import dev.spool.replication.ReplicationException;
-import dev.spool.replication.ReplicationSource;
-
-
-
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
 import org.agrona.concurrent.Agent;
@@ -15,6 +10,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.Selector;
+import java.util.function.Function;
 
 /**
  * The agent of a {@link ReplicationSource}: one {@link SourceAgent} per sink, each a state machine that never
@@ -26,7 +22,7 @@ import java.nio.channels.Selector;
  * while streaming.
  */
 public final class SourceLinks implements Agent {
-    private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
+    private static final Logger LOG = LoggerFactory.getLogger(SourceConfig.LOGGER);
     private final QueueInternals internals;
     private final String directory;
     private final SourceAgent[] links;
@@ -34,27 +30,30 @@ public final class SourceLinks implements Agent {
     private final Selector selector;
     /** On its own thread, a stop ends the runner; invoked, the caller reads {@link #failure()}. */
     private final boolean terminateOnStop;
+    /** Makes the API's exception that stops the source for good. */
+    private final Function<String, RuntimeException> stopError;
     private volatile Throwable failure;
     /** Sinks not stopped for good. */
     private volatile int running;
 
-    public SourceLinks(final ReplicationSource.Builder builder, final boolean terminateOnStop) throws IOException {
-        this.internals = QueueInternals.of(builder.queue);
-        this.directory = String.valueOf(builder.queue.directory());
+    public SourceLinks(final SourceConfig config, final boolean terminateOnStop) throws IOException {
+        this.internals = QueueInternals.of(config.queue());
+        this.directory = String.valueOf(config.queue().directory());
         this.terminateOnStop = terminateOnStop;
-        final int n = builder.sinks.size();
-        this.acks = new ReplicaAcks(internals, n, builder.ackQuorum == 0 ? n / 2 + 1 : builder.ackQuorum);
+        this.stopError = config.stopError();
+        final int n = config.sinks().size();
+        this.acks = new ReplicaAcks(internals, n, config.ackQuorum());
         this.selector = Selector.open();
         this.links = new SourceAgent[n];
         for (int i = 0; i < n; i++) {
-            links[i] = new SourceAgent(builder, i, acks, selector);
+            links[i] = new SourceAgent(config, i, acks, selector);
         }
         this.running = n;
     }
 
     @Override
     public String roleName() {
-        return ReplicationSource.THREAD_NAME;
+        return SourceConfig.THREAD_NAME;
     }
 
     /**
@@ -196,7 +195,7 @@ public final class SourceLinks implements Agent {
             cause = links[i].isStopped() ? links[i].failure() : null;
         }
         if (cause == null) {
-            cause = new ReplicationException("queue " + directory + " is fenced: a later primary exists");
+            cause = stopError.apply("queue " + directory + " is fenced: a later primary exists");
         }
         for (final SourceAgent link : links) {
             link.stopWith(cause);

@@ -1,12 +1,8 @@
 package dev.spool.replication.source;
 
-import dev.spool.replication.ReplicationSource;
+import dev.spool.queue.internal.SchemaFiles;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.SchemaFlyweight;
-
-
-
-import dev.spool.queue.internal.SchemaFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +23,7 @@ import static dev.spool.replication.protocol.FrameDescriptor.TYPE_SCHEMA;
  * {@link SourceStream} for that sink, on its thread; allocates only when the generation changed.
  */
 final class SourceSchemas {
-    private static final Logger LOG = LoggerFactory.getLogger(ReplicationSource.class);
+    private static final Logger LOG = LoggerFactory.getLogger(SourceConfig.LOGGER);
 
     private final SchemaFiles files;
     private final SchemaFlyweight schema = new SchemaFlyweight();

@@ -1,7 +1,10 @@
 package dev.spool.replication.source;
 
-import dev.spool.replication.ReplicationException;
-import dev.spool.replication.ReplicationSource;
+import dev.spool.queue.IndexFormat;
+import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.internal.MemoryMove;
+import dev.spool.queue.internal.SchemaFiles;
 import dev.spool.replication.protocol.AckFlyweight;
 import dev.spool.replication.protocol.AuthenticationException;
 import dev.spool.replication.protocol.Connection;
@@ -10,15 +13,8 @@ import dev.spool.replication.protocol.ErrorFlyweight;
 import dev.spool.replication.protocol.FrameDescriptor;
 import dev.spool.replication.protocol.FrameException;
 import dev.spool.replication.protocol.FrameMac;
-
-
-
-import dev.spool.queue.IndexFormat;
-import dev.spool.queue.ExcerptHandler;
-import dev.spool.queue.ExcerptTailer;
-import dev.spool.queue.internal.MemoryMove;
-import dev.spool.queue.internal.SchemaFiles;
 import net.openhft.chronicle.bytes.BytesStore;
+import org.agrona.concurrent.NanoClock;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -49,7 +45,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * carried for the next DATA frame is parked past the SCHEMA frame meanwhile ({@link #PARK_OFFSET}). A batch read
  * while a schema file was stored is dropped and read again after the file is sent ({@link #rewind()}), so a sink
  * holds a schema file before any excerpt whose writer stored it.
- * Used by one thread at a time (the source's, or a caller of {@link ReplicationSource#doWork()}); allocates nothing
+ * Used by one thread at a time (the source's, or a caller of {@link dev.spool.replication.ReplicationSource#doWork()}); allocates nothing
  * but when a schema file is sent.
  */
 final class SourceStream {
@@ -70,6 +66,7 @@ final class SourceStream {
     private final Connection connection;
     private final int frameLimit;
     private final long heartbeatNs;
+    private final NanoClock clock;
     private final ExcerptHandler batcher = this::addToBatch;
     private final DataFlyweight data = new DataFlyweight();
     private final int dataFlags;
@@ -109,7 +106,8 @@ final class SourceStream {
      * @param schemas    the queue's typed schema files.
      */
     SourceStream(final ReplicaAcks acks, final int replica, final InetSocketAddress sink, final Connection connection,
-                 final int frameLimit, final long heartbeatNs, final boolean checksums, final SchemaFiles schemas) {
+                 final int frameLimit, final long heartbeatNs, final boolean checksums, final SchemaFiles schemas,
+                 final NanoClock clock) {
         this.acks = acks;
         this.schemas = new SourceSchemas(schemas);
         this.replica = replica;
@@ -120,6 +118,7 @@ final class SourceStream {
         this.connection = connection;
         this.frameLimit = frameLimit;
         this.heartbeatNs = heartbeatNs;
+        this.clock = clock;
     }
 
     /**
@@ -177,7 +176,7 @@ final class SourceStream {
                 afterFlush();
             }
         }
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         if (c.sendIdle() && now - c.lastSentNs() > heartbeatNs) {
             c.sendHeartbeat();
             c.flush();
@@ -213,7 +212,7 @@ final class SourceStream {
                             + " insecure() source has none)");
                 }
                 if (code == ERROR_FENCED || code == ERROR_QUEUE_MISMATCH || code == ERROR_DIVERGED) {
-                    throw new ReplicationException(message);
+                    throw new ReplicaStopped(message);
                 }
                 throw new IOException(message);
             default:

@@ -1,9 +1,7 @@
 package dev.spool.replication.protocol;
 
-import dev.spool.replication.CommitStage;
-
-
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.replication.CommitStage;
 
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +21,17 @@ class FrameCodecTest {
     /** Frames start off the buffer's start, as they do in a connection's buffers. */
     private static final int AT = 24;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(1024).order(ByteOrder.LITTLE_ENDIAN);
+
+    @Test
+    void shouldAcceptEveryCommitStageInAPublishFrameAndNoOther() throws FrameException {
+        assertEquals(CommitStage.values().length, PUBLISH_STAGE_COUNT, "a stage added to the API travels in PUBLISH");
+        final byte[] text = {1};
+        final PublishFlyweight publish = new PublishFlyweight().wrap(buffer, AT).correlation(1)
+                .stage(CommitStage.values().length - 1).payload(text, 0, text.length);
+        assertEquals(text.length, publish.checkedPayloadLength(PEER, PublishFlyweight.frameLength(text.length)));
+        publish.stage(PUBLISH_STAGE_COUNT);
+        assertThrows(FrameException.class, () -> publish.checkedPayloadLength(PEER, PublishFlyweight.frameLength(1)));
+    }
 
     @Test
     void shouldGiveFramesTheirOwnMagicAndVersionFive() {
@@ -161,7 +170,7 @@ class FrameCodecTest {
         assertEquals("(malformed error message of length 6)", error.message(ErrorFlyweight.frameLength(text.length) + 1));
 
         final PublishFlyweight publish = new PublishFlyweight().wrap(buffer, AT).correlation(9)
-                .stage(CommitStage.ACKED).payload(text, 0, text.length);
+                .stage(CommitStage.ACKED.ordinal()).payload(text, 0, text.length);
         assertEquals(text.length, publish.checkedPayloadLength(PEER, PublishFlyweight.frameLength(text.length)));
         assertEquals(9, publish.correlation());
         assertEquals(CommitStage.ACKED.ordinal(), publish.stage());
