@@ -347,16 +347,16 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     /** Settings of a {@link ReplicationSource}. */
     public static final class Builder extends ServiceBuilder<Builder> {
-        public final SpoolQueue queue;
-        public final List<InetSocketAddress> sinks = new ArrayList<>();
+        private final SpoolQueue queue;
+        private final List<InetSocketAddress> sinks = new ArrayList<>();
         /** 0: a majority of the sinks. */
-        public int ackQuorum;
-        public int frameLimit = DEFAULT_FRAME_LIMIT;
-        public Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
-        public Duration minBackoff = Duration.ofMillis(50);
-        public Duration maxBackoff = Duration.ofSeconds(2);
-        Duration maxSleep = Duration.ofMillis(1);
-        boolean registerMBean;
+        private int ackQuorum;
+        private int frameLimit = DEFAULT_FRAME_LIMIT;
+        private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+        private Duration minBackoff = Duration.ofMillis(50);
+        private Duration maxBackoff = Duration.ofSeconds(2);
+        private Duration maxSleep = Duration.ofMillis(1);
+        private boolean registerMBean;
 
 
         @Override

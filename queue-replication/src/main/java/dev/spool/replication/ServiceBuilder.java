@@ -17,7 +17,7 @@ import java.util.concurrent.ThreadFactory;
  * @param <B> the builder, returned by every setter.
  */
 abstract class ServiceBuilder<B extends ServiceBuilder<B>> {
-    public byte[] secret;
+    byte[] secret;
     boolean insecure;
     IdleStrategy idle;
     boolean invoked;

@@ -24,7 +24,8 @@ import java.nio.channels.UnresolvedAddressException;
 import java.util.function.Function;
 
 /**
- * The duty cycle of a {@link ReplicationSource} towards one of its sinks, as a state machine that never blocks (the
+ * The duty cycle of a {@link dev.spool.replication.ReplicationSource} towards one of its sinks, as a state machine
+ * that never blocks (the
  * source's {@link SourceLinks} runs one per sink, each with its own connection, tailer, cursor, acknowledgements and
  * back-off, so that one sink slow or away holds back no other): back off until the
  * reconnect deadline, connect (a non-blocking connect completed by {@link SocketChannel#finishConnect()}), hand

@@ -13,7 +13,8 @@ import java.nio.channels.Selector;
 import java.util.function.Function;
 
 /**
- * The agent of a {@link ReplicationSource}: one {@link SourceAgent} per sink, each a state machine that never
+ * The agent of a {@link dev.spool.replication.ReplicationSource}: one {@link SourceAgent} per sink, each a state
+ * machine that never
  * blocks, run in turn in every pass, so a sink that is slow, silent or away costs the others one non-blocking pass
  * and holds back neither them nor the writer. They share the source's selector (its thread sleeps there, woken by
  * any sink's frame or by an append) and its {@link ReplicaAcks}. A sink that fails for good (a mismatch, a

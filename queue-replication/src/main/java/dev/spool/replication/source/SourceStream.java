@@ -45,7 +45,8 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * carried for the next DATA frame is parked past the SCHEMA frame meanwhile ({@link #PARK_OFFSET}). A batch read
  * while a schema file was stored is dropped and read again after the file is sent ({@link #rewind()}), so a sink
  * holds a schema file before any excerpt whose writer stored it.
- * Used by one thread at a time (the source's, or a caller of {@link dev.spool.replication.ReplicationSource#doWork()}); allocates nothing
+ * Used by one thread at a time (the source's, or a caller of {@link
+ * dev.spool.replication.ReplicationSource#doWork()}); allocates nothing
  * but when a schema file is sent.
  */
 final class SourceStream {
