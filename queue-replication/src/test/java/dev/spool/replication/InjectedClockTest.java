@@ -27,8 +27,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * sockets: nothing times out, and nothing is retried, until the test moves its clock, however long the test takes.
  */
 class InjectedClockTest extends SpoolTestBase {
-    private static final Duration HEARTBEAT = Duration.ofSeconds(1);
-    private static final Duration BACKOFF = Duration.ofSeconds(5);
+    /** Deadlines the system's clock cannot reach within {@link #WAIT_SECONDS}: only the hand clock can pass them. */
+    private static final Duration HEARTBEAT = Duration.ofMinutes(1);
+    private static final Duration BACKOFF = Duration.ofMinutes(1);
+    private static final long WAIT_SECONDS = 10;
     /** Passes run while the clock stands still: far more than a real-time deadline of this test would allow. */
     private static final int PASSES = 2_000;
 
@@ -103,7 +105,7 @@ class InjectedClockTest extends SpoolTestBase {
 
     private static SocketChannel acceptWhileInvoking(final ServerSocketChannel server, final ReplicationSource source)
             throws IOException {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
         SocketChannel accepted;
         while ((accepted = server.accept()) == null) {
             if (System.nanoTime() - deadline > 0) {
@@ -117,7 +119,7 @@ class InjectedClockTest extends SpoolTestBase {
     /** Calls {@code doWork} until the condition holds: nothing else runs an invoked service. */
     private static void invokeUntil(final Agent service, final BooleanSupplier done,
                                     final String what) {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
         while (!done.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
                 fail("timed out invoking until " + what);
