@@ -247,10 +247,12 @@ public final class Connection implements AutoCloseable {
         maxFrameLength = capacity;
     }
 
+    /** @return the peer's address, for messages; set when a channel is attached. */
     public String peer() {
         return peer;
     }
 
+    /** @return the attached channel, or null. */
     public SocketChannel channel() {
         return channel;
     }
@@ -351,10 +353,12 @@ public final class Connection implements AutoCloseable {
         }
     }
 
+    /** @return the type of the frame {@link #nextFrame()} found. */
     public int frameType() {
         return frameType;
     }
 
+    /** @return where in {@link #received()} the frame {@link #nextFrame()} found starts. */
     public int frameOffset() {
         return frameOffset;
     }
@@ -374,10 +378,12 @@ public final class Connection implements AutoCloseable {
         return receivedStore;
     }
 
+    /** @return when the last frame came, on the owner's clock: its liveness check. */
     public long lastReceivedNs() {
         return lastReceivedNs;
     }
 
+    /** @return when the send buffer last emptied, on the owner's clock: its heartbeat is due from then. */
     public long lastSentNs() {
         return lastSentNs;
     }
@@ -387,10 +393,12 @@ public final class Connection implements AutoCloseable {
         return send;
     }
 
+    /** @return the address of the send buffer's native memory, for copies into it. */
     public long sendAddress() {
         return sendAddress;
     }
 
+    /** @return where the bytes queued for sending end in {@link #send()}. */
     public int sendEnd() {
         return sendEnd;
     }
@@ -429,6 +437,7 @@ public final class Connection implements AutoCloseable {
         sendEnd = offset + length + tagLength;
     }
 
+    /** Queues a HEARTBEAT frame: the owner says it is alive after a heartbeat interval of silence. */
     public void sendHeartbeat() {
         endFrame(beginFrame(TYPE_HEARTBEAT), HEARTBEAT_LENGTH);
     }

@@ -6,6 +6,7 @@ import java.io.IOException;
 public final class FrameException extends IOException {
     private static final long serialVersionUID = 1L;
 
+    /** @param message the peer, the frame, the field and its value. */
     public FrameException(final String message) {
         super(message);
     }

@@ -31,6 +31,7 @@ public final class FrameMac {
     private final byte[] digest = new byte[32];
     private long sequence;
 
+    /** A MAC without a key: {@link #key(byte[])} gives it the session's. */
     public FrameMac() {
         try {
             inner = MessageDigest.getInstance("SHA-256");

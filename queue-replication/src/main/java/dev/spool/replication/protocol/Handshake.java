@@ -91,6 +91,7 @@ public final class Handshake {
         return heartbeatInterval;
     }
 
+    /** @return a fresh random nonce of {@link FrameDescriptor#NONCE_LENGTH} bytes, one per handshake and side. */
     public static byte[] nonce() {
         final byte[] nonce = new byte[NONCE_LENGTH];
         RANDOM.nextBytes(nonce);

@@ -37,6 +37,11 @@ public final class SourceLinks implements Agent {
     /** Sinks not stopped for good. */
     private volatile int running;
 
+    /**
+     * @param config          the source's settings.
+     * @param terminateOnStop true on the source's own thread: a stop for good ends the runner.
+     * @throws IOException if the selector cannot be opened.
+     */
     public SourceLinks(final SourceConfig config, final boolean terminateOnStop) throws IOException {
         this.internals = QueueInternals.of(config.queue());
         this.directory = String.valueOf(config.queue().directory());
@@ -96,10 +101,12 @@ public final class SourceLinks implements Agent {
         }
     }
 
+    /** @return the selector the sinks' connections share: the source's thread sleeps in it. */
     public Selector selector() {
         return selector;
     }
 
+    /** @return what each replica acknowledged. */
     public ReplicaAcks acks() {
         return acks;
     }
