@@ -1,5 +1,7 @@
 package dev.spool.replication;
 
+import dev.spool.replication.source.ReplicaAcks;
+
 /**
  * What "committed" means for one write, from the cheapest to the safest; a writer picks one per message and waits
  * for it with {@link CommitWaiter#await}. Combine with the queue's content-based {@link dev.spool.queue.SyncPolicy}:

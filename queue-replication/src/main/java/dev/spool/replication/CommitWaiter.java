@@ -5,7 +5,10 @@ import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.replication.agent.IdleBackoff;
+import dev.spool.replication.source.ReplicaAcks;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -39,6 +42,8 @@ public final class CommitWaiter implements AutoCloseable {
     private final IdleStrategy polling;
     private final Doorbell acked;
     private final long maxParkNs;
+    /** The source's clock: a wait's deadline follows it. */
+    private final NanoClock clock;
     /** An ack due within microseconds is cheaper to wait for than to be woken by. */
     private final IdleBackoff idle;
     private volatile Thread waiting;
@@ -58,6 +63,7 @@ public final class CommitWaiter implements AutoCloseable {
         this.internals = this.queue.unwrap(QueueInternals.class);
         this.source = source;
         this.acks = source.acks();
+        this.clock = source.nanoClock();
         this.appender = appender;
         this.polling = polling;
         this.maxParkNs = maxParkNs;
@@ -96,7 +102,7 @@ public final class CommitWaiter implements AutoCloseable {
         if (isCommitted(index, stage)) {
             return true;
         }
-        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        final long deadline = clock.nanoTime() + unit.toNanos(timeout);
         if (stage == CommitStage.SYNCED) {
             return sync(index, deadline);
         }
@@ -132,7 +138,7 @@ public final class CommitWaiter implements AutoCloseable {
                         + IndexFormat.format(index, queue.rollCycle()) + " in "
                         + queue.directory());
             }
-            final long left = deadline - System.nanoTime();
+            final long left = deadline - clock.nanoTime();
             if (left <= 0) {
                 return false;
             }
@@ -178,6 +184,6 @@ public final class CommitWaiter implements AutoCloseable {
             appender.sync();
             return queue.lastSyncedIndex() >= index;
         }
-        return queue.awaitSynced(index, Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        return queue.awaitSynced(index, Math.max(0, deadline - clock.nanoTime()), TimeUnit.NANOSECONDS);
     }
 }

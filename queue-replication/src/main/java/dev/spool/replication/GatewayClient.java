@@ -1,5 +1,7 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.BufferBudget;
+import dev.spool.replication.protocol.Connection;
 import java.net.InetAddress;
 
 /**

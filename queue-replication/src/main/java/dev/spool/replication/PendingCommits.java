@@ -1,5 +1,8 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.CommitFlyweight;
+import dev.spool.replication.protocol.Connection;
+import dev.spool.replication.source.ReplicaAcks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -8,8 +11,8 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.function.Consumer;
 
-import static dev.spool.replication.FrameDescriptor.COMMIT_LENGTH;
-import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
+import static dev.spool.replication.protocol.FrameDescriptor.COMMIT_LENGTH;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_COMMIT;
 
 /**
  * The gateway's commits that wait for their {@link CommitStage}, in arrival order, and their COMMIT frames: each is

@@ -1,6 +1,18 @@
 package dev.spool.replication;
 
 import dev.spool.queue.SpoolException;
+import dev.spool.replication.protocol.ClientHandshake;
+import dev.spool.replication.protocol.CommitFlyweight;
+import dev.spool.replication.protocol.Connection;
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.FrameException;
+import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.protocol.PublishFlyweight;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,10 +25,10 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
-import static dev.spool.replication.FrameDescriptor.TYPE_COMMIT;
-import static dev.spool.replication.FrameDescriptor.TYPE_ERROR;
-import static dev.spool.replication.FrameDescriptor.TYPE_PUBLISH;
-import static dev.spool.replication.FrameDescriptor.typeName;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_COMMIT;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
+import static dev.spool.replication.protocol.FrameDescriptor.typeName;
 
 /**
  * Publishes messages to a {@link PublishGateway} and waits for their commits. {@link #publish} returns once the
@@ -36,6 +48,8 @@ public final class PublishClient implements AutoCloseable {
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
     private final Connection connection;
     private final long timeoutNs;
+    /** The client's clock: every deadline follows it. */
+    private final NanoClock clock;
     private final Selector selector;
     private final InetSocketAddress gateway;
     private final long[] commitCorrelations = new long[WINDOW];
@@ -45,12 +59,14 @@ public final class PublishClient implements AutoCloseable {
     private final ErrorFlyweight error = new ErrorFlyweight();
     private long nextCorrelation;
 
-    private PublishClient(final InetSocketAddress gateway, final int maxMessageLength, final byte[] secret,
-                          final Duration timeout) throws IOException {
-        this.gateway = gateway;
+    private PublishClient(final ClientConfig config) throws IOException {
+        this.gateway = config.gateway();
+        final Duration timeout = config.timeout();
+        final byte[] secret = config.secret();
         this.timeoutNs = timeout.toNanos();
+        this.clock = config.nanoClock();
         Arrays.fill(commitCorrelations, -1);
-        this.connection = new Connection(64 * 1024, PublishFlyweight.frameLength(maxMessageLength)
+        this.connection = new Connection(clock, 64 * 1024, PublishFlyweight.frameLength(config.maxMessageLength())
                 + FrameMac.TAG_LENGTH);
         this.selector = Selector.open();
         final SocketChannel channel = SocketChannel.open();
@@ -100,7 +116,7 @@ public final class PublishClient implements AutoCloseable {
      */
     public static PublishClient connect(final InetSocketAddress gateway, final int maxMessageLength,
                                         final byte[] secret, final Duration timeout) {
-        return open(gateway, maxMessageLength, Handshake.checkedSecret(secret), timeout);
+        return builder(gateway, maxMessageLength).sharedSecret(secret).timeout(timeout).connect();
     }
 
     /**
@@ -128,28 +144,24 @@ public final class PublishClient implements AutoCloseable {
      */
     public static PublishClient connectInsecure(final InetSocketAddress gateway, final int maxMessageLength,
                                                 final Duration timeout) {
-        return open(gateway, maxMessageLength, null, timeout);
+        return builder(gateway, maxMessageLength).insecure().timeout(timeout).connect();
     }
 
-    private static PublishClient open(final InetSocketAddress gateway, final int maxMessageLength, final byte[] secret,
-                                      final Duration timeout) {
-        if (Objects.requireNonNull(timeout, "timeout").isNegative() || timeout.isZero()) {
-            throw new SpoolException("timeout=" + timeout + " of a client of the publish gateway at " + gateway
-                    + " must be positive");
-        }
-        try {
-            return new PublishClient(gateway, maxMessageLength, secret, timeout);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot connect to the publish gateway at " + gateway, e);
-        }
+    /**
+     * @param gateway          the gateway's address.
+     * @param maxMessageLength the longest message the client will publish.
+     * @return a builder of a client, for the settings the {@code connect} methods do not take (its clocks).
+     */
+    public static Builder builder(final InetSocketAddress gateway, final int maxMessageLength) {
+        return new Builder(gateway, maxMessageLength);
     }
 
     /** The client's side of the handshake, blocking in the selector: CLIENT_HELLO, CHALLENGE, PROOF. */
     private void authenticate(final byte[] secret) throws IOException {
         final byte[] hello = ClientHandshake.sendHello(connection, Handshake.nonce());
-        final long deadline = System.nanoTime() + timeoutNs;
+        final long deadline = clock.nanoTime() + timeoutNs;
         while (!connection.flush() || !challengeArrived()) {
-            final long left = deadline - System.nanoTime();
+            final long left = deadline - clock.nanoTime();
             if (left <= 0) {
                 throw new IOException("no CHALLENGE from the publish gateway at " + gateway + " within "
                         + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
@@ -176,10 +188,10 @@ public final class PublishClient implements AutoCloseable {
         if (connection.flush()) {
             return;
         }
-        final long deadline = System.nanoTime() + timeoutNs;
+        final long deadline = clock.nanoTime() + timeoutNs;
         while (!connection.flush()) {
             receive();
-            if (System.nanoTime() - deadline > 0) {
+            if (clock.nanoTime() - deadline > 0) {
                 throw new IOException("the publish gateway at " + gateway + " took nothing of "
                         + (correlation < 0 ? "the PROOF" : "message " + correlation) + " for "
                         + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms: its socket buffer stayed full");
@@ -211,7 +223,7 @@ public final class PublishClient implements AutoCloseable {
         }
         final long correlation = nextCorrelation++;
         final int at = connection.beginFrame(TYPE_PUBLISH);
-        publish.wrap(connection.send(), at).correlation(correlation).stage(stage).payload(payload, offset, length);
+        publish.wrap(connection.send(), at).correlation(correlation).stage(stage.ordinal()).payload(payload, offset, length);
         connection.endFrame(at, PublishFlyweight.frameLength(length));
         try {
             flushWithin(correlation);
@@ -230,7 +242,7 @@ public final class PublishClient implements AutoCloseable {
      */
     public long awaitCommit(final long correlation, final long timeout, final TimeUnit unit) {
         final int slot = (int) (correlation & (WINDOW - 1));
-        final long deadline = System.nanoTime() + unit.toNanos(timeout);
+        final long deadline = clock.nanoTime() + unit.toNanos(timeout);
         try {
             while (true) {
                 if (commitCorrelations[slot] == correlation) {
@@ -239,7 +251,7 @@ public final class PublishClient implements AutoCloseable {
                 if (receive()) {
                     continue;
                 }
-                final long left = deadline - System.nanoTime();
+                final long left = deadline - clock.nanoTime();
                 if (left <= 0) {
                     return -1;
                 }
@@ -285,6 +297,99 @@ public final class PublishClient implements AutoCloseable {
                 selector.close();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot close the selector of the client of " + gateway, e);
+            }
+        }
+    }
+
+    /** Settings of a {@link PublishClient}: the secret (or {@link #insecure()}), the timeout, the clocks. */
+    public static final class Builder {
+        private final InetSocketAddress gateway;
+        private final int maxMessageLength;
+        private byte[] secret;
+        private boolean insecure;
+        private Duration timeout = Duration.ofMillis(DEFAULT_TIMEOUT_MS);
+        /** Null: the system's. */
+        private EpochClock epochClock;
+        /** Null: the system's. */
+        private NanoClock nanoClock;
+
+        private Builder(final InetSocketAddress gateway, final int maxMessageLength) {
+            this.gateway = Objects.requireNonNull(gateway, "gateway");
+            this.maxMessageLength = maxMessageLength;
+        }
+
+        /**
+         * @param secret the gateway's shared secret ({@link PublishGateway.Builder#sharedSecret}): the client and
+         *               the gateway prove to each other that they know it, and every later frame carries a MAC of
+         *               the session. Required, unless {@link #insecure()}.
+         * @return this builder.
+         */
+        public Builder sharedSecret(final byte[] secret) {
+            this.secret = Handshake.checkedSecret(secret);
+            return this;
+        }
+
+        /**
+         * Connects without authentication, to a gateway built {@link PublishGateway.Builder#insecure() insecure()}.
+         *
+         * @return this builder.
+         */
+        public Builder insecure() {
+            this.insecure = true;
+            return this;
+        }
+
+        /**
+         * @param timeout how long the connection, the handshake, and each {@link #publish} whose socket buffer is
+         *                full, wait for the gateway; positive. Default {@value #DEFAULT_TIMEOUT_MS} ms.
+         * @return this builder.
+         */
+        public Builder timeout(final Duration timeout) {
+            if (Objects.requireNonNull(timeout, "timeout").isNegative() || timeout.isZero()) {
+                throw new SpoolException("timeout=" + timeout + " of a client of the publish gateway at " + gateway
+                        + " must be positive");
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * @param clock the client's wall clock, in milliseconds since the epoch; default the system's.
+         * @return this builder.
+         */
+        public Builder epochClock(final EpochClock clock) {
+            this.epochClock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * @param clock the clock of the client's deadlines (connection, handshake, publish, commit); default the
+         *              system's.
+         * @return this builder.
+         */
+        public Builder nanoClock(final NanoClock clock) {
+            this.nanoClock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * @return a connected client, authenticated unless {@link #insecure()}.
+         * @throws SpoolException       unless exactly one of {@link #sharedSecret} and {@link #insecure()} was given.
+         * @throws UncheckedIOException if the gateway cannot be reached, does not answer within the timeout, or does
+         *                              not prove the secret.
+         */
+        public PublishClient connect() {
+            if ((secret == null) == !insecure) {
+                throw new SpoolException("a client of the publish gateway at " + gateway + " needs either a"
+                        + " sharedSecret or insecure(), and not both");
+            }
+            final ClientConfig config = new ClientConfig(gateway, maxMessageLength, secret, timeout,
+                    epochClock != null ? epochClock : SystemEpochClock.INSTANCE,
+                    nanoClock != null ? nanoClock : SystemNanoClock.INSTANCE);
+            try {
+                return new PublishClient(config);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot connect to the publish gateway at " + gateway, e);
             }
         }
     }

@@ -6,11 +6,21 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.replication.agent.SelectorIdleStrategy;
+import dev.spool.replication.protocol.AuthenticationException;
+import dev.spool.replication.protocol.BufferBudget;
+import dev.spool.replication.protocol.ClientHandshake;
+import dev.spool.replication.protocol.Connection;
+import dev.spool.replication.protocol.FrameException;
+import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.protocol.PublishFlyweight;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,11 +37,11 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 
-import static dev.spool.replication.FrameDescriptor.ERROR_AUTHENTICATION;
-import static dev.spool.replication.FrameDescriptor.ERROR_BUSY;
-import static dev.spool.replication.FrameDescriptor.ERROR_PROTOCOL;
-import static dev.spool.replication.FrameDescriptor.TYPE_PUBLISH;
-import static dev.spool.replication.FrameDescriptor.typeName;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_AUTHENTICATION;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_PROTOCOL;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
+import static dev.spool.replication.protocol.FrameDescriptor.typeName;
 
 /**
  * A server that accepts publishes from {@link PublishClient}s over TCP, appends each to a primary queue, and sends
@@ -94,6 +104,8 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private final GatewayClient[] clients;
     private final long handshakeTimeoutNs;
     private final long idleTimeoutNs;
+    /** The gateway's clock: its timeouts and its log's rate limits follow it. */
+    private final NanoClock clock;
     private final int maxConnectionsPerAddress;
     private int clientCount;
     private long nextSweepNs;
@@ -104,24 +116,24 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private ExcerptAppender appender;
     private volatile Throwable failure;
 
-    private PublishGateway(final Builder builder) throws IOException {
-        this.queue = builder.queue;
+    private PublishGateway(final GatewayConfig config) throws IOException {
+        this.queue = config.queue();
         this.internals = queue.unwrap(QueueInternals.class);
-        this.source = builder.source;
-        this.maxFrameLength = PublishFlyweight.frameLength(queue.maxMessageLength()) + FrameMac.TAG_LENGTH;
-        builder.validate(maxFrameLength);
-        this.secret = builder.secret;
-        this.budget = new BufferBudget(builder.maxBytesInFlight);
-        this.clients = new GatewayClient[builder.maxConnections];
-        this.handshakeTimeoutNs = builder.handshakeTimeout.toNanos();
-        this.idleTimeoutNs = builder.idleTimeout.toNanos();
-        this.maxConnectionsPerAddress = builder.maxConnectionsPerAddress;
-        this.pending = new PendingCommits(queue.directory(), builder.maxPendingCommits, this::gone);
+        this.source = config.source();
+        this.maxFrameLength = config.maxFrameLength();
+        this.secret = config.secret();
+        this.budget = new BufferBudget(config.maxBytesInFlight());
+        this.clients = new GatewayClient[config.maxConnections()];
+        this.handshakeTimeoutNs = config.handshakeTimeout().toNanos();
+        this.idleTimeoutNs = config.idleTimeout().toNanos();
+        this.clock = config.nanoClock();
+        this.maxConnectionsPerAddress = config.maxConnectionsPerAddress();
+        this.pending = new PendingCommits(queue.directory(), config.maxPendingCommits(), this::gone);
         this.selector = Selector.open();
         try {
             server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(builder.bindAddress, builder.port));
+            server.bind(new InetSocketAddress(config.bindAddress(), config.port()));
             server.configureBlocking(false);
             server.register(selector, SelectionKey.OP_ACCEPT);
         } catch (IOException | RuntimeException e) {
@@ -129,28 +141,34 @@ public final class PublishGateway implements Agent, AutoCloseable {
             throw e;
         }
         final String what = "the gateway of " + queue.directory();
-        if (builder.insecure) {
+        if (config.insecure()) {
             LOG.warn("publish gateway of {} is insecure(): any process that can reach {} can publish into this"
                     + " primary; give it a sharedSecret", queue.directory(), server.getLocalAddress());
         }
-        if (builder.invoked) {
-            host = AgentHost.builder(what, new OwnThread()).invoked();
+        final AgentHost.Builder hosting = AgentHost.builder(what, new OwnThread())
+                .threadFactory(config.threadFactory())
+                .errorHandler(config.errorHandler())
+                .nanoClock(config.nanoClock());
+        if (config.invoked()) {
+            host = hosting.invoked();
         } else if (source != null && source.isInvoked()) {
-            final IdleStrategy idle = builder.idle != null ? builder.idle : new BackoffIdleStrategy();
+            final IdleStrategy idle = config.idleStrategy() != null ? config.idleStrategy() : new BackoffIdleStrategy();
             host = AgentHost.builder(what, new CompositeAgent(new OwnThread(), new Streaming(source))).role(THREAD_NAME)
-                    .threadFactory(AgentHost.daemonThreads()).start(idle);
-        } else if (builder.idle != null) {
-            host = AgentHost.builder(what, new OwnThread()).threadFactory(AgentHost.daemonThreads()).start(builder.idle);
+                    .threadFactory(config.threadFactory())
+                    .errorHandler(config.errorHandler())
+                    .nanoClock(config.nanoClock())
+                    .start(idle);
+        } else if (config.idleStrategy() != null) {
+            host = hosting.start(config.idleStrategy());
         } else {
             final Doorbell acked = internals.ackDoorbell(selector::wakeup);
             // with no commit pending, only a client can bring work: sleep long, woken by its socket
-            final SelectorIdleStrategy sleeper = new SelectorIdleStrategy(selector, acked, 0, 0, builder.maxSleepMs,
+            final SelectorIdleStrategy sleeper = new SelectorIdleStrategy(selector, acked, 0, 0, config.maxSleepMs(),
                     this::isWaiting, QUIET_SLEEP_MS);
-            host = AgentHost.builder(what, new OwnThread()).threadFactory(AgentHost.daemonThreads())
-                    .wakeOnClose(() -> {
-                        acked.close();
-                        sleeper.close();
-                    }).start(sleeper);
+            host = hosting.wakeOnClose(() -> {
+                acked.close();
+                sleeper.close();
+            }).start(sleeper);
         }
     }
 
@@ -227,7 +245,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
                 appender = queue.createAppender();
             }
             final int work = selector.selectNow(onSelected) + releaseCommits();
-            final long now = System.nanoTime();
+            final long now = clock.nanoTime();
             if (now - nextSweepNs >= 0) {
                 nextSweepNs = now + SWEEP_INTERVAL_NS;
                 sweep(now);
@@ -353,8 +371,8 @@ public final class PublishGateway implements Agent, AutoCloseable {
                     continue;
                 }
                 final int slot = freeSlot();
-                final Connection connection = new Connection(HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY, budget);
-                final GatewayClient client = new GatewayClient(connection, address, slot, System.nanoTime(),
+                final Connection connection = new Connection(clock, HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY, budget);
+                final GatewayClient client = new GatewayClient(connection, address, slot, clock.nanoTime(),
                         secret == null ? GatewayClient.OPEN : GatewayClient.AWAIT_HELLO);
                 try {
                     connection.attach(channel);
@@ -424,7 +442,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
     /** Closes a connection that has not proved the secret, for a new one; one line a second at most, with the count. */
     private void evict(final GatewayClient client) {
         evictedConnections++;
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         if (now - evictionLoggedNs >= REFUSAL_LOG_INTERVAL_NS || evictedConnections == 1) {
             evictionLoggedNs = now;
             LOG.info("publish gateway of {}: closing the connection from {}, which has not proved the secret after {}"
@@ -461,7 +479,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
             }
         }
         refusedConnections++;
-        final long now = System.nanoTime();
+        final long now = clock.nanoTime();
         if (now - refusalLoggedNs >= REFUSAL_LOG_INTERVAL_NS || refusedConnections == 1) {
             refusalLoggedNs = now;
             LOG.warn("publish gateway of {}: refusing new connections ({} so far): {}", queue.directory(),
@@ -703,7 +721,12 @@ public final class PublishGateway implements Agent, AutoCloseable {
         }
 
         /** Checks the options together, at start. */
-        private void validate(final int maxFrameLength) {
+        /**
+         * Checks every setting against the others and the queue, resolves every default: the clocks of the queue
+         * unless given.
+         */
+        private GatewayConfig conclude() {
+            final int maxFrameLength = PublishFlyweight.frameLength(queue.maxMessageLength()) + FrameMac.TAG_LENGTH;
             Handshake.checkSecurity("the publish gateway of " + queue.directory(), secret, insecure);
             if (maxConnections < 1) {
                 throw new SpoolException("maxConnections=" + maxConnections + " must be at least 1");
@@ -727,6 +750,14 @@ public final class PublishGateway implements Agent, AutoCloseable {
             if (idleTimeout.isNegative() || idleTimeout.isZero()) {
                 throw new SpoolException("idleTimeout=" + idleTimeout + " must be positive");
             }
+            final QueueInternals internals = queue.unwrap(QueueInternals.class);
+            return new GatewayConfig(queue, source, maxFrameLength, bindAddress, port, maxConnections,
+                    maxConnectionsPerAddress, maxPendingCommits, maxBytesInFlight, handshakeTimeout, idleTimeout,
+                    maxSleepMs, secret, insecure, invoked, idle,
+                    epochClock != null ? epochClock : internals.epochClock(),
+                    nanoClock != null ? nanoClock : internals.nanoClock(),
+                    errorHandler != null ? errorHandler : internals.errorHandler(),
+                    threadFactory != null ? threadFactory : internals.threadFactory());
         }
 
         /**
@@ -736,8 +767,9 @@ public final class PublishGateway implements Agent, AutoCloseable {
          * @throws SpoolException naming the option and its value, if one is out of range.
          */
         public PublishGateway start() {
+            final GatewayConfig config = conclude();
             try {
-                return new PublishGateway(this);
+                return new PublishGateway(config);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + port + " for "
                         + queue.directory(), e);

@@ -5,9 +5,17 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.MBeans;
+import dev.spool.replication.agent.SelectorIdleStrategy;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.sink.ReplicaWriter;
+import dev.spool.replication.sink.SinkHandshake;
+import dev.spool.replication.sink.SinkConfig;
+import dev.spool.replication.sink.SinkSession;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +33,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Consumer;
 
-import static dev.spool.replication.FrameDescriptor.HELLO_LENGTH;
+import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
 
 /**
  * The receiving end of replication: listens for one {@link ReplicationSource} at a time and writes each excerpt it
@@ -66,11 +74,10 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     /** The name of the sink's MBean, or null. */
     private final ObjectName mbeanName;
 
-    private ReplicationSink(final Builder builder) throws IOException {
-        this.directory = builder.directory;
-        Handshake.checkSecurity("the sink of " + directory, builder.secret, builder.insecure);
-        final Consumer<SpoolQueueBuilder> queueSettings = builder.queueSettings;
-        final long heartbeatNs = builder.heartbeatInterval.toNanos();
+    private ReplicationSink(final SinkConfig config) throws IOException {
+        this.directory = config.directory();
+        final Consumer<SpoolQueueBuilder> queueSettings = config.queueSettings();
+        final long heartbeatNs = config.heartbeatNs();
         ServerSocketChannel channel = null;
         ReplicaWriter opened = null;
         try {
@@ -78,10 +85,10 @@ public final class ReplicationSink implements Agent, AutoCloseable {
                 final SpoolQueueBuilder local = SpoolQueue.builder(directory);
                 queueSettings.accept(local);
                 return local;
-            }, builder.ackSynced);
+            }, config.ackSynced());
             channel = ServerSocketChannel.open();
             channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            channel.bind(new InetSocketAddress(builder.bindAddress, builder.port));
+            channel.bind(new InetSocketAddress(config.bindAddress(), config.port()));
             channel.configureBlocking(false);
             selector = Selector.open();
             channel.register(selector, SelectionKey.OP_ACCEPT);
@@ -96,15 +103,16 @@ public final class ReplicationSink implements Agent, AutoCloseable {
             throw e;
         }
         replica = opened;
-        if (builder.insecure) {
+        if (config.insecure()) {
             LOG.warn("replication sink of {} is insecure(): any process that can reach {} can create this replica"
                     + " under its own queue id, write into it and fence its sources; give it a sharedSecret",
                     directory, server.getLocalAddress());
         }
         session = new SinkSession(directory, replica,
-                () -> new SinkHandshake(directory, replica, builder.maxFrameLength, builder.secret), selector, heartbeatNs);
+                () -> new SinkHandshake(directory, replica, config.maxFrameLength(), config.secret()), selector, heartbeatNs,
+                config.nanoClock());
         ObjectName name = null;
-        if (builder.registerMBean) {
+        if (config.registerMBean()) {
             try {
                 name = MBeans.register("ReplicationSink", directory.toAbsolutePath().normalize().toString(),
                         new SinkMetrics(this, directory.toAbsolutePath().normalize().toString()),
@@ -118,12 +126,14 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         mbeanName = name;
         final String what = "the sink of " + directory;
         final AgentHost.Builder hosting = AgentHost.builder(what, new OwnThread())
-                .threadFactory(AgentHost.daemonThreads())
-                .mbeanBeside(builder.registerMBean ? directory.toAbsolutePath().normalize().toString() : null);
-        if (builder.invoked) {
+                .threadFactory(config.threadFactory())
+                .errorHandler(config.errorHandler())
+                .nanoClock(config.nanoClock())
+                .mbeanBeside(config.registerMBean() ? directory.toAbsolutePath().normalize().toString() : null);
+        if (config.invoked()) {
             host = hosting.invoked();
-        } else if (builder.idle != null) {
-            host = hosting.start(builder.idle);
+        } else if (config.idleStrategy() != null) {
+            host = hosting.start(config.idleStrategy());
         } else {
             final SelectorIdleStrategy sleeper = new SelectorIdleStrategy(selector, null, 0, 0,
                     Math.max(1, heartbeatNs / 2_000_000));
@@ -384,11 +394,25 @@ public final class ReplicationSink implements Agent, AutoCloseable {
          * @throws UncheckedIOException  if the address cannot be bound.
          */
         public ReplicationSink start() {
+            final SinkConfig config = conclude();
             try {
-                return new ReplicationSink(this);
+                return new ReplicationSink(config);
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot listen on " + bindAddress + ":" + port + " for " + directory, e);
             }
+        }
+
+        /**
+         * Checks the settings, resolves every default: the system's clocks unless given, since the replica queue
+         * may not exist before its first source connects.
+         */
+        private SinkConfig conclude() {
+            Handshake.checkSecurity("the sink of " + directory, secret, insecure);
+            return new SinkConfig(directory, queueSettings, bindAddress, port, maxFrameLength, heartbeatInterval,
+                    ackSynced, registerMBean, secret, insecure, invoked, idle,
+                    epochClock != null ? epochClock : SystemEpochClock.INSTANCE,
+                    nanoClock != null ? nanoClock : SystemNanoClock.INSTANCE, errorHandler,
+                    threadFactory != null ? threadFactory : AgentHost.daemonThreads());
         }
     }
 }

@@ -8,9 +8,16 @@ import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.MBeans;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
+import dev.spool.replication.agent.SelectorIdleStrategy;
+import dev.spool.replication.protocol.DataFlyweight;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.source.ReplicaAcks;
+import dev.spool.replication.source.SourceConfig;
+import dev.spool.replication.source.SourceLinks;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,7 +79,7 @@ import java.util.Objects;
  */
 public final class ReplicationSource implements Agent, AutoCloseable {
     /** Name of the source's thread, and its agent's role. */
-    public static final String THREAD_NAME = "spool-replication-source";
+    public static final String THREAD_NAME = SourceConfig.THREAD_NAME;
     /** Default frame limit: a socket write costs microseconds, a message far less, so batch up to 4 KiB. */
     public static final int DEFAULT_FRAME_LIMIT = 4096;
     /** Default time a side stays silent before it sends a heartbeat. */
@@ -88,35 +95,39 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     /** The source's MBean, or null if not registered. */
     private final ObjectName mbeanName;
     private final AgentHost host;
+    /** The source's clock, which its commit waiters time their waits with. */
+    private final NanoClock nanoClock;
 
-    private ReplicationSource(final Builder builder) throws IOException {
-        this.queue = builder.queue;
-        Handshake.checkSecurity("the source of " + queue.directory(), builder.secret, builder.insecure);
+    private ReplicationSource(final SourceConfig config) throws IOException {
+        this.queue = config.queue();
+        this.nanoClock = config.nanoClock();
         final QueueInternals internals = queue.unwrap(QueueInternals.class);
         internals.checkWritable("a replication source, which records what its replicas acknowledge,");
         if (internals.role() != QueueRole.PRIMARY) {
             throw new SpoolException("queue " + queue.directory() + " is a " + internals.role() + " queue of term "
                     + internals.term() + ": only a primary is replicated");
         }
-        if (builder.insecure) {
+        if (config.insecure()) {
             LOG.warn("replication source of {} is insecure(): any process that answers at {} can take its stream,"
                     + " fence this primary or stop its replication; give it a sharedSecret", queue.directory(),
-                    builder.sinks);
+                    config.sinks());
         }
-        this.agent = new SourceLinks(builder, !builder.invoked);
+        this.agent = new SourceLinks(config, !config.invoked());
         final String what = "the source of " + queue.directory();
         final AgentHost.Builder hosting = AgentHost.builder(what, agent).role(THREAD_NAME)
-                .threadFactory(AgentHost.daemonThreads())
-                .mbeanBeside(builder.registerMBean ? queue.directory().toAbsolutePath().normalize().toString() : null);
-        if (builder.invoked) {
+                .threadFactory(config.threadFactory())
+                .errorHandler(config.errorHandler())
+                .nanoClock(config.nanoClock())
+                .mbeanBeside(config.registerMBean() ? queue.directory().toAbsolutePath().normalize().toString() : null);
+        if (config.invoked()) {
             host = hosting.invoked();
-        } else if (builder.idle != null) {
-            host = hosting.start(builder.idle);
+        } else if (config.idleStrategy() != null) {
+            host = hosting.start(config.idleStrategy());
         } else {
             final Doorbell appended = internals.appendDoorbell(agent.selector()::wakeup);
             // it wakes for its heartbeats too
-            final long maxSleepMs = Math.max(1, Math.min(builder.maxSleep.toMillis(),
-                    builder.heartbeatInterval.toMillis() / 2));
+            final long maxSleepMs = Math.max(1, Math.min(config.maxSleep().toMillis(),
+                    config.heartbeatInterval().toMillis() / 2));
             final SelectorIdleStrategy sleeper = new SelectorIdleStrategy(agent.selector(), appended, IDLE_SPINS,
                     IDLE_YIELDS, maxSleepMs);
             host = hosting.wakeOnClose(() -> {
@@ -124,7 +135,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
                 sleeper.close();
             }).start(sleeper);
         }
-        mbeanName = builder.registerMBean ? register(queue.directory().toAbsolutePath().normalize().toString()) : null;
+        mbeanName = config.registerMBean() ? register(queue.directory().toAbsolutePath().normalize().toString()) : null;
     }
 
     private ObjectName register(final String directory) {
@@ -185,7 +196,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * @return the address of its sink.
      */
     public InetSocketAddress replica(final int replica) {
-        return agent.link(checked(replica)).sink();
+        return agent.sink(checked(replica));
     }
 
     /**
@@ -193,7 +204,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * @return true while connected to its sink and past the handshake.
      */
     public boolean isConnected(final int replica) {
-        return agent.link(checked(replica)).isConnected();
+        return agent.isConnected(checked(replica));
     }
 
     /**
@@ -211,7 +222,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * -1 if none.
      */
     public long sentIndex(final int replica) {
-        return agent.link(checked(replica)).sentIndex();
+        return agent.sentIndex(checked(replica));
     }
 
     /**
@@ -221,7 +232,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * ({@link #ackedIndex(int)}) is the measure.
      */
     public long unackedBytes(final int replica) {
-        return agent.link(checked(replica)).unackedBytes();
+        return agent.unackedBytes(checked(replica));
     }
 
     /**
@@ -231,7 +242,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
      * with back-off; or null while it runs or retries for any other reason.
      */
     public Throwable failure(final int replica) {
-        return agent.link(checked(replica)).failure();
+        return agent.failure(checked(replica));
     }
 
     /** @return the queue this source replicates. */
@@ -297,6 +308,11 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         close();
     }
 
+    /** @return the source's clock, for its commit waiters' deadlines. */
+    NanoClock nanoClock() {
+        return nanoClock;
+    }
+
     /** @return the replicas' acknowledgements, for the commit stages. */
     ReplicaAcks acks() {
         return agent.acks();
@@ -333,16 +349,16 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     /** Settings of a {@link ReplicationSource}. */
     public static final class Builder extends ServiceBuilder<Builder> {
-        final SpoolQueue queue;
-        final List<InetSocketAddress> sinks = new ArrayList<>();
+        private final SpoolQueue queue;
+        private final List<InetSocketAddress> sinks = new ArrayList<>();
         /** 0: a majority of the sinks. */
-        int ackQuorum;
-        int frameLimit = DEFAULT_FRAME_LIMIT;
-        Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
-        Duration minBackoff = Duration.ofMillis(50);
-        Duration maxBackoff = Duration.ofSeconds(2);
-        Duration maxSleep = Duration.ofMillis(1);
-        boolean registerMBean;
+        private int ackQuorum;
+        private int frameLimit = DEFAULT_FRAME_LIMIT;
+        private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
+        private Duration minBackoff = Duration.ofMillis(50);
+        private Duration maxBackoff = Duration.ofSeconds(2);
+        private Duration maxSleep = Duration.ofMillis(1);
+        private boolean registerMBean;
 
 
         @Override
@@ -445,6 +461,19 @@ public final class ReplicationSource implements Agent, AutoCloseable {
          * @throws SpoolException if a sink is given twice, or the ack quorum exceeds the number of sinks.
          */
         public ReplicationSource start() {
+            final SourceConfig config = conclude();
+            try {
+                return new ReplicationSource(config);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot open a selector for the source of " + queue.directory(), e);
+            }
+        }
+
+        /**
+         * Checks every setting against the others, resolves every default: the clocks of the queue unless given,
+         * the ack quorum of a majority.
+         */
+        private SourceConfig conclude() {
             if (new HashSet<>(sinks).size() != sinks.size()) {
                 throw new SpoolException("sinks " + sinks + " of " + queue.directory() + ": a sink is given twice");
             }
@@ -452,11 +481,15 @@ public final class ReplicationSource implements Agent, AutoCloseable {
                 throw new SpoolException("ackQuorum=" + ackQuorum + " with " + sinks.size() + " sinks "
                         + sinks + ": at most " + sinks.size());
             }
-            try {
-                return new ReplicationSource(this);
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot open a selector for the source of " + queue.directory(), e);
-            }
+            Handshake.checkSecurity("the source of " + queue.directory(), secret, insecure);
+            final QueueInternals internals = queue.unwrap(QueueInternals.class);
+            return new SourceConfig(queue, sinks, ackQuorum == 0 ? sinks.size() / 2 + 1 : ackQuorum, frameLimit,
+                    heartbeatInterval, minBackoff, maxBackoff, maxSleep, secret, insecure, invoked, idle, registerMBean,
+                    epochClock != null ? epochClock : internals.epochClock(),
+                    nanoClock != null ? nanoClock : internals.nanoClock(),
+                    errorHandler != null ? errorHandler : internals.errorHandler(),
+                    threadFactory != null ? threadFactory : internals.threadFactory(),
+                    ReplicationException::new);
         }
     }
 }

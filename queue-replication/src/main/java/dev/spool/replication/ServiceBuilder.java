@@ -1,8 +1,13 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.Handshake;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.NanoClock;
 
 import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * What the builders of a sink, a source and a publish gateway share: the shared secret (or {@link #insecure()}),
@@ -16,6 +21,14 @@ abstract class ServiceBuilder<B extends ServiceBuilder<B>> {
     boolean insecure;
     IdleStrategy idle;
     boolean invoked;
+    /** Null: the queue's. */
+    EpochClock epochClock;
+    /** Null: the queue's. */
+    NanoClock nanoClock;
+    /** Null: the queue's (the sink's: none). */
+    ErrorHandler errorHandler;
+    /** Null: the queue's (the sink's: daemon threads). */
+    ThreadFactory threadFactory;
 
     /** @return this builder, as its own type. */
     abstract B self();
@@ -74,6 +87,47 @@ abstract class ServiceBuilder<B extends ServiceBuilder<B>> {
      */
     public B invoked(final boolean invoked) {
         this.invoked = invoked;
+        return self();
+    }
+
+    /**
+     * @param clock the wall clock of the service, in milliseconds since the epoch; default the queue's.
+     * @return this builder.
+     */
+    public B epochClock(final EpochClock clock) {
+        this.epochClock = Objects.requireNonNull(clock, "clock");
+        return self();
+    }
+
+    /**
+     * @param clock the clock of every deadline, back-off, heartbeat and timeout of the service; default the
+     *              queue's. A test drives one by hand to step through time.
+     * @return this builder.
+     */
+    public B nanoClock(final NanoClock clock) {
+        this.nanoClock = Objects.requireNonNull(clock, "clock");
+        return self();
+    }
+
+    /**
+     * @param handler given each error one of the service's passes lets out, on its own thread or invoked, after
+     *                Spool's agent host counted it (its {@code AgentMXBean}) and logged it; the service goes on (the
+     *                errors of a peer or a connection are handled inside the pass). Default: the queue's error
+     *                handler; a sink's: none.
+     * @return this builder.
+     */
+    public B errorHandler(final ErrorHandler handler) {
+        this.errorHandler = Objects.requireNonNull(handler, "handler");
+        return self();
+    }
+
+    /**
+     * @param factory makes the service's own thread, which is named for the service; default: the queue's thread
+     *                factory; a sink's: daemon threads. Not used invoked.
+     * @return this builder.
+     */
+    public B threadFactory(final ThreadFactory factory) {
+        this.threadFactory = Objects.requireNonNull(factory, "factory");
         return self();
     }
 }

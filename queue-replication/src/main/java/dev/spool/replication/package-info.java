@@ -18,13 +18,13 @@
  * of its own through an {@link org.agrona.concurrent.AgentRunner} with an idle strategy, or, built {@code invoked()},
  * in the application's own duty cycle (directly, an {@code AgentInvoker}, a {@code CompositeAgent}).
  * <p>
- * Not API, all package-private: the frame layout, drawn in {@code FrameDescriptor}, and its codec, the only code
- * that touches frame offsets ({@code FrameHeader} and one flyweight per frame type, whose decoders check every
- * field a peer sends); the transport ({@code Connection}); each end's jobs (the source's {@code SourceLinks} over one
- * {@code SourceAgent} per sink, with {@code SourceHandshake}, {@code SourceStream}, {@code SourceSchemas} and the replicas'
- * acknowledgements, {@code ReplicaAcks}, the sink's {@code SinkSession}, {@code SinkHandshake} and {@code ReplicaWriter}, the
- * gateway's {@code PendingCommits}); how a service idles ({@code SelectorIdleStrategy}, {@code IdleBackoff}) on
- * queue-core's agent host, which counts and logs its errors. What they need from a queue beyond its API comes from queue-core's
- * {@code dev.spool.queue.internal}, which no public signature here exposes.
+ * This package is the API. Not API, and package-private here: {@code ServiceBuilder} (what the three service
+ * builders share), each component's concluded settings ({@code GatewayConfig}, {@code ClientConfig}), the gateway's
+ * per-connection state and waiting commits ({@code GatewayClient}, {@code PendingCommits}) and the MXBeans'
+ * implementations. The rest lives in packages below this one, none of them API, each with its own
+ * {@code package-info}: {@code protocol} (frames, codec, MACs, handshakes, connection), {@code source} and
+ * {@code sink} (each end's agent and its concluded settings) and {@code agent} (how a service runs). This package
+ * uses them; they never use it, and {@code protocol} uses none of the others. What they need from a queue beyond its
+ * API comes from queue-core's {@code dev.spool.queue.internal}, which no public signature here exposes.
  */
 package dev.spool.replication;

@@ -3,6 +3,11 @@ package dev.spool.replication;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.replication.protocol.DataFlyweight;
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.FrameHeader;
+import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.HelloFlyweight;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -17,7 +22,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.UUID;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.protocol.FrameDescriptor.*;
 import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 

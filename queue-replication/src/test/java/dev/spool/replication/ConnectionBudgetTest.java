@@ -1,5 +1,9 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.BufferBudget;
+import dev.spool.replication.protocol.Connection;
+import dev.spool.replication.protocol.FrameHeader;
+import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -9,8 +13,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
-import static dev.spool.replication.FrameDescriptor.HEADER_LENGTH;
-import static dev.spool.replication.FrameDescriptor.TYPE_DATA;
+import static dev.spool.replication.protocol.FrameDescriptor.HEADER_LENGTH;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_DATA;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -29,7 +33,7 @@ class ConnectionBudgetTest {
     @Test
     void shouldKeepTheSendBufferAndTheBudgetWhenGrowingItFails() throws IOException {
         final BufferBudget budget = new BufferBudget(4L << 30);
-        final Connection connection = new Connection(START, START, budget);
+        final Connection connection = new Connection(SystemNanoClock.INSTANCE, START, START, budget);
         try {
             assertThrows(OutOfMemoryError.class, () -> connection.growSend(TOO_LARGE));
             assertEquals(2 * START, budget.reserved(), "the growth's reservation is returned");
@@ -43,7 +47,7 @@ class ConnectionBudgetTest {
     @Test
     void shouldKeepTheReceiveBufferAndTheBudgetWhenGrowingItForAFrameFails() throws IOException {
         final BufferBudget budget = new BufferBudget(4L << 30);
-        final Connection connection = new Connection(START, START, budget);
+        final Connection connection = new Connection(SystemNanoClock.INSTANCE, START, START, budget);
         try (ServerSocketChannel server = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
              SocketChannel peer = SocketChannel.open(server.getLocalAddress())) {

@@ -4,6 +4,9 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.ChildJvm;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.PublishFlyweight;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -19,7 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.protocol.FrameDescriptor.*;
 import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -46,7 +49,7 @@ class GatewaySecurityTest extends SpoolTestBase {
                 raw.setSoTimeout(30_000);
                 final byte[] payload = message(1);
                 final ByteBuffer publish = Wire.frame(PublishFlyweight.frameLength(payload.length), TYPE_PUBLISH);
-                new PublishFlyweight().wrap(publish, 0).correlation(1).stage(CommitStage.WRITTEN)
+                new PublishFlyweight().wrap(publish, 0).correlation(1).stage(CommitStage.WRITTEN.ordinal())
                         .payload(payload, 0, payload.length);
                 Wire.write(raw, publish);
                 final ByteBuffer error = Wire.read(raw);
@@ -156,7 +159,7 @@ class GatewaySecurityTest extends SpoolTestBase {
                 // the other address's unproved connections still hold theirs: it answers a PUBLISH with an ERROR
                 final byte[] payload = message(7);
                 final ByteBuffer publish = Wire.frame(PublishFlyweight.frameLength(payload.length), TYPE_PUBLISH);
-                new PublishFlyweight().wrap(publish, 0).correlation(1).stage(CommitStage.WRITTEN)
+                new PublishFlyweight().wrap(publish, 0).correlation(1).stage(CommitStage.WRITTEN.ordinal())
                         .payload(payload, 0, payload.length);
                 newest.setSoTimeout(30_000);
                 Wire.write(newest, publish);

@@ -1,6 +1,8 @@
 package dev.spool.replication;
 
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.replication.protocol.Connection;
+import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -22,7 +24,7 @@ class PendingCommitsTest extends SpoolTestBase {
     void shouldHandBackAClientFoundGoneWhenItsCommitsAreSentSoItsSlotIsFreedAtOnce() throws IOException {
         final List<GatewayClient> gone = new ArrayList<>();
         final PendingCommits pending = new PendingCommits(tempDir, 1024, gone::add);
-        final Connection connection = new Connection(256, 256);
+        final Connection connection = new Connection(SystemNanoClock.INSTANCE, 256, 256);
         try (ServerSocketChannel server = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
              Socket peer = new Socket(InetAddress.getLoopbackAddress(),
@@ -50,7 +52,7 @@ class PendingCommitsTest extends SpoolTestBase {
     @Test
     void shouldRefuseACommitPastTheLimit() {
         final PendingCommits pending = new PendingCommits(tempDir, 2, client -> { });
-        final Connection connection = new Connection(256, 256);
+        final Connection connection = new Connection(SystemNanoClock.INSTANCE, 256, 256);
         try {
             final GatewayClient client = new GatewayClient(connection, InetAddress.getLoopbackAddress(), 0,
                     System.nanoTime(), GatewayClient.OPEN);

@@ -4,6 +4,11 @@ import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.replication.protocol.DataFlyweight;
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.FrameHeader;
+import dev.spool.replication.protocol.HelloFlyweight;
+import dev.spool.replication.protocol.ResumeFlyweight;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -20,7 +25,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.protocol.FrameDescriptor.*;
 import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 

@@ -5,6 +5,14 @@ import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.replication.protocol.AckFlyweight;
+import dev.spool.replication.protocol.DataFlyweight;
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.protocol.HelloFlyweight;
+import dev.spool.replication.protocol.StartFlyweight;
+import dev.spool.replication.protocol.WelcomeFlyweight;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -17,7 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.protocol.FrameDescriptor.*;
 import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 

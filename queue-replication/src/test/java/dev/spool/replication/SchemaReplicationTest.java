@@ -9,6 +9,7 @@ import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.SchemaFiles;
 import dev.spool.queue.tools.SpoolTool;
 import dev.spool.queue.typed.Events;
+import dev.spool.replication.protocol.SchemaFlyweight;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -29,7 +30,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import static dev.spool.replication.FrameDescriptor.TYPE_SCHEMA;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_SCHEMA;
 import static dev.spool.replication.Replicas.SECRET;
 import static dev.spool.replication.Replicas.await;
 import static dev.spool.replication.Replicas.open;

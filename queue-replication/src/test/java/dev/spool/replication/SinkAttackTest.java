@@ -6,6 +6,8 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.HelloFlyweight;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -30,7 +32,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.protocol.FrameDescriptor.*;
 import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 

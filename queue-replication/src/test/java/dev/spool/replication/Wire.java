@@ -1,6 +1,14 @@
 package dev.spool.replication;
 
 import dev.spool.queue.SpoolQueue;
+import dev.spool.replication.protocol.DataFlyweight;
+import dev.spool.replication.protocol.FrameHeader;
+import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.protocol.HelloFlyweight;
+import dev.spool.replication.protocol.ResumeFlyweight;
+import dev.spool.replication.protocol.StartFlyweight;
+import dev.spool.replication.protocol.WelcomeFlyweight;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,7 +17,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-import static dev.spool.replication.FrameDescriptor.*;
+import static dev.spool.replication.protocol.FrameDescriptor.*;
 import static dev.spool.replication.Replicas.SECRET;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,0 +1,355 @@
+package dev.spool.replication.protocol;
+
+import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.format.TypedExcerptDescriptor;
+
+/**
+ * Layout of a replication frame, little-endian. Every frame starts with the same header; the type says what
+ * follows. A frame is at most the receiver's frame length limit; a frame whose length, version or type is wrong,
+ * or whose body does not match its type, closes the connection before anything in it is applied. The frame codec
+ * ({@link FrameHeader} and one flyweight per frame type) is the only code that reads or writes these offsets.
+ * <p>
+ * Protocol version 2 gave frames their own magic, 'SPLF'; version 1 used 'SPLR', the ring buffer file's. A peer
+ * that speaks version 1 (an older Spool) is refused at its first frame, with an error naming the peer and the
+ * version or magic found and expected.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                Frame length, header included                  |  0
+ *  +-------------------------------+-------------------------------+
+ *  |             Type              |       Protocol version        |  4
+ *  +-------------------------------+-------------------------------+
+ *  |                           Body ...                            |  8
+ * </pre>
+ * HELLO, source to sink, opens the handshake:
+ * <pre>
+ *  |                        Magic 'SPLF'                           |  8
+ *  |                       Roll cycle id                           | 12
+ *  |              Queue id, 128 bits (2 longs)                     | 16
+ *  |              Epoch (ms since 1970, long)                      | 32
+ *  |                        Term (long)                            | 40
+ *  |           Source's last index (long, -1 = empty)              | 48
+ *  |                  Maximum message length                       | 56
+ *  |        Frame limit: the source's DATA frames are at most       | 60
+ *  |        this long, unless one excerpt alone is longer           |
+ *  |                   Source nonce (16 bytes)                     | 64
+ * </pre>
+ * WELCOME, sink to source, proves the sink and challenges the source; it says nothing of the replica:
+ * <pre>
+ *  |                    Sink nonce (16 bytes)                      |  8
+ *  |       HMAC-SHA256 under the secret of "spool-sink", the       | 24
+ *  |       HELLO and this frame before the MAC (32 bytes)          |
+ * </pre>
+ * START, source to sink, proves the source:
+ * <pre>
+ *  |      HMAC-SHA256 under the secret of "spool-source", the      |  8
+ *  |  HELLO, the WELCOME and this frame before the MAC (32 bytes)  |
+ * </pre>
+ * RESUME, sink to source, once START proved the secret: where the stream resumes. The source checks that the sink's
+ * last excerpt is its own at that index, then starts the session with a HEARTBEAT, or ends it with an ERROR; the
+ * sink then receives DATA from the index after its last:
+ * <pre>
+ *  |            Sink's last index (long, -1 = empty)               |  8
+ *  |      CRC-32C of the sink's last excerpt's payload (long)      | 16
+ *  |                     Sink's term (long)                        | 24
+ *  |   HMAC-SHA256 under the secret of "spool-sink-resume", the    | 32
+ *  |  HELLO, WELCOME, START, this frame before the MAC (32 bytes)  |
+ * </pre>
+ * Each side's MAC covers every handshake frame so far, as its sender sent or received it (both nonces, the queue's
+ * identity and settings, the terms, the indices), so neither a recorded handshake nor one altered on the way proves
+ * anything. Before START proved the secret, a sink sends nothing but WELCOME, or an ERROR that names no more than
+ * the peer and the frame it sent (a malformed HELLO, a wrong START), and does no work that grows with the replica's
+ * data. Its refusals after START (another queue, frames too large, another source streaming) carry a MAC under
+ * {@link Handshake#refusalKey}, of the secret and the HELLO, WELCOME and START: a source acts on a refusal that
+ * passes it, which no relay can forge or replay to another connection, and retries any other. The MACs are all zero
+ * on an {@code insecure()} sink or source, which checks none.
+ * <p>
+ * Authenticated session: once a secret is configured, every frame after RESUME, both ways, carries a {@link FrameMac#TAG_LENGTH}-byte MAC after its body, included in its length: the
+ * first 16 bytes of HMAC-SHA256 under the direction's session key ({@link Handshake#sessionKey}, from the secret
+ * and both nonces) of the frame's sequence number in that direction (a long from 0, not sent) and the frame's bytes
+ * before the MAC. A replayed, reordered, dropped, altered or injected frame fails it and closes the connection:
+ * <pre>
+ *  |             Header: length (MAC included), type, version      |  0
+ *  |                         Body ...                              |  8
+ *  |   HMAC-SHA256(session key; sequence, header, body), 16 bytes  | length - 16
+ * </pre>
+ * DATA, source to sink, one batch of excerpts in index order:
+ * <pre>
+ *  |                         Entry count                           |  8
+ *  |     Flags: bit 0 = DATA_FLAG_CRC32C, every other bit 0        | 12
+ *  |  Entry: index (long), payload length (int), payload, unpadded | 16 ...
+ * </pre>
+ * With {@link #DATA_FLAG_CRC32C} (the source's queue has checksums) each entry's payload is the excerpt's body as
+ * the queue stores it, the CRC32C then the payload, and its length counts both: the sink checks every entry's
+ * checksum before it writes any, and writes the bodies verbatim, so the replica's files equal the primary's.
+ * SCHEMA, source to sink, one typed schema file of the source's queue directory (protocol version 4), sent after
+ * START and whenever the source's queue counts a new schema file; the sink checks the name and content and writes
+ * the file into the replica's directory, as the writer did into the primary's:
+ * <pre>
+ *  |                  Name length (int, bytes)                     |  8
+ *  |                 Content length (int, bytes)                   | 12
+ *  |    Name, UTF-8: {@code <interface canonical name>.spool-schema}       | 16
+ *  |    Content, UTF-8, its first line "spool-schema 1" ...        | 16 + name length
+ * </pre>
+ * ACK, sink to source: {@code | Highest index written (or synced, if the sink is so configured), long | 8};
+ * HEARTBEAT, either way, has no body; ERROR, either way, ends the connection; it carries the sender's term, so a
+ * source of an older term learns it is fenced even from a sink that is busy with another source:
+ * <pre>
+ *  |                        Error code                             |  8
+ *  |                   Message length (bytes)                      | 12
+ *  |              Term of the sender's queue (long)                | 16
+ *  |                     Message, UTF-8 ...                        | 24
+ * </pre>
+ * The publish gateway speaks the same header on its own port. With a secret, a client first proves it, and the
+ * gateway too, in three frames; PUBLISH and COMMIT then carry a MAC each as above (keys "spool-client-frames" and
+ * "spool-gateway-frames"). CLIENT_HELLO, client to gateway: {@code | Client nonce (16 bytes) | 8}. CHALLENGE,
+ * gateway to client, and PROOF, client to gateway:
+ * <pre>
+ *  |                  Gateway nonce (16 bytes)                     |  8
+ *  |   HMAC-SHA256 under the secret of "spool-gateway", the        | 24
+ *  |   CLIENT_HELLO and this frame before the MAC (32 bytes)       |
+ *
+ *  |   HMAC-SHA256 under the secret of "spool-client", the         |  8
+ *  |   CLIENT_HELLO, the CHALLENGE and this frame before the MAC   |
+ * </pre>
+ * PUBLISH, client to gateway:
+ * <pre>
+ *  |                    Correlation id (long)                      |  8
+ *  |          Commit stage wanted ({@code CommitStage} ordinal)     | 16
+ *  |                          Reserved                             | 20
+ *  |                       Payload ...                             | 24
+ * </pre>
+ * COMMIT, gateway to client, once the message reached the stage the client asked for:
+ * <pre>
+ *  |                    Correlation id (long)                      |  8
+ *  |                Index of the message (long)                    | 16
+ * </pre>
+ */
+public final class FrameDescriptor {
+    /** 'SPLF' in little-endian: the HELLO's magic since protocol version 2. */
+    public static final int MAGIC = 0x464C5053;
+    /**
+     * Protocol version; a frame with another one closes the connection. Version 3 authenticates both peers and every
+     * frame, and its HELLO carries the queue's features and trading-day roll, so a new replica is created like its
+     * primary. Version 4 adds SCHEMA: the source's typed schema files reach the replica. Version 5 proves the source
+     * before the sink says anything of its replica: WELCOME carries only the sink's proof, and RESUME, after START,
+     * the replica's last index, checksum and term.
+     */
+    public static final short VERSION = 5;
+    /** 'SPLR' in little-endian: protocol version 1's HELLO magic, shared with the ring buffer file. */
+    public static final int VERSION_1_MAGIC = 0x524C5053;
+
+    public static final int LENGTH_OFFSET = 0;
+    public static final int TYPE_OFFSET = LENGTH_OFFSET + Integer.BYTES;
+    public static final int VERSION_OFFSET = TYPE_OFFSET + Short.BYTES;
+    public static final int HEADER_LENGTH = VERSION_OFFSET + Short.BYTES;
+
+    public static final short TYPE_HELLO = 1;
+    public static final short TYPE_WELCOME = 2;
+    public static final short TYPE_START = 3;
+    public static final short TYPE_DATA = 4;
+    public static final short TYPE_ACK = 5;
+    public static final short TYPE_HEARTBEAT = 6;
+    public static final short TYPE_ERROR = 7;
+    public static final short TYPE_PUBLISH = 8;
+    public static final short TYPE_COMMIT = 9;
+    public static final short TYPE_CLIENT_HELLO = 10;
+    public static final short TYPE_CHALLENGE = 11;
+    public static final short TYPE_PROOF = 12;
+    public static final short TYPE_SCHEMA = 13;
+    public static final short TYPE_RESUME = 14;
+    /** The highest type this build knows. */
+    public static final short TYPE_LAST = TYPE_RESUME;
+
+    public static final int NONCE_LENGTH = 16;
+    public static final int MAC_LENGTH = 32;
+
+    public static final int HELLO_MAGIC_OFFSET = HEADER_LENGTH;
+    public static final int HELLO_ROLL_CYCLE_OFFSET = HELLO_MAGIC_OFFSET + Integer.BYTES;
+    public static final int HELLO_QUEUE_ID_MOST_OFFSET = HELLO_ROLL_CYCLE_OFFSET + Integer.BYTES;
+    public static final int HELLO_QUEUE_ID_LEAST_OFFSET = HELLO_QUEUE_ID_MOST_OFFSET + Long.BYTES;
+    public static final int HELLO_EPOCH_OFFSET = HELLO_QUEUE_ID_LEAST_OFFSET + Long.BYTES;
+    public static final int HELLO_TERM_OFFSET = HELLO_EPOCH_OFFSET + Long.BYTES;
+    public static final int HELLO_LAST_INDEX_OFFSET = HELLO_TERM_OFFSET + Long.BYTES;
+    public static final int HELLO_MAX_MESSAGE_LENGTH_OFFSET = HELLO_LAST_INDEX_OFFSET + Long.BYTES;
+    public static final int HELLO_FRAME_LIMIT_OFFSET = HELLO_MAX_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
+    /** The source queue's features (metadata's bit set: checksums, index times, zoned roll). */
+    public static final int HELLO_FEATURES_OFFSET = HELLO_FRAME_LIMIT_OFFSET + Integer.BYTES;
+    /** With the zoned-roll feature: the minute of the day cycles start; else 0. */
+    public static final int HELLO_ROLL_MINUTE_OFFSET = HELLO_FEATURES_OFFSET + Integer.BYTES;
+    /** With the zoned-roll feature: the length of the zone id; else 0. */
+    public static final int HELLO_ROLL_ZONE_LENGTH_OFFSET = HELLO_ROLL_MINUTE_OFFSET + Integer.BYTES;
+    /** The zone id, UTF-8, in a field of {@link #HELLO_ROLL_ZONE_MAX_LENGTH} bytes. */
+    public static final int HELLO_ROLL_ZONE_OFFSET = HELLO_ROLL_ZONE_LENGTH_OFFSET + Integer.BYTES;
+    /** The longest zone id, as the metadata stores it. */
+    public static final int HELLO_ROLL_ZONE_MAX_LENGTH = MetadataDescriptor.ROLL_ZONE_MAX_LENGTH;
+    public static final int HELLO_NONCE_OFFSET = HELLO_ROLL_ZONE_OFFSET + HELLO_ROLL_ZONE_MAX_LENGTH;
+    public static final int HELLO_LENGTH = HELLO_NONCE_OFFSET + NONCE_LENGTH;
+
+    public static final int WELCOME_NONCE_OFFSET = HEADER_LENGTH;
+    public static final int WELCOME_MAC_OFFSET = WELCOME_NONCE_OFFSET + NONCE_LENGTH;
+    public static final int WELCOME_LENGTH = WELCOME_MAC_OFFSET + MAC_LENGTH;
+
+    public static final int START_MAC_OFFSET = HEADER_LENGTH;
+    public static final int START_LENGTH = START_MAC_OFFSET + MAC_LENGTH;
+
+    public static final int RESUME_LAST_INDEX_OFFSET = HEADER_LENGTH;
+    public static final int RESUME_CHECKSUM_OFFSET = RESUME_LAST_INDEX_OFFSET + Long.BYTES;
+    public static final int RESUME_TERM_OFFSET = RESUME_CHECKSUM_OFFSET + Long.BYTES;
+    public static final int RESUME_MAC_OFFSET = RESUME_TERM_OFFSET + Long.BYTES;
+    public static final int RESUME_LENGTH = RESUME_MAC_OFFSET + MAC_LENGTH;
+
+    public static final int DATA_COUNT_OFFSET = HEADER_LENGTH;
+    public static final int DATA_FLAGS_OFFSET = DATA_COUNT_OFFSET + Integer.BYTES;
+    public static final int DATA_ENTRIES_OFFSET = DATA_FLAGS_OFFSET + Integer.BYTES;
+    /** DATA flag: each entry holds the excerpt's stored body, its CRC32C then its payload. */
+    public static final int DATA_FLAG_CRC32C = 1;
+    public static final int ENTRY_INDEX_OFFSET = 0;
+    public static final int ENTRY_LENGTH_OFFSET = ENTRY_INDEX_OFFSET + Long.BYTES;
+    public static final int ENTRY_HEADER_LENGTH = ENTRY_LENGTH_OFFSET + Integer.BYTES;
+
+    public static final int SCHEMA_NAME_LENGTH_OFFSET = HEADER_LENGTH;
+    public static final int SCHEMA_CONTENT_LENGTH_OFFSET = SCHEMA_NAME_LENGTH_OFFSET + Integer.BYTES;
+    public static final int SCHEMA_NAME_OFFSET = SCHEMA_CONTENT_LENGTH_OFFSET + Integer.BYTES;
+    /** The longest SCHEMA frame, before its MAC: the longest name and content a schema file may have. */
+    public static final int SCHEMA_MAX_FRAME_LENGTH = SCHEMA_NAME_OFFSET + TypedExcerptDescriptor.SCHEMA_FILE_NAME_MAX_LENGTH
+            + TypedExcerptDescriptor.SCHEMA_MAX_LENGTH;
+
+    public static final int ACK_INDEX_OFFSET = HEADER_LENGTH;
+    public static final int ACK_LENGTH = ACK_INDEX_OFFSET + Long.BYTES;
+
+    public static final int HEARTBEAT_LENGTH = HEADER_LENGTH;
+
+    public static final int PUBLISH_CORRELATION_OFFSET = HEADER_LENGTH;
+    public static final int PUBLISH_STAGE_OFFSET = PUBLISH_CORRELATION_OFFSET + Long.BYTES;
+    public static final int PUBLISH_RESERVED_OFFSET = PUBLISH_STAGE_OFFSET + Integer.BYTES;
+    /**
+     * Commit stages a PUBLISH frame may ask for: the ordinals of {@code dev.spool.replication.CommitStage}, 0 to this
+     * minus 1, which only ever grow at the end.
+     */
+    public static final int PUBLISH_STAGE_COUNT = 9;
+    public static final int PUBLISH_PAYLOAD_OFFSET = PUBLISH_RESERVED_OFFSET + Integer.BYTES;
+
+    public static final int COMMIT_CORRELATION_OFFSET = HEADER_LENGTH;
+    public static final int COMMIT_INDEX_OFFSET = COMMIT_CORRELATION_OFFSET + Long.BYTES;
+    public static final int COMMIT_LENGTH = COMMIT_INDEX_OFFSET + Long.BYTES;
+
+    public static final int CLIENT_HELLO_NONCE_OFFSET = HEADER_LENGTH;
+    public static final int CLIENT_HELLO_LENGTH = CLIENT_HELLO_NONCE_OFFSET + NONCE_LENGTH;
+
+    public static final int CHALLENGE_NONCE_OFFSET = HEADER_LENGTH;
+    public static final int CHALLENGE_MAC_OFFSET = CHALLENGE_NONCE_OFFSET + NONCE_LENGTH;
+    public static final int CHALLENGE_LENGTH = CHALLENGE_MAC_OFFSET + MAC_LENGTH;
+
+    public static final int PROOF_MAC_OFFSET = HEADER_LENGTH;
+    public static final int PROOF_LENGTH = PROOF_MAC_OFFSET + MAC_LENGTH;
+
+    public static final int ERROR_CODE_OFFSET = HEADER_LENGTH;
+    public static final int ERROR_MESSAGE_LENGTH_OFFSET = ERROR_CODE_OFFSET + Integer.BYTES;
+    public static final int ERROR_TERM_OFFSET = ERROR_MESSAGE_LENGTH_OFFSET + Integer.BYTES;
+    public static final int ERROR_MESSAGE_OFFSET = ERROR_TERM_OFFSET + Long.BYTES;
+    /** Longest error message sent; longer ones are cut. */
+    public static final int MAX_ERROR_MESSAGE_LENGTH = 1024;
+
+    /** The peer broke the protocol: bad frame, unexpected type. */
+    public static final int ERROR_PROTOCOL = 1;
+    /** The shared-secret check failed. */
+    public static final int ERROR_AUTHENTICATION = 2;
+    /** Another queue: identity, roll cycle, epoch or message length differ. */
+    public static final int ERROR_QUEUE_MISMATCH = 3;
+    /** The sink holds excerpts the source does not, or different ones at the same index. */
+    public static final int ERROR_DIVERGED = 4;
+    /** The source's term is older than the sink's: a later primary exists. */
+    public static final int ERROR_FENCED = 5;
+    /** The sink could not write an excerpt. */
+    public static final int ERROR_WRITE_FAILED = 6;
+    /** The sink is streaming from another source, or serving one's handshake; try again later. */
+    public static final int ERROR_BUSY = 7;
+
+    private FrameDescriptor() {
+    }
+
+    /** @return the frame type's name, for error messages. */
+    public static String typeName(final int type) {
+        switch (type) {
+            case TYPE_HELLO:
+                return "HELLO";
+            case TYPE_WELCOME:
+                return "WELCOME";
+            case TYPE_START:
+                return "START";
+            case TYPE_DATA:
+                return "DATA";
+            case TYPE_ACK:
+                return "ACK";
+            case TYPE_HEARTBEAT:
+                return "HEARTBEAT";
+            case TYPE_ERROR:
+                return "ERROR";
+            case TYPE_PUBLISH:
+                return "PUBLISH";
+            case TYPE_COMMIT:
+                return "COMMIT";
+            case TYPE_CLIENT_HELLO:
+                return "CLIENT_HELLO";
+            case TYPE_CHALLENGE:
+                return "CHALLENGE";
+            case TYPE_PROOF:
+                return "PROOF";
+            case TYPE_SCHEMA:
+                return "SCHEMA";
+            case TYPE_RESUME:
+                return "RESUME";
+            default:
+                return "unknown type " + type;
+        }
+    }
+
+    /**
+     * @return the fewest bytes a frame of {@code type} whose length varies must have: its header and fixed fields,
+     * which its flyweight reads before it knows the rest; {@link #HEADER_LENGTH} for another type.
+     */
+    public static int minLength(final int type) {
+        switch (type) {
+            case TYPE_DATA:
+                return DATA_ENTRIES_OFFSET;
+            case TYPE_SCHEMA:
+                return SCHEMA_NAME_OFFSET;
+            case TYPE_ERROR:
+                return ERROR_MESSAGE_OFFSET;
+            case TYPE_PUBLISH:
+                return PUBLISH_PAYLOAD_OFFSET;
+            default:
+                return HEADER_LENGTH;
+        }
+    }
+
+    /** @return the length a frame of {@code type} must have, or -1 if its length varies. */
+    public static int fixedLength(final int type) {
+        switch (type) {
+            case TYPE_HELLO:
+                return HELLO_LENGTH;
+            case TYPE_WELCOME:
+                return WELCOME_LENGTH;
+            case TYPE_START:
+                return START_LENGTH;
+            case TYPE_RESUME:
+                return RESUME_LENGTH;
+            case TYPE_ACK:
+                return ACK_LENGTH;
+            case TYPE_HEARTBEAT:
+                return HEARTBEAT_LENGTH;
+            case TYPE_COMMIT:
+                return COMMIT_LENGTH;
+            case TYPE_CLIENT_HELLO:
+                return CLIENT_HELLO_LENGTH;
+            case TYPE_CHALLENGE:
+                return CHALLENGE_LENGTH;
+            case TYPE_PROOF:
+                return PROOF_LENGTH;
+            default:
+                return -1;
+        }
+    }
+}

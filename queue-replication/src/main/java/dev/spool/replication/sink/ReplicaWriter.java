@@ -1,0 +1,273 @@
+package dev.spool.replication.sink;
+
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.IndexFormat;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.internal.Crc32cOfMemory;
+import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.QueueRole;
+import dev.spool.replication.protocol.AckFlyweight;
+import dev.spool.replication.protocol.Connection;
+import dev.spool.replication.protocol.DataFlyweight;
+import dev.spool.replication.protocol.FrameException;
+import dev.spool.replication.protocol.SchemaFlyweight;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.file.Path;
+import java.util.function.Supplier;
+
+import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
+import static dev.spool.replication.protocol.FrameDescriptor.ACK_LENGTH;
+import static dev.spool.replication.protocol.FrameDescriptor.DATA_FLAG_CRC32C;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_FENCED;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_QUEUE_MISMATCH;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_WRITE_FAILED;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ACK;
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+/**
+ * The sink's replica and its writing: opens the replica (or creates it at the first handshake), writes each DATA
+ * frame's excerpts at their indices once the whole frame is checked (with checksums: every entry's CRC32C too),
+ * stores each SCHEMA frame's typed schema file once checked, and acknowledges the highest index written, or synced if so configured. The excerpts' bodies are written as the source
+ * stored them, so the replica's files hold the same bytes. The sink's thread only, but {@link #lastIndex()};
+ * allocates nothing per frame.
+ */
+public final class ReplicaWriter {
+    private static final Logger LOG = LoggerFactory.getLogger(SinkConfig.LOGGER);
+    private final Path directory;
+    /** A fresh builder of the replica's local settings at each call: what one source's HELLO adds reaches no other. */
+    private final Supplier<SpoolQueueBuilder> localSettings;
+    private final boolean ackSynced;
+    private final DataFlyweight data = new DataFlyweight();
+    private final AckFlyweight ack = new AckFlyweight();
+    private final SchemaFlyweight schema = new SchemaFlyweight();
+    private final Crc32cOfMemory crc = new Crc32cOfMemory();
+    private SpoolQueue queue;
+    private QueueInternals internals;
+    private IndexedAppender appender;
+    private long written = -1;
+    private long acked = -1;
+    private volatile long lastIndex = -1;
+
+    /**
+     * Opens the replica if it exists.
+     *
+     * @param localSettings makes a builder of the replica with its local settings, a new one at each call.
+     * @param ackSynced     acknowledge what is synced rather than what is written.
+     * @throws SpoolException if the queue in the directory is not a replica.
+     */
+    public ReplicaWriter(final Path directory, final Supplier<SpoolQueueBuilder> localSettings, final boolean ackSynced) {
+        this.directory = directory;
+        this.localSettings = localSettings;
+        this.ackSynced = ackSynced;
+        if (SpoolQueue.exists(directory)) {
+            queue = localSettings.get().openOrCreate();
+            internals = queue.unwrap(QueueInternals.class);
+            if (internals.role() != QueueRole.REPLICA) {
+                final String role = internals.role() + " queue of term " + internals.term();
+                queue.close();
+                throw new SpoolException("queue " + directory + " is a " + role + ": a sink writes only to a replica");
+            }
+            lastIndex = queue.lastIndex();
+        }
+    }
+
+    /** @return the replica, or null until the first handshake creates it. */
+    SpoolQueue queue() {
+        return queue;
+    }
+
+    /** @return a new builder of the replica with its local settings, which a handshake gives the source's identity. */
+    SpoolQueueBuilder newBuilder() {
+        return localSettings.get();
+    }
+
+    /** @return the replica's term, 0 before it exists. */
+    long term() {
+        return queue == null ? 0 : internals.term();
+    }
+
+    /** @return the last index written, -1 if none; any thread. */
+    public long lastIndex() {
+        return lastIndex;
+    }
+
+    /** @return the last index written, as the handshake announces it. */
+    long written() {
+        return written;
+    }
+
+    /**
+     * After a RESUME: the next stream resumes after {@code last}.
+     *
+     * @param last the replica's last index, -1 if none.
+     */
+    void resumeAfter(final long last) {
+        written = last;
+        lastIndex = last;
+    }
+
+    /**
+     * Once the source accepted the replica's history: opens or creates the replica, takes a later source's term, and
+     * makes the appender.
+     *
+     * @param sourceTerm the source's term.
+     * @param creation   the builder that creates the replica as the source's queue is, if it does not exist yet.
+     * @throws Refusal if the source's term is older than the replica's, or the replica cannot be opened.
+     */
+    void open(final long sourceTerm, final SpoolQueueBuilder creation) throws Refusal {
+        try {
+            if (queue == null) {
+                queue = creation.openOrCreate();
+                internals = queue.unwrap(QueueInternals.class);
+            }
+            if (sourceTerm < internals.term()) {
+                throw new Refusal(ERROR_FENCED, "the source's term " + sourceTerm + " is older than the replica's "
+                        + internals.term() + ": a later primary exists, the source is fenced");
+            }
+            if (sourceTerm > internals.term()) {
+                internals.adoptTerm(sourceTerm);
+            }
+            if (appender == null) {
+                appender = internals.createIndexedAppender();
+            }
+        } catch (RuntimeException e) {
+            LOG.error("replication sink of {}: cannot open the replica", directory, e);
+            throw new Refusal(ERROR_WRITE_FAILED, "the sink cannot open its replica " + directory + ": " + e.getMessage());
+        }
+        acked = -1;
+    }
+
+    /**
+     * Checks the DATA frame the connection holds, then writes its excerpts: a malformed frame leaves the replica
+     * untouched.
+     *
+     * @throws FrameException if the frame is malformed.
+     * @throws Refusal        if an excerpt cannot be written; the ones before it are.
+     */
+    void write(final Connection connection) throws FrameException, Refusal {
+        final DataFlyweight frame = data.wrap(connection.received(), connection.frameOffset());
+        frame.check(connection.peer(), connection.frameLength(), written);
+        checkChecksums(connection, frame);
+        final int count = frame.count();
+        int entry = frame.firstEntry();
+        for (int i = 0; i < count; i++) {
+            final long index = frame.entryIndex(entry);
+            try {
+                appender.appendBodyAt(index, connection.receivedStore(), frame.entryPayload(entry), frame.entryLength(entry));
+            } catch (RuntimeException e) {
+                final String printed = IndexFormat.format(index, queue.rollCycle());
+                LOG.error("replication sink of {}: cannot write index {} from {}", directory, printed, connection.peer(), e);
+                throw new Refusal(ERROR_WRITE_FAILED, "the sink cannot write index " + printed + ": " + e.getMessage());
+            }
+            written = index;
+            entry = frame.nextEntry(entry);
+        }
+        lastIndex = written;
+    }
+
+    /**
+     * A frame's entries hold checksums exactly when the replica has them; then each entry's CRC32C must match its
+     * payload. Checked for the whole frame before any of it is written.
+     *
+     * @throws Refusal        if the source's queue and the replica differ in checksums.
+     * @throws FrameException naming the peer, the entry, its index and both values, if a checksum does not match.
+     */
+    private void checkChecksums(final Connection connection, final DataFlyweight frame) throws FrameException, Refusal {
+        final boolean checksummed = (frame.flags() & DATA_FLAG_CRC32C) != 0;
+        if (checksummed != internals.checksums()) {
+            throw new Refusal(ERROR_QUEUE_MISMATCH, "the source's queue " + (checksummed ? "has" : "has no")
+                    + " CRC32C checksums but the replica " + directory + (checksummed ? " has none" : " has them")
+                    + ": a replica is created with the primary's setting, SpoolQueueBuilder.checksums(" + checksummed + ")");
+        }
+        if (!checksummed) {
+            return;
+        }
+        final long base = connection.receivedStore().addressForRead(0);
+        final int count = frame.count();
+        int entry = frame.firstEntry();
+        for (int i = 0; i < count; i++) {
+            final int length = frame.entryLength(entry);
+            final long body = base + frame.entryPayload(entry);
+            if (length <= CHECKSUM_LENGTH) {
+                throw new FrameException("DATA frame from " + connection.peer() + ": entry " + i + " at index "
+                        + frame.entryIndex(entry) + " has length " + length + ", too short for a CRC32C and a payload");
+            }
+            final int expected = MEMORY.readInt(body);
+            final int found = crc.of(body + CHECKSUM_LENGTH, length - CHECKSUM_LENGTH);
+            if (found != expected) {
+                throw new FrameException(String.format("DATA frame from %s: entry %d at index %s carries CRC32C 0x%08x"
+                        + " but its payload of length=%d gives 0x%08x: damaged in transit; nothing of the frame was"
+                        + " written", connection.peer(), i,
+                        IndexFormat.format(frame.entryIndex(entry), queue.rollCycle()), expected, length - CHECKSUM_LENGTH,
+                        found));
+            }
+            entry = frame.nextEntry(entry);
+        }
+    }
+
+    /**
+     * Checks the SCHEMA frame the connection holds, then stores its typed schema file in the replica's directory, as
+     * the writer did in the primary's (aside and renamed, with the replica's file mode, if it differs), counted in the
+     * replica's schema generation so that its own source, once it is promoted or if it feeds replicas of its own,
+     * sends it on. A malformed frame, a name that is not a plain schema file name or content that is not a schema
+     * writes nothing.
+     *
+     * @throws FrameException naming the peer, the frame and the field, if the frame or the file is malformed.
+     * @throws Refusal        if the file cannot be written.
+     */
+    void writeSchema(final Connection connection) throws FrameException, Refusal {
+        final SchemaFlyweight frame = schema.wrap(connection.received(), connection.frameOffset());
+        frame.check(connection.peer(), connection.frameLength());
+        final String name = frame.name();
+        try {
+            if (internals.schemaFiles().store(name, frame.content())) {
+                LOG.info("replication sink of {}: stored the typed schema {} from {}", directory, name, connection.peer());
+            }
+        } catch (RuntimeException e) {
+            LOG.error("replication sink of {}: cannot store the typed schema {} from {}", directory, name,
+                    connection.peer(), e);
+            throw new Refusal(ERROR_WRITE_FAILED, "the sink cannot store the typed schema " + name + ": "
+                    + e.getMessage());
+        }
+    }
+
+    /** Queues an ACK of what is written (or synced) if it is more than the last one sent. */
+    void ack(final Connection connection) {
+        long index = written;
+        if (ackSynced) {
+            final long synced = appender.sync();
+            index = Math.min(synced, written);
+        }
+        if (index > acked) {
+            acked = index;
+            final int offset = connection.beginFrame(TYPE_ACK);
+            ack.wrap(connection.send(), offset).index(index);
+            connection.endFrame(offset, ACK_LENGTH);
+        }
+    }
+
+    /**
+     * Makes the replica the primary of the next term.
+     *
+     * @return the new term.
+     * @throws SpoolException if the replica was never created.
+     */
+    public long promote() {
+        if (queue == null) {
+            throw new SpoolException("sink of " + directory + " has no replica to promote: no source ever"
+                    + " completed a handshake with it");
+        }
+        return internals.promote();
+    }
+
+    /** Closes the replica, if it was opened. */
+    public void close() {
+        if (queue != null) {
+            queue.close();
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package dev.spool.replication.source;
+
+/**
+ * Replication to one sink cannot go on without a person deciding (a mismatch, a divergence, fencing, said by a sink
+ * that proved the secret): thrown inside the source's pass, where {@link SourceAgent} catches it and stops that sink
+ * with the API's exception made from this message by {@link SourceConfig#stopError()}.
+ */
+final class ReplicaStopped extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** @param message what does not match, with the indices and terms involved. */
+    ReplicaStopped(final String message) {
+        // control flow inside one pass: the API's exception made from it carries the stack that matters
+        super(message, null, false, false);
+    }
+}
