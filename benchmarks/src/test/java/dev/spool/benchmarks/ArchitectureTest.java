@@ -31,18 +31,22 @@ class ArchitectureTest {
             .layer("demo").definedBy("dev.spool.benchmarks.demo..")
             .layer("jmh").definedBy("dev.spool.benchmarks.jmh..")
             .layer("startup").definedBy("dev.spool.benchmarks.startup..")
+            .layer("report").definedBy("dev.spool.benchmarks.report..")
             .layer("latency").definedBy("dev.spool.benchmarks.latency")
             .layer("latency.variants").definedBy("dev.spool.benchmarks.latency.variants..")
             .layer("support").definedBy("dev.spool.benchmarks.support..")
             .whereLayer("Main").mayNotBeAccessedByAnyLayer()
             .whereLayer("demo").mayOnlyBeAccessedByLayers("Main")
-            .whereLayer("jmh").mayOnlyBeAccessedByLayers("Main")
+            .whereLayer("jmh").mayOnlyBeAccessedByLayers("Main", "report")
             .whereLayer("startup").mayOnlyBeAccessedByLayers("Main")
+            .whereLayer("report").mayOnlyBeAccessedByLayers("Main")
             .whereLayer("latency").mayOnlyBeAccessedByLayers("Main")
-            .whereLayer("latency.variants").mayOnlyBeAccessedByLayers("latency")
+            .whereLayer("latency.variants").mayOnlyBeAccessedByLayers("latency", "demo")
             .whereLayer("support").mayNotAccessAnyLayer()
-            .because("Main depends on demo, jmh, latency and support; latency depends on latency.variants and"
-                    + " support; jmh and latency.variants depend on support; and support depends on none of them");
+            .because("Main depends on demo, jmh, latency, startup, report and support; latency depends on"
+                    + " latency.variants and support; the demo on latency.variants (its floor) and support; report on"
+                    + " jmh (its operation names) and support; jmh, startup and latency.variants on support; and"
+                    + " support on none of them");
 
     @ArchTest
     static final ArchRule packagesAreFreeOfCycles = slices().matching("dev.spool.benchmarks.(**)")

@@ -6,6 +6,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import dev.spool.queue.ArchitectureRules;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
 /** queue-replication's package rules, as docs/architecture.md states them under "Packages" and "Dependencies". */
 @AnalyzeClasses(packages = "dev.spool.replication", importOptions = ArchitectureRules.MainClassesOnly.class)
@@ -31,8 +32,23 @@ class ArchitectureTest {
             .because("every module has a clean downward dependency: ring and replication never import each other");
 
     @ArchTest
+    static final ArchRule packagesDependDownward = layeredArchitecture().consideringOnlyDependenciesInLayers()
+            .layer("api").definedBy("dev.spool.replication")
+            .layer("source").definedBy("dev.spool.replication.source..")
+            .layer("sink").definedBy("dev.spool.replication.sink..")
+            .layer("agent").definedBy("dev.spool.replication.agent..")
+            .layer("protocol").definedBy("dev.spool.replication.protocol..")
+            .whereLayer("api").mayNotBeAccessedByAnyLayer()
+            .whereLayer("source").mayOnlyBeAccessedByLayers("api")
+            .whereLayer("sink").mayOnlyBeAccessedByLayers("api")
+            .whereLayer("agent").mayOnlyBeAccessedByLayers("api", "source", "sink")
+            .whereLayer("protocol").mayOnlyBeAccessedByLayers("api", "source", "sink", "agent")
+            .because("the API uses the source, the sink, the agent plumbing and the protocol; the source and the sink"
+                    + " never use each other; the protocol uses nothing of replication");
+
+    @ArchTest
     static final ArchRule noPublicSignatureExposesAnInternalType =
-            ArchitectureRules.noPublicSignatureExposesAnInternalType("dev.spool.replication..");
+            ArchitectureRules.noPublicSignatureExposesAnInternalType("dev.spool.replication");
 
     @ArchTest
     static final ArchRule noImportCircleCrossesAPackage = ArchitectureRules.NO_IMPORT_CIRCLE_CROSSES_A_PACKAGE;
