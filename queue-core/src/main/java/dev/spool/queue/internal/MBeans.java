@@ -46,20 +46,6 @@ public final class MBeans {
                 "Agent", mbean, AgentMXBean.class);
     }
 
-    /**
-     * @param type the MBean's type key.
-     * @param name the name key, unquoted.
-     * @return true if an MBean of that type and name is registered with the platform MBean server now.
-     */
-    public static boolean isRegistered(final String type, final String name) {
-        try {
-            return ManagementFactory.getPlatformMBeanServer()
-                    .isRegistered(new ObjectName(DOMAIN + ":type=" + type + ",name=" + ObjectName.quote(name)));
-        } catch (JMException e) {
-            throw new SpoolException("bad MBean name of type " + type + " and name " + name + ": " + e.getMessage(), e);
-        }
-    }
-
     private static <T> ObjectName registerAs(final String text, final String type, final T mbean,
                                              final Class<T> mbeanInterface) {
         final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
