@@ -103,8 +103,12 @@ public final class ReplicatedOrders {
                         + Failover.role(replica));
             }
             try (ExcerptTailer tailer = replica.createTailer()) {
-                while (tailer.read((bytes, offset, length, index) ->
-                        replicated.put(index, bytes.toUtf8String(offset, length)))) {
+                while (tailer.read((bytes, offset, length, index) -> {
+                    // the payload is the queue's mapped memory, valid during the call only: copy it
+                    final byte[] payload = new byte[length];
+                    bytes.read(offset, payload, 0, length);
+                    replicated.put(index, new String(payload, StandardCharsets.UTF_8));
+                })) {
                     // each read delivers one excerpt
                 }
             }
