@@ -126,8 +126,9 @@ public final class RingOrders {
             try {
                 long position = -1;
                 for (int sequence = 0; sequence < ORDERS; sequence++) {
-                    // claim waits while the ring is full (the default back-pressure), so it always returns a
-                    // position here; under BackPressure.returnCode() it could return RingBuffer.INSUFFICIENT_CAPACITY
+                    // while the ring is full, claim waits for the drainer (the default back-pressure: up to 10 s,
+                    // then RingFullException); under BackPressure.returnCode() it returns
+                    // RingBuffer.INSUFFICIENT_CAPACITY instead, for the caller to decide
                     position = appender.claim(ORDER_LENGTH);
                     final long offset = appender.payloadOffset(position);
                     appender.buffer().writeLong(offset, sequence);
