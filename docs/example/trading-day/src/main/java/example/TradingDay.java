@@ -14,14 +14,23 @@ import java.time.ZoneId;
 
 /**
  * A queue that rolls at 17:00 New York, with index times: appends three orders, then replays from the time of the
- * second. Run it with the JVM flags of docs/operations.md ("JVM flags"); prints what it read and "OK".
+ * second. Fails unless it replays exactly the last two; prints what it read and "OK" otherwise.
  */
 public final class TradingDay {
     private TradingDay() {
     }
 
+    /**
+     * Runs the recipe.
+     *
+     * @param args the directory to create the queue in (a new one inside it for every run); a temporary directory
+     *             if none is given.
+     * @throws Exception if the queue cannot be written or read.
+     */
     public static void main(final String[] args) throws Exception {
-        final Path directory = args.length > 0 ? Path.of(args[0]) : Files.createTempDirectory("spool-example-");
+        final Path parent = args.length > 0 ? Files.createDirectories(Path.of(args[0])) : null;
+        final Path directory = parent == null ? Files.createTempDirectory("trading-day-")
+                : Files.createTempDirectory(parent, "trading-day-");
         try (SpoolQueue queue = SpoolQueue.builder(directory)
                 .rollTime(LocalTime.of(17, 0), ZoneId.of("America/New_York"))
                 .indexTimes(true)
