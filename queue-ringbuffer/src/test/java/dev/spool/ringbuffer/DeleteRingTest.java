@@ -5,7 +5,9 @@ import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SpoolTestBase;
+import org.agrona.concurrent.SystemEpochClock;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -133,6 +135,24 @@ class DeleteRingTest extends SpoolTestBase {
         assertThrows(CorruptQueueException.class, () -> AsyncQueue.deleteRing(notARing));
         assertArrayEquals(content, Files.readAllBytes(notARing));
         assertFalse(Files.exists(lockFile(notARing)), "no lock file made for it");
+    }
+
+    @Test
+    void shouldRefuseToUseARingDeletedBetweenItsMappingAndItsSlot() throws Exception {
+        RingBuffer.open(ringPath(), 1 << 16).close();
+        final RingFile mapped = RingFile.open(ringPath(), 1 << 16, SpoolQueueBuilder.DEFAULT_FILE_MODE,
+                SystemEpochClock.INSTANCE);
+        try {
+            mapped.checkLinked();
+            // what a deletion in another process does between this process's mapping and its slot
+            Files.delete(ringPath());
+            RingBuffer.open(ringPath(), 1 << 16).close();
+            final SpoolException e = assertThrows(SpoolException.class, mapped::checkLinked);
+            assertTrue(e.getMessage().contains(ringPath().toString()) && e.getMessage().contains("was deleted while"),
+                    e.getMessage());
+        } finally {
+            mapped.close();
+        }
     }
 
     private long records() {
