@@ -177,15 +177,19 @@ final class RingFile implements ReferenceOwner {
                             + " them, then delete");
                 }
             }
-            // the lock file first: a process that maps the ring after this opens a new lock file, and its
-            // checkLinked() then finds the ring it mapped gone
+            // the lock file first: a process that mapped this ring opens the lock file after it, so it finds every
+            // slot taken, or a new lock file, and then its checkLinked() finds the ring it mapped gone
             Files.deleteIfExists(lockFile);
             Files.deleteIfExists(file);
             return true;
         } catch (IOException e) {
             throw new SpoolException("cannot delete ring " + file + " or " + lockFile + ": " + e.getMessage(), e);
         } finally {
-            locks.release();
+            try {
+                locks.freeAll();
+            } finally {
+                locks.release();
+            }
         }
     }
 

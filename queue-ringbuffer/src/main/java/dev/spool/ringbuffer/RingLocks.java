@@ -36,11 +36,16 @@ final class RingLocks {
     }
 
     /**
-     * @return true if this process now holds every slot, until {@link #release()}: no process uses the ring, and
+     * @return true if this process now holds every slot, until {@link #freeAll()}: no process uses the ring, and
      * none can start to.
      */
     boolean tryHoldAll() {
         return slots.tryClaimAll();
+    }
+
+    /** Gives up the slots {@link #tryHoldAll()} took, if it took them. */
+    void freeAll() {
+        slots.freeAll();
     }
 
     /** @return true if another ring of this process has the lock file open. */

@@ -159,7 +159,7 @@ public final class ProcessSlots {
 
     /**
      * Takes every slot at once, for removing the lock file and the file it guards: while this process holds them,
-     * no process can claim a slot, so none can start using that file; {@link #release()} gives them up.
+     * no process can claim a slot, so none can start using that file; {@link #freeAll()} gives them up.
      *
      * @return true if this process now holds every slot; false if a live process holds one, or another user of this
      * instance in this process may claim one ({@link #isShared()}).
@@ -180,6 +180,21 @@ public final class ProcessSlots {
                 throw new SpoolException("cannot lock the " + held.length + " slots of " + path + ": " + e.getMessage(), e);
             }
             return all != null;
+        }
+    }
+
+    /** Gives up every slot taken by {@link #tryClaimAll()}, if it took them. */
+    public void freeAll() {
+        synchronized (OPEN) {
+            final FileLock lock = all;
+            all = null;
+            if (lock != null) {
+                try {
+                    lock.release();
+                } catch (IOException e) {
+                    throw new SpoolException("cannot unlock the slots of " + path + ": " + e.getMessage(), e);
+                }
+            }
         }
     }
 
