@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
@@ -163,9 +164,24 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         return session.isConnected();
     }
 
-    /** @return the last index written to the replica, -1 if none. */
+    /**
+     * @return the last index written to the replica, -1 if none; {@link #lastIndexText()} prints it, and
+     * {@link IndexFormat#format(long, dev.spool.queue.RollCycle)} with the replica's roll cycle prints any other.
+     */
     public long lastIndex() {
         return replica.lastIndex();
+    }
+
+    /**
+     * Prints {@link #lastIndex()} as Spool prints every index, with the replica's roll cycle: for example
+     * {@code 0x501f00000011 (cycle 20511 seq 17)}, or {@code none (-1)} before anything was written. Builds a string:
+     * for logs and monitoring, not for a loop.
+     *
+     * @return the last index written, as {@link IndexFormat#format(long, dev.spool.queue.RollCycle)} prints it.
+     */
+    public String lastIndexText() {
+        final long index = replica.lastIndex();
+        return IndexFormat.format(index, replica.rollCycle());
     }
 
     /** @return the error that stopped the sink's thread, or null while it runs. */

@@ -91,7 +91,8 @@ abstract class ServiceBuilder<B extends ServiceBuilder<B>> {
     }
 
     /**
-     * @param clock the wall clock of the service, in milliseconds since the epoch; default the queue's.
+     * @param clock the wall clock of the service, in milliseconds since the epoch; default the queue's; a sink's,
+     *              whose replica may not exist before a source connects: the system's.
      * @return this builder.
      */
     public B epochClock(final EpochClock clock) {
@@ -101,7 +102,7 @@ abstract class ServiceBuilder<B extends ServiceBuilder<B>> {
 
     /**
      * @param clock the clock of every deadline, back-off, heartbeat and timeout of the service; default the
-     *              queue's. A test drives one by hand to step through time.
+     *              queue's; a sink's: the system's. A test drives one by hand to step through time.
      * @return this builder.
      */
     public B nanoClock(final NanoClock clock) {

@@ -1,6 +1,8 @@
 package dev.spool.replication;
 
 import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.IndexFormat;
+import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
@@ -60,6 +62,25 @@ class ReplicationTest extends SpoolTestBase {
             assertEquals(primary.queueId(), replica.queueId());
             final SpoolException refused = assertThrows(SpoolException.class, replica::createAppender);
             assertTrue(refused.getMessage().contains("local appends are refused"), refused.getMessage());
+        }
+    }
+
+    @Test
+    void shouldPrintTheLastIndexWithTheRollCycleOfTheReplica() {
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).rollCycle(RollCycle.HOURLY)
+                .chunkLength(1 << 20).openOrCreate(); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink("replica")) {
+            assertEquals("none (-1)", sink.lastIndexText(), "nothing replicated, no replica yet");
+            try (ReplicationSource source = source(primary, sink)) {
+                append(appender, 0, 17);
+                awaitReplicated(primary, sink);
+                assertTrue(source.isConnected());
+            }
+            final long last = sink.lastIndex();
+            final String expected = "0x" + Long.toHexString(last) + " (cycle " + RollCycle.HOURLY.toCycle(last) + " seq "
+                    + RollCycle.HOURLY.toSequence(last) + ")";
+            assertEquals(expected, sink.lastIndexText(), "hourly cycles, as the replica has them, not the default daily");
+            assertEquals(IndexFormat.format(last, RollCycle.HOURLY), sink.lastIndexText());
         }
     }
 

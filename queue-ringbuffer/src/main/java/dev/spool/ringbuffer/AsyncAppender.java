@@ -30,6 +30,12 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * appender.buffer().writeLong(appender.payloadOffset(position), orderId);
  * appender.commit(position);
  * }</pre>
+ * A typed call of a {@link #methodWriter(Class) method writer} returns nothing; {@link #lastPositionAppended()}
+ * gives its position afterwards, as it does for every committed record of this appender:
+ * <pre>{@code
+ * writer.newOrder(order);
+ * long index = appender.awaitIndex(appender.lastPositionAppended(), 1, TimeUnit.SECONDS);
+ * }</pre>
  */
 public final class AsyncAppender implements AutoCloseable {
     private final AsyncQueue owner;
@@ -47,6 +53,8 @@ public final class AsyncAppender implements AutoCloseable {
     private final Doorbell.Group commits;
     /** The queue's monotonic clock, of the back-pressure and index waits: read only while waiting. */
     private final NanoClock nanoClock;
+    /** The ring position of this appender's last committed record, for a caller that did not see it returned. */
+    private long lastPosition = -1;
     private boolean closed;
 
     AsyncAppender(final AsyncQueue owner, final RingBuffer ring, final BackPressure backPressure, final int maxLength,
@@ -213,10 +221,23 @@ public final class AsyncAppender implements AutoCloseable {
             MEMORY.writeInt(body, crc.of(body + CHECKSUM_LENGTH, payloadLength));
         }
         if (ring.commit(position)) {
+            lastPosition = position;
             commits.ring();
             return true;
         }
         return false;
+    }
+
+    /**
+     * Returns the ring position of the last record this appender committed, by {@code append}, {@link #commit(long)}
+     * or a call of its {@link #methodWriter(Class) method writer}, whose calls return nothing: pass it to
+     * {@link #awaitIndex(long, long, TimeUnit)} for the record's queue index. A plain read of a field, allocating
+     * nothing; call it from the appender's thread, after the write.
+     *
+     * @return the position of the last committed record, or -1 if this appender has committed none.
+     */
+    public long lastPositionAppended() {
+        return lastPosition;
     }
 
     /**
@@ -238,10 +259,15 @@ public final class AsyncAppender implements AutoCloseable {
      * @throws InterruptedException if the thread is interrupted while waiting.
      * @throws SpoolException       if the record was drained so long ago that the ring's index journal no longer
      *                              holds it (the producers have lapped it), or once the appender or its async queue
-     *                              is closed, by another thread too.
+     *                              is closed, by another thread too; or if {@code position} is negative, as
+     *                              {@link #lastPositionAppended()} is before the first commit.
      */
     public long awaitIndex(final long position, final long timeout, final TimeUnit unit) throws InterruptedException {
         checkOpen();
+        if (position < 0) {
+            throw new SpoolException("position=" + position + " in " + ring.path() + " is no committed record's: "
+                    + "this appender has committed none yet, or the append returned a back-pressure code");
+        }
         final long deadline = nanoClock.nanoTime() + unit.toNanos(timeout);
         indexPause.reset();
         while (true) {

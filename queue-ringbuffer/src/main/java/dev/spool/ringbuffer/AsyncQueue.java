@@ -43,7 +43,9 @@ import static dev.spool.ringbuffer.RecordDescriptor.*;
  * be the queue's only writer.
  * <p>
  * {@link #close()} drains everything first; {@link #close(Duration)} gives up at a deadline and reports what it
- * left in the ring, where the next drainer of that ring finds it.
+ * left in the ring, where the next drainer of that ring finds it. Either leaves the ring file and its lock file in
+ * place (on {@code /dev/shm} by default), for the next async queue on that path; {@link #deleteRing(Path)} removes
+ * them once the ring is drained and no process has it open.
  * <p>
  * An async queue that opened its queue ({@link #builder(Path)}, {@link #builder(SpoolQueueBuilder)}) is that
  * queue's only writer: {@code queue().createAppender()} is refused with a {@link SpoolException} naming
@@ -125,6 +127,28 @@ public final class AsyncQueue implements AutoCloseable {
      */
     public static AsyncQueueBuilder builder(final SpoolQueueBuilder queueBuilder) {
         return new AsyncQueueBuilder(null, queueBuilder);
+    }
+
+    /**
+     * Removes a ring file and its lock file ({@code <ring file>.lock}), for a ring that no async queue will use
+     * again: a cleanly closed async queue leaves both, on {@code /dev/shm} by default, taking the ring's capacity
+     * of memory. Call it after {@link #close()}, with the {@link AsyncQueueBuilder#ringPath(Path) ring path}
+     * ({@code ring().path()} before the close). While it runs, it holds every slot of the lock file, so no process
+     * can start using the ring until the files are gone.
+     * <p>
+     * It refuses, removing nothing, while anything could still need the ring: while a process has it open (an
+     * async queue or ring buffer of this process, or of another, whose slot in the lock file the kernel releases
+     * when that process exits, kill -9 included), and while the ring holds records not yet drained into the queue
+     * (open an async queue on it and close it: the close drains them).
+     *
+     * @param ringPath the ring file.
+     * @return true if it removed the ring file or its lock file; false if neither existed.
+     * @throws SpoolException                     naming the ring and why, if a process has the ring open or it holds
+     *                                            records not yet drained.
+     * @throws dev.spool.queue.CorruptQueueException if the file at {@code ringPath} is not a ring: it is left as it was.
+     */
+    public static boolean deleteRing(final Path ringPath) {
+        return RingFile.delete(ringPath);
     }
 
     /** @return a new appender into the ring, for one thread at a time. */
@@ -279,7 +303,8 @@ public final class AsyncQueue implements AutoCloseable {
      * Closes the appenders and tailers, drains the ring into the queue until it is empty or the deadline passes,
      * then releases the ring (and the queue, if this async queue opened it). Drains with this instance's drainer
      * (whose caller-run loop must have stopped), or else a drainer made for the purpose, or else waits for the
-     * drainer of another process. What it leaves stays in the ring file, safe on tmpfs for the next drainer.
+     * drainer of another process. What it leaves stays in the ring file, safe on tmpfs for the next drainer; the
+     * ring file and its lock file stay even when it left nothing, until {@link #deleteRing(Path)} removes them.
      * Reads of {@link #stats()}, the ring's head and tail and the queue's metrics that other threads have in
      * progress finish before anything is unmapped, and every read after throws a {@link SpoolException}. Stop the
      * threads that use the appenders and tailers first: each belongs to one thread.

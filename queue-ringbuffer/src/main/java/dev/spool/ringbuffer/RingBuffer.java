@@ -211,12 +211,21 @@ public final class RingBuffer implements AutoCloseable {
             throw new SpoolException("blockedClaimTimeout=" + blockedClaimTimeout + " must be positive");
         }
         final RingFile file = RingFile.open(path, capacity, mode, epochClock);
+        final RingBuffer ring;
         try {
-            return new RingBuffer(file, capacity, claimTimeout, blockedClaimTimeout, epochClock, nanoClock);
+            ring = new RingBuffer(file, capacity, claimTimeout, blockedClaimTimeout, epochClock, nanoClock);
         } catch (RuntimeException e) {
             file.close();
             throw e;
         }
+        try {
+            // with this process's slot held, no deletion can start: one that ran since the mapping shows now
+            file.checkLinked();
+        } catch (RuntimeException e) {
+            ring.close();
+            throw e;
+        }
+        return ring;
     }
 
     /**
@@ -509,7 +518,8 @@ public final class RingBuffer implements AutoCloseable {
 
     /**
      * Unmaps the ring and frees this instance's producer slot. Claims still open become revocable at once.
-     * The file stays, with everything not yet consumed, for the next open. Refuses new reads of the views first and
+     * The file stays, with everything not yet consumed, for the next open; {@link AsyncQueue#deleteRing(Path)}
+     * removes it and its lock file once it is empty and no process has it open. Refuses new reads of the views first and
      * waits for those in progress on other threads to finish, then unmaps.
      */
     @Override

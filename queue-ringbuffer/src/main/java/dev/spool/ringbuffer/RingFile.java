@@ -2,6 +2,7 @@ package dev.spool.ringbuffer;
 
 import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.FileModes;
 import dev.spool.queue.internal.SingleMappings;
 import net.openhft.chronicle.bytes.MappedBytesStore;
@@ -17,6 +18,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Set;
 import java.util.UUID;
@@ -32,12 +34,16 @@ final class RingFile implements ReferenceOwner {
     private final MappedFile mappedFile;
     private final MappedBytesStore store;
     private final RingLocks locks;
+    /** The identity (device and inode) of the file mapped, read before mapping it; null where the system has none. */
+    private final Object fileKey;
 
-    private RingFile(final Path path, final MappedFile mappedFile, final MappedBytesStore store, final RingLocks locks) {
+    private RingFile(final Path path, final MappedFile mappedFile, final MappedBytesStore store, final RingLocks locks,
+                     final Object fileKey) {
         this.path = path;
         this.mappedFile = mappedFile;
         this.store = store;
         this.locks = locks;
+        this.fileKey = fileKey;
     }
 
     /**
@@ -56,8 +62,11 @@ final class RingFile implements ReferenceOwner {
             create(file, capacity, fileMode, epochClock.time());
         }
         final long length;
+        final Object fileKey;
         try {
-            length = Files.size(file);
+            final BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class);
+            length = attributes.size();
+            fileKey = attributes.fileKey();
         } catch (IOException e) {
             throw new SpoolException("cannot read " + file + ": " + e.getMessage(), e);
         }
@@ -77,7 +86,7 @@ final class RingFile implements ReferenceOwner {
             store = mappedFile.acquireByteStore(temporary, 0);
             new RingHeader(store.addressForWrite(0)).validate(file, length, capacity);
             locks = RingLocks.acquire(file, fileMode);
-            final RingFile ringFile = new RingFile(file, mappedFile, store, locks);
+            final RingFile ringFile = new RingFile(file, mappedFile, store, locks, fileKey);
             store.reserveTransfer(temporary, ringFile);
             return ringFile;
         } catch (IOException e) {
@@ -100,6 +109,103 @@ final class RingFile implements ReferenceOwner {
         if (locks != null) {
             locks.release();
         }
+    }
+
+    /**
+     * Checks that the path still names the file this instance mapped, once this process holds a slot of the lock
+     * file: {@link #delete(Path)} may have removed the ring between the mapping and the slot, and a ring no path
+     * names is one no other process would ever drain.
+     *
+     * @throws SpoolException if the ring was deleted, or deleted and created again, while this process opened it.
+     */
+    void checkLinked() {
+        if (fileKey == null) {
+            return;
+        }
+        Object current;
+        try {
+            current = Files.readAttributes(path, BasicFileAttributes.class).fileKey();
+        } catch (IOException e) {
+            current = null;
+        }
+        if (!fileKey.equals(current)) {
+            throw new SpoolException("ring " + path + " was deleted while this process opened it: open it again");
+        }
+    }
+
+    /**
+     * Removes a ring file and its lock file, holding every slot of the lock file meanwhile, so that no process can
+     * start using the ring; see {@code AsyncQueue.deleteRing}.
+     *
+     * @param path the ring file.
+     * @return true if a file was removed; false if neither existed.
+     * @throws SpoolException        if a process, this one included, has the ring open, or the ring holds records
+     *                               not yet drained.
+     * @throws CorruptQueueException if the file is not a ring: nothing is removed.
+     */
+    static boolean delete(final Path path) {
+        final Path file = path.toAbsolutePath().normalize();
+        final Path lockFile = RingLocks.lockFile(file);
+        if (!Files.exists(file) && !Files.exists(lockFile)) {
+            return false;
+        }
+        try {
+            if (Files.exists(file)) {
+                // before the lock file is opened, maybe created: a path that is not a ring is left as it was
+                unconsumedLength(file);
+            }
+        } catch (IOException e) {
+            throw new SpoolException("cannot read ring " + file + ": " + e.getMessage(), e);
+        }
+        final RingLocks locks = RingLocks.acquire(file, SpoolQueueBuilder.DEFAULT_FILE_MODE);
+        try {
+            if (locks.isOpenElsewhereInProcess()) {
+                throw new SpoolException("cannot delete ring " + file + ": an async queue or ring buffer of this process"
+                        + " has it open; close that first");
+            }
+            if (!locks.tryHoldAll()) {
+                final int slot = locks.firstLiveSlot();
+                throw new SpoolException("cannot delete ring " + file + ": another process uses it" + (slot < 0 ? ""
+                        : ", holding " + (slot == RingLocks.DRAINER_SLOT ? "the drainer lock" : "producer slot " + slot)
+                        + " of " + lockFile) + "; close its async queue first");
+            }
+            if (Files.exists(file)) {
+                final long undrained = unconsumedLength(file);
+                if (undrained != 0) {
+                    throw new SpoolException("cannot delete ring " + file + ": it holds " + undrained + " bytes of records"
+                            + " not yet drained into the queue; open an async queue on it and close it, which drains"
+                            + " them, then delete");
+                }
+            }
+            // the lock file first: a process that mapped this ring opens the lock file after it, so it finds every
+            // slot taken, or a new lock file, and then its checkLinked() finds the ring it mapped gone
+            Files.deleteIfExists(lockFile);
+            Files.deleteIfExists(file);
+            return true;
+        } catch (IOException e) {
+            throw new SpoolException("cannot delete ring " + file + " or " + lockFile + ": " + e.getMessage(), e);
+        } finally {
+            try {
+                locks.freeAll();
+            } finally {
+                locks.release();
+            }
+        }
+    }
+
+    private static long unconsumedLength(final Path file) throws IOException {
+        final ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            int read = 0;
+            while (header.hasRemaining() && read >= 0) {
+                read = channel.read(header);
+            }
+        }
+        if (header.hasRemaining()) {
+            throw new CorruptQueueException(file, 0, "ring file truncated: length=" + header.position() + ", header needs "
+                    + HEADER_LENGTH + "; not deleted");
+        }
+        return RingHeader.unconsumedLength(header, file);
     }
 
     /** @throws SpoolException if {@code capacity} is not a power of two from 4 KiB to 1 GiB. */

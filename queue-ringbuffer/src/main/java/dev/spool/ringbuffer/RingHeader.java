@@ -60,12 +60,34 @@ final class RingHeader {
         }
         if (actual != capacity) {
             throw new SpoolException("ring " + file + " has capacity=" + actual + ", not the requested " + capacity
-                    + ": use the same capacity, or delete the ring once it is drained");
+                    + ": use the same capacity, or drain the ring and remove it with AsyncQueue.deleteRing");
         }
         if (length != fileLength(actual)) {
             throw new CorruptQueueException(file, 0, "ring file length=" + length + ", expected " + fileLength(actual)
                     + " for capacity=" + actual);
         }
+    }
+
+    /**
+     * Reads the bytes not yet consumed from a copy of a ring file's header, for a file no process has mapped.
+     *
+     * @param header the file's first {@link RingBufferDescriptor#HEADER_LENGTH} bytes, little-endian.
+     * @param file   the ring file, for the message.
+     * @return the tail position minus the head position.
+     * @throws CorruptQueueException if the copy does not start with a ring's magic and version.
+     */
+    static long unconsumedLength(final ByteBuffer header, final Path file) {
+        final int magic = header.getInt(MAGIC_OFFSET);
+        if (magic != MAGIC) {
+            throw new CorruptQueueException(file, MAGIC_OFFSET, String.format("not a Spool ring: magic=0x%08x, expected 0x%08x",
+                    magic, MAGIC));
+        }
+        final int version = header.getInt(VERSION_OFFSET);
+        if (version != VERSION) {
+            throw new CorruptQueueException(file, VERSION_OFFSET, "unsupported ring version=" + version + ", this build reads "
+                    + VERSION);
+        }
+        return header.getLong(TAIL_POSITION_OFFSET) - header.getLong(HEAD_POSITION_OFFSET);
     }
 
     /** @return the tail position, with acquire semantics: every byte ever claimed lies below it. */

@@ -26,9 +26,41 @@ final class RingLocks {
     }
 
     static RingLocks acquire(final Path ringFile, final Set<PosixFilePermission> fileMode) {
-        return new RingLocks(ProcessSlots.acquire(
-                ringFile.toAbsolutePath().normalize().resolveSibling(ringFile.getFileName() + ".lock"), SLOT_COUNT,
-                FileModes.lockMode(fileMode)));
+        return new RingLocks(ProcessSlots.acquire(lockFile(ringFile), SLOT_COUNT, FileModes.lockMode(fileMode)));
+    }
+
+    /** @return the lock file of {@code ringFile}: its name with {@code .lock} appended. */
+    static Path lockFile(final Path ringFile) {
+        final Path file = ringFile.toAbsolutePath().normalize();
+        return file.resolveSibling(file.getFileName() + ".lock");
+    }
+
+    /**
+     * @return true if this process now holds every slot, until {@link #freeAll()}: no process uses the ring, and
+     * none can start to.
+     */
+    boolean tryHoldAll() {
+        return slots.tryClaimAll();
+    }
+
+    /** Gives up the slots {@link #tryHoldAll()} took, if it took them. */
+    void freeAll() {
+        slots.freeAll();
+    }
+
+    /** @return true if another ring of this process has the lock file open. */
+    boolean isOpenElsewhereInProcess() {
+        return slots.isShared();
+    }
+
+    /** @return the lowest slot a live process holds, or -1 if none does; a system call per slot probed. */
+    int firstLiveSlot() {
+        for (int slot = DRAINER_SLOT; slot < SLOT_COUNT; slot++) {
+            if (slots.isAlive(slot)) {
+                return slot;
+            }
+        }
+        return -1;
     }
 
     void release() {

@@ -9,10 +9,12 @@
  * {@code RingBufferDescriptor} and {@code RecordDescriptor}.
  * <p>
  * Not API, package-private: {@code AsyncQueueConfig} is what the builder concludes to, with the queue's clocks, and
- * the only settings the async queue, its drainer and its tailers read; {@code RingFile} creates, checks and maps a ring file; the flyweights
+ * the only settings the async queue, its drainer and its tailers read; {@code RingFile} creates, checks, maps and
+ * deletes a ring file; the flyweights
  * {@code RingHeader}, {@code DrainState} (the drain intent and the drained snapshot's seqlock) and
  * {@code IndexJournal} each own one part of the file; {@code RingConsumer} is the read side of the record protocol
  * and {@code ClaimRevoker} its way past stuck claims; {@code CycleRule} gives ring records their queue indices;
- * {@code RingLocks} proves producers and the drainer alive.
+ * {@code RingLocks} proves producers and the drainer alive, and holds every slot while {@code RingFile} deletes a
+ * ring no process uses.
  */
 package dev.spool.ringbuffer;

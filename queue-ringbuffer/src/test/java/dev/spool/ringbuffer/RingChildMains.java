@@ -99,6 +99,20 @@ final class RingChildMains {
         }
     }
 
+    /**
+     * {@code queueDir ringPath capacity}: opens an async queue on the ring (a producer slot, no drainer), prints
+     * {@code OPEN}, and closes it cleanly and exits when a line arrives on standard input.
+     */
+    static final class HoldUntilTold {
+        public static void main(final String[] args) throws java.io.IOException {
+            final AsyncQueue async = openAsync(args[0], args[1], args[2], 16);
+            System.out.println("OPEN");
+            new java.io.BufferedReader(new java.io.InputStreamReader(System.in, java.nio.charset.StandardCharsets.UTF_8)).readLine();
+            async.close();
+            System.out.println("CLOSED");
+        }
+    }
+
     /** {@code ringPath capacity}: claims 64 bytes, writes half of them and waits to be killed. */
     static final class ClaimHolder {
         public static void main(final String[] args) {

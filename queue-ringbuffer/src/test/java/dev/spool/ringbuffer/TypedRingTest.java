@@ -1,6 +1,7 @@
 package dev.spool.ringbuffer;
 
 import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.typed.Events;
@@ -10,6 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -87,6 +89,34 @@ class TypedRingTest extends SpoolTestBase {
             }
             assertEquals(expected, fromQueue.calls, "the drainer copied the same bytes");
             assertFalse(queueReader.readOne());
+        }
+    }
+
+    @Test
+    void shouldGiveATypedWriteTheIndexAtWhichATailerReadsIt() throws InterruptedException {
+        try (AsyncQueue async = AsyncQueue.builder(SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20))
+                .ringPath(tempDir.resolve("q.ring")).ringCapacity(1 << 16).build();
+             AsyncAppender appender = async.createAppender(); ExcerptTailer tailer = async.queue().createTailer()) {
+            final Orders writer = appender.methodWriter(Orders.class);
+            assertEquals(-1, appender.lastPositionAppended(), "nothing committed yet");
+            final SpoolException early = assertThrows(SpoolException.class, () -> appender.awaitIndex(-1, 1, TimeUnit.SECONDS));
+            assertTrue(early.getMessage().contains("committed none yet"), early.getMessage());
+            async.startDrainer();
+            for (int i = 1; i <= 5; i++) {
+                writer.cancel(i);
+            }
+            final long fifth = appender.lastPositionAppended();
+            writer.cancel(42);
+            final long position = appender.lastPositionAppended();
+            assertTrue(position > fifth, "each typed write moves the position: " + fifth + " then " + position);
+            final long index = appender.awaitIndex(position, 10, TimeUnit.SECONDS);
+
+            final Recording read = new Recording();
+            final MethodReader reader = tailer.methodReader(read);
+            assertTrue(tailer.moveToIndex(index), "index 0x" + Long.toHexString(index));
+            assertEquals(index, tailer.index());
+            assertTrue(reader.readOne());
+            assertEquals(List.of("cancel 42"), read.calls, "the tailer reads the message at the index awaited");
         }
     }
 

@@ -31,6 +31,8 @@ public final class ProcessSlots {
     private final Path path;
     private final FileChannel channel;
     private final FileLock[] held;
+    /** The lock on every slot at once, while this process removes the lock file; null otherwise. */
+    private FileLock all;
     private int references;
 
     private ProcessSlots(final Path path, final FileChannel channel, final int slotCount) {
@@ -139,7 +141,7 @@ public final class ProcessSlots {
      */
     public boolean isAlive(final int slot) {
         synchronized (OPEN) {
-            if (held[slot] != null) {
+            if (held[slot] != null || all != null) {
                 return true;
             }
             final FileLock probe = tryLock(slot);
@@ -155,12 +157,64 @@ public final class ProcessSlots {
         }
     }
 
+    /**
+     * Takes every slot at once, for removing the lock file and the file it guards: while this process holds them,
+     * no process can claim a slot, so none can start using that file; {@link #freeAll()} gives them up.
+     *
+     * @return true if this process now holds every slot; false if a live process holds one, or another user of this
+     * instance in this process may claim one ({@link #isShared()}).
+     */
+    public boolean tryClaimAll() {
+        synchronized (OPEN) {
+            if (references > 1 || all != null) {
+                return false;
+            }
+            for (final FileLock lock : held) {
+                if (lock != null) {
+                    return false;
+                }
+            }
+            try {
+                all = channel.tryLock(0, held.length, false);
+            } catch (IOException e) {
+                throw new SpoolException("cannot lock the " + held.length + " slots of " + path + ": " + e.getMessage(), e);
+            }
+            return all != null;
+        }
+    }
+
+    /** Gives up every slot taken by {@link #tryClaimAll()}, if it took them. */
+    public void freeAll() {
+        synchronized (OPEN) {
+            final FileLock lock = all;
+            all = null;
+            if (lock != null) {
+                try {
+                    lock.release();
+                } catch (IOException e) {
+                    throw new SpoolException("cannot unlock the slots of " + path + ": " + e.getMessage(), e);
+                }
+            }
+        }
+    }
+
+    /** @return true if another user in this process has this lock file open too, through its own {@link #acquire}. */
+    public boolean isShared() {
+        synchronized (OPEN) {
+            return references > 1;
+        }
+    }
+
     /** @return the lock file. */
     public Path path() {
         return path;
     }
 
     private boolean tryHold(final int slot) {
+        if (all != null) {
+            // this process is removing the lock file: its own lock on every slot would overlap
+            return false;
+        }
         final FileLock lock = tryLock(slot);
         if (lock == null) {
             return false;

@@ -9,9 +9,9 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  * or whose body does not match its type, closes the connection before anything in it is applied. The frame codec
  * ({@link FrameHeader} and one flyweight per frame type) is the only code that reads or writes these offsets.
  * <p>
- * Protocol version 2 gave frames their own magic, 'SPLF'; version 1 used 'SPLR', the ring buffer file's. A peer
- * that speaks version 1 (an older Spool) is refused at its first frame, with an error naming the peer and the
- * version or magic found and expected.
+ * The HELLO's magic is 'SPLF', the protocol version {@value #VERSION}. A peer of another version, or whose HELLO
+ * carries the ring file's magic 'SPLR' as the first Spool's did, is refused at its first frame, with an error naming
+ * the peer and the version or magic found and expected.
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
@@ -83,7 +83,7 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  * With {@link #DATA_FLAG_CRC32C} (the source's queue has checksums) each entry's payload is the excerpt's body as
  * the queue stores it, the CRC32C then the payload, and its length counts both: the sink checks every entry's
  * checksum before it writes any, and writes the bodies verbatim, so the replica's files equal the primary's.
- * SCHEMA, source to sink, one typed schema file of the source's queue directory (protocol version 4), sent after
+ * SCHEMA, source to sink, one typed schema file of the source's queue directory, sent after
  * START and whenever the source's queue counts a new schema file; the sink checks the name and content and writes
  * the file into the replica's directory, as the writer did into the primary's:
  * <pre>
@@ -127,17 +127,19 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  * </pre>
  */
 public final class FrameDescriptor {
-    /** 'SPLF' in little-endian: the HELLO's magic since protocol version 2. */
+    /** 'SPLF' in little-endian: the HELLO's magic. */
     public static final int MAGIC = 0x464C5053;
     /**
-     * Protocol version; a frame with another one closes the connection. Version 3 authenticates both peers and every
-     * frame, and its HELLO carries the queue's features and trading-day roll, so a new replica is created like its
-     * primary. Version 4 adds SCHEMA: the source's typed schema files reach the replica. Version 5 proves the source
+     * Protocol version, in every frame's header; a frame with another one closes the connection, with an error naming
+     * the peer and both versions. Both peers and every frame are authenticated, and the source proves the secret
      * before the sink says anything of its replica: WELCOME carries only the sink's proof, and RESUME, after START,
      * the replica's last index, checksum and term.
      */
     public static final short VERSION = 5;
-    /** 'SPLR' in little-endian: protocol version 1's HELLO magic, shared with the ring buffer file. */
+    /**
+     * 'SPLR' in little-endian, the ring file's magic, which the first Spool's HELLO carried: recognised only to tell
+     * such a peer that it runs an older Spool.
+     */
     public static final int VERSION_1_MAGIC = 0x524C5053;
 
     public static final int LENGTH_OFFSET = 0;

@@ -2,6 +2,7 @@ package dev.spool.replication.sink;
 
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.IndexFormat;
+import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.Crc32cOfMemory;
@@ -51,6 +52,8 @@ public final class ReplicaWriter {
     private long written = -1;
     private long acked = -1;
     private volatile long lastIndex = -1;
+    /** The replica's roll cycle, for printing its indices on any thread; null until the replica exists. */
+    private volatile RollCycle rollCycle;
 
     /**
      * Opens the replica if it exists.
@@ -72,6 +75,7 @@ public final class ReplicaWriter {
                 throw new SpoolException("queue " + directory + " is a " + role + ": a sink writes only to a replica");
             }
             lastIndex = queue.lastIndex();
+            rollCycle = queue.rollCycle();
         }
     }
 
@@ -93,6 +97,11 @@ public final class ReplicaWriter {
     /** @return the last index written, -1 if none; any thread. */
     public long lastIndex() {
         return lastIndex;
+    }
+
+    /** @return the replica's roll cycle, null until the replica exists; any thread. */
+    public RollCycle rollCycle() {
+        return rollCycle;
     }
 
     /** @return the last index written, as the handshake announces it. */
@@ -123,6 +132,7 @@ public final class ReplicaWriter {
             if (queue == null) {
                 queue = creation.openOrCreate();
                 internals = queue.unwrap(QueueInternals.class);
+                rollCycle = queue.rollCycle();
             }
             if (sourceTerm < internals.term()) {
                 throw new Refusal(ERROR_FENCED, "the source's term " + sourceTerm + " is older than the replica's "
