@@ -89,9 +89,10 @@ public final class RingOrders {
                 throw new IllegalStateException(left + " records left in ring " + ring + " after close");
             }
         }
-        // Drained and closed, and no other process uses the ring: its file and lock may go.
-        Files.deleteIfExists(ring);
-        Files.deleteIfExists(ring.resolveSibling(ring.getFileName() + ".lock"));
+        // Drained and closed, and no other process uses the ring: its file and lock may go (refused otherwise).
+        if (!AsyncQueue.deleteRing(ring)) {
+            throw new IllegalStateException("ring " + ring + " was gone before deleteRing");
+        }
 
         // The queue alone, as any reader sees it after the drain: every order once, in order, at the same indices.
         try (SpoolQueue queue = SpoolQueue.open(directory);
