@@ -93,7 +93,7 @@ class ChecksumTest extends SpoolTestBase {
         assertEquals(MetadataDescriptor.VERSION_WITH_FEATURES, metadata.getInt(MetadataDescriptor.VERSION_OFFSET));
         assertEquals(MetadataDescriptor.FEATURE_CRC32C, metadata.getInt(MetadataDescriptor.FEATURES_OFFSET));
         final ByteBuffer cycle = readFile(cycleFile(directory));
-        final int at = (int) CycleDescriptor.DATA_OFFSET;
+        final int at = CycleDescriptor.DATA_OFFSET;
         final byte[] expected = message(3);
         assertEquals(ExcerptDescriptor.CHECKSUM_LENGTH + expected.length, cycle.getInt(at));
         assertEquals(crc(expected), cycle.getInt(at + ExcerptDescriptor.CHECKSUM_OFFSET));
@@ -113,9 +113,9 @@ class ChecksumTest extends SpoolTestBase {
         assertEquals(MetadataDescriptor.VERSION, metadata.getInt(MetadataDescriptor.VERSION_OFFSET));
         assertEquals(0, metadata.getInt(MetadataDescriptor.FEATURES_OFFSET));
         final ByteBuffer cycle = readFile(cycleFile(directory));
-        assertEquals(message(3).length, cycle.getInt((int) CycleDescriptor.DATA_OFFSET));
+        assertEquals(message(3).length, cycle.getInt(CycleDescriptor.DATA_OFFSET));
         final byte[] payload = new byte[message(3).length];
-        cycle.get((int) CycleDescriptor.DATA_OFFSET + ExcerptDescriptor.HEADER_LENGTH, payload);
+        cycle.get(CycleDescriptor.DATA_OFFSET + ExcerptDescriptor.HEADER_LENGTH, payload);
         assertArrayEquals(message(3), payload);
     }
 

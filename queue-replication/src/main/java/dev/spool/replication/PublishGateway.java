@@ -133,7 +133,9 @@ public final class PublishGateway implements Agent, AutoCloseable {
         try {
             server = ServerSocketChannel.open();
             server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(config.bindAddress(), config.port()));
+            // an accept queue as long as the clients it may hold: a burst of connects beyond the default 50 would
+            // be dropped by the kernel, each client retrying its SYN a second later
+            server.bind(new InetSocketAddress(config.bindAddress(), config.port()), config.maxConnections());
             server.configureBlocking(false);
             server.register(selector, SelectionKey.OP_ACCEPT);
         } catch (IOException | RuntimeException e) {

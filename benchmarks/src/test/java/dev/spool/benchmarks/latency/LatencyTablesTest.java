@@ -101,6 +101,20 @@ class LatencyTablesTest {
     }
 
     @Test
+    void shouldCompareEachSyncPolicyWithChroniclesAndContentSyncWithASyncPerMessage() {
+        final List<VariantResult> results = new java.util.ArrayList<>();
+        for (final String variant : List.of("floor", "sync-every", "sync-content", "chronicle-sync-every",
+                "chronicle-sync-content")) {
+            results.add(result(variant, 1_000, new double[]{1_000}, row(100, 100, 100, 100, 100, NAN, NAN, 100)));
+        }
+        final String header = LatencyTables.ratios(results).lines().toList().get(1);
+        assertEquals(List.of("Percentile", "sync-every/floor", "sync-content/floor", "chronicle-sync-every/floor",
+                        "chronicle-sync-content/floor", "sync-every/chronicle-sync-every",
+                        "sync-content/chronicle-sync-content", "sync-content/sync-every"),
+                List.of(header.trim().split(" +")));
+    }
+
+    @Test
     void shouldCarryAResultFromTheWorkerToTheLauncherUnchanged(@TempDir final Path directory) {
         final VariantResult result = result("chronicle", 250_000, new double[]{249_999.5, 180_000},
                 row(380, 430, 2_460, 4_660, 12_160, NAN, NAN, 2_581_500), row(1, 2, 3, 4, 5, 6, 7, 8));

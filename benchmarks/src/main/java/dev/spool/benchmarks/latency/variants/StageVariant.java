@@ -29,6 +29,8 @@ final class StageVariant implements LatencyVariant {
     /** Messages whose ninth byte is 1 ask the content-based policy for a sync. */
     private static final int SYNC_FLAG_OFFSET = Long.BYTES;
     private static final long SYNC_PERIOD_NS = 100_000_000L;
+    /** Name of {@link #syncAcked()}, the stage whose every message waits for an msync. */
+    static final String SYNC_ACKED = "e3-sync-acked";
 
     private final String name;
     private final String description;
@@ -98,7 +100,7 @@ final class StageVariant implements LatencyVariant {
     }
 
     static StageVariant syncAcked() {
-        return new StageVariant("e3-sync-acked", "append with MS_SYNC every message, commit on the replica's ack",
+        return new StageVariant(SYNC_ACKED, "append with MS_SYNC every message, commit on the replica's ack",
                 CommitStage.ACKED, SyncPolicy.everyMessage(), false, true);
     }
 
