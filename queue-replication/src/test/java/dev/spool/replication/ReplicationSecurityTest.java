@@ -30,7 +30,7 @@ import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 /**
- * The attacks of issue 13 on replication, each as a regression test: a peer that has not proved the shared secret
+ * Attacks on replication, each as a regression test: a peer that has not proved the shared secret
  * changes no persistent state (fence, term, replica identity) and stops no service; a source retries it; a frame
  * replayed, injected or reordered after the handshake is refused; bad HELLO fields are named.
  */
