@@ -86,6 +86,35 @@ public final class ArchitectureRules {
     }
 
     /**
+     * The rule that a sibling module (queue-ringbuffer or queue-replication) uses neither the engine nor the tools,
+     * nor the other sibling.
+     *
+     * @param module the module's packages, as ArchUnit names them ({@code "dev.spool.ringbuffer.."}).
+     * @param other  the other sibling's packages.
+     * @return the rule, on the classes as compiled.
+     */
+    public static ArchRule siblingUsesNoEngineToolsOrOther(final String module, final String other) {
+        return noClasses().that().resideInAPackage(module)
+                .should().dependOnClassesThat().resideInAnyPackage("dev.spool.queue.engine..",
+                        "dev.spool.queue.tools..", other)
+                .because("queue-ringbuffer and queue-replication use the API, internal and format, never engine or"
+                        + " tools, and never each other: every module has a clean downward dependency");
+    }
+
+    /**
+     * The same rule on the sources' imports, which also show the constants javac copies into a class.
+     *
+     * @param module the module's packages, as ArchUnit names them.
+     * @param other  the other sibling's package, as an import names it ({@code "dev.spool.replication"}).
+     * @return the rule, on the sources.
+     */
+    public static ArchRule siblingSourcesImportNoEngineToolsOrOther(final String module, final String other) {
+        return sourcesImportNothingFrom(module, "dev.spool.queue.engine", "dev.spool.queue.tools", other)
+                .because("ring and replication never use engine or tools and never import each other, not even a"
+                        + " constant");
+    }
+
+    /**
      * The rule that no source file of {@code packageIdentifier} imports from {@code packages}. The class files cannot
      * show it when only constants are used (javac copies a constant into the class that reads it), so this reads the
      * import statements of the sources, as a reader of the code sees the dependency.

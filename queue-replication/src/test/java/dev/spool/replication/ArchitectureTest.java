@@ -5,7 +5,6 @@ import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.spool.queue.ArchitectureRules;
 
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
 /** queue-replication's package rules, as docs/architecture.md states them under "Packages" and "Dependencies". */
@@ -13,23 +12,12 @@ import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 class ArchitectureTest {
 
     @ArchTest
-    static final ArchRule replicationNeverUsesTheEngineOrTheTools = noClasses()
-            .that().resideInAPackage("dev.spool.replication..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.spool.queue.engine..", "dev.spool.queue.tools..")
-            .because("queue-ringbuffer and queue-replication use the API and internal, and never engine or tools");
+    static final ArchRule usesNoEngineToolsOrTheOtherSibling =
+            ArchitectureRules.siblingUsesNoEngineToolsOrOther("dev.spool.replication..", "dev.spool.ringbuffer..");
 
     @ArchTest
-    static final ArchRule replicationSourcesImportNoEngineToolsOrRing =
-            ArchitectureRules.sourcesImportNothingFrom("dev.spool.replication..",
-                    "dev.spool.queue.engine", "dev.spool.queue.tools", "dev.spool.ringbuffer")
-            .because("ring and replication never use engine or tools and never import each other, not even a"
-                    + " constant");
-
-    @ArchTest
-    static final ArchRule replicationNeverUsesTheRing = noClasses()
-            .that().resideInAPackage("dev.spool.replication..")
-            .should().dependOnClassesThat().resideInAPackage("dev.spool.ringbuffer..")
-            .because("every module has a clean downward dependency: ring and replication never import each other");
+    static final ArchRule sourcesImportNoEngineToolsOrTheOtherSibling =
+            ArchitectureRules.siblingSourcesImportNoEngineToolsOrOther("dev.spool.replication..", "dev.spool.ringbuffer");
 
     @ArchTest
     static final ArchRule packagesDependDownward = layeredArchitecture().consideringOnlyDependenciesInLayers()
