@@ -308,9 +308,10 @@ final class SourceAgent implements Agent {
     }
 
     private void stop(final Throwable cause) {
-        failure = cause;
         disconnect();
         state = STOPPED;
+        // published last: a thread that sees the failure sees this sink stopped (SourceLinks.running())
+        failure = cause;
     }
 
     private void disconnect() {

@@ -34,8 +34,6 @@ public final class SourceLinks implements Agent {
     /** Makes the API's exception that stops the source for good. */
     private final Function<String, RuntimeException> stopError;
     private volatile Throwable failure;
-    /** Sinks not stopped for good. */
-    private volatile int running;
 
     /**
      * @param config          the source's settings.
@@ -54,7 +52,6 @@ public final class SourceLinks implements Agent {
         for (int i = 0; i < n; i++) {
             links[i] = new SourceAgent(config, i, acks, selector);
         }
-        this.running = n;
     }
 
     @Override
@@ -78,9 +75,6 @@ public final class SourceLinks implements Agent {
         for (final SourceAgent link : links) {
             work += link.doWork();
             live += link.isStopped() ? 0 : 1;
-        }
-        if (live != running) {
-            running = live;
         }
         if (live == 0 || internals.role() == QueueRole.FENCED) {
             stop();
@@ -181,7 +175,14 @@ public final class SourceLinks implements Agent {
 
     /** @return how many sinks are not stopped for good: connected, connecting or backing off. */
     public int running() {
-        return running;
+        int live = 0;
+        for (final SourceAgent link : links) {
+            // the failure's volatile read first: a sink whose failure another thread sees is seen stopped too
+            if (link.failure() == null || !link.isStopped()) {
+                live++;
+            }
+        }
+        return live;
     }
 
     /** @return how many sinks keep refusing this source's proof of the secret ({@link SourceAgent#isRefused()}). */
@@ -209,7 +210,6 @@ public final class SourceLinks implements Agent {
             link.stopWith(cause);
         }
         failure = cause;
-        running = 0;
         if (terminateOnStop) {
             throw new AgentTerminationException(cause);
         }
