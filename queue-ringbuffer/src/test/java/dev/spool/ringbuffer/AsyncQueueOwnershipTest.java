@@ -92,15 +92,7 @@ class AsyncQueueOwnershipTest extends SpoolTestBase {
             final AsyncQueue async = AsyncQueue.builder(queue).ringPath(tempDir.resolve("q.ring"))
                     .ringCapacity(1 << 16).build();
             final Drainer drainer = async.startDrainer();
-            try (AsyncAppender appender = async.createAppender()) {
-                appender.append("drained first".getBytes());
-                while (queue.lastIndex() < 0) {
-                    LockSupport.parkNanos(100_000);
-                }
-                direct.append("takes the index the ring gives its next record".getBytes());
-                direct.append("and one more, which no drainer can take for the ring's".getBytes());
-                appender.append("drained second".getBytes());
-            }
+            takeTheRingsNextIndex(queue, direct, async);
             while (drainer.failure() == null) {
                 LockSupport.parkNanos(100_000);
             }
@@ -128,15 +120,7 @@ class AsyncQueueOwnershipTest extends SpoolTestBase {
             final Drainer drainer = async.startDrainer();
             assertEquals(0L, server.getAttribute(name, "ErrorCount"));
             assertEquals(true, server.getAttribute(name, "Running"));
-            try (AsyncAppender appender = async.createAppender()) {
-                appender.append("drained first".getBytes());
-                while (queue.lastIndex() < 0) {
-                    LockSupport.parkNanos(100_000);
-                }
-                direct.append("takes the index the ring gives its next record".getBytes());
-                direct.append("and one more, which no drainer can take for the ring's".getBytes());
-                appender.append("drained second".getBytes());
-            }
+            takeTheRingsNextIndex(queue, direct, async);
             while (server.getAttribute(name, "Running").equals(true)) {
                 LockSupport.parkNanos(100_000);
             }
@@ -146,6 +130,23 @@ class AsyncQueueOwnershipTest extends SpoolTestBase {
             assertNotNull(drainer.failure());
             assertThrows(SpoolException.class, async::close);
             assertFalse(server.isRegistered(name), "unregistered with the drainer");
+        }
+    }
+
+    /**
+     * Appends to the queue directly, past the async queue's back, between two records of its ring: the drainer
+     * finds the index the ring promised its second record taken, and stops.
+     */
+    private static void takeTheRingsNextIndex(final SpoolQueue queue, final ExcerptAppender direct,
+                                              final AsyncQueue async) {
+        try (AsyncAppender appender = async.createAppender()) {
+            appender.append("drained first".getBytes());
+            while (queue.lastIndex() < 0) {
+                LockSupport.parkNanos(100_000);
+            }
+            direct.append("takes the index the ring gives its next record".getBytes());
+            direct.append("and one more, which no drainer can take for the ring's".getBytes());
+            appender.append("drained second".getBytes());
         }
     }
 }
