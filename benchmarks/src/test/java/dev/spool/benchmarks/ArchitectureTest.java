@@ -2,6 +2,7 @@ package dev.spool.benchmarks;
 
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.spool.queue.ArchitectureRules;
 
@@ -54,11 +55,5 @@ class ArchitectureTest {
             .because("inside the benchmarks the packages are acyclic");
 
     @ArchTest
-    static final ArchRule noImportCircleCrossesAPackage = ArchitectureRules.NO_IMPORT_CIRCLE_CROSSES_A_PACKAGE;
-
-    @ArchTest
-    static final ArchRule noImplPackage = ArchitectureRules.NO_IMPL_PACKAGE;
-
-    @ArchTest
-    static final ArchRule everyPackageHasPackageInfo = ArchitectureRules.EVERY_PACKAGE_HAS_PACKAGE_INFO;
+    static final ArchTests everyModule = ArchTests.in(ArchitectureRules.EveryModule.class);
 }

@@ -8,6 +8,7 @@ import com.tngtech.archunit.core.domain.JavaField;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.core.importer.Location;
+import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
@@ -318,5 +319,23 @@ public final class ArchitectureRules {
     private static boolean visible(final Set<JavaModifier> modifiers) {
         return (modifiers.contains(JavaModifier.PUBLIC) || modifiers.contains(JavaModifier.PROTECTED))
                 && !modifiers.contains(JavaModifier.SYNTHETIC) && !modifiers.contains(JavaModifier.BRIDGE);
+    }
+
+    /**
+     * The rules every module holds, for an {@code ArchitectureTest} to include with
+     * {@code @ArchTest static final ArchTests everyModule = ArchTests.in(ArchitectureRules.EveryModule.class)}.
+     */
+    public static final class EveryModule {
+        @ArchTest
+        static final ArchRule noImportCircleCrossesAPackage = NO_IMPORT_CIRCLE_CROSSES_A_PACKAGE;
+
+        @ArchTest
+        static final ArchRule noImplPackage = NO_IMPL_PACKAGE;
+
+        @ArchTest
+        static final ArchRule everyPackageHasPackageInfo = EVERY_PACKAGE_HAS_PACKAGE_INFO;
+
+        private EveryModule() {
+        }
     }
 }

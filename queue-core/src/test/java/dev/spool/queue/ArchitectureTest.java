@@ -2,6 +2,7 @@ package dev.spool.queue;
 
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
 
 import static com.tngtech.archunit.base.DescribedPredicate.not;
@@ -77,8 +78,6 @@ class ArchitectureTest {
             .because("no class of the engine refers to SpoolQueue or SpoolQueueBuilder, the facade: the engine reads"
                     + " the concluded QueueConfig and works on a Store");
 
-    @ArchTest
-    static final ArchRule noImportCircleCrossesAPackage = ArchitectureRules.NO_IMPORT_CIRCLE_CROSSES_A_PACKAGE;
 
     @ArchTest
     static final ArchRule apiHoldsOnlyTheDocumentedTypes = classes()
@@ -87,8 +86,5 @@ class ArchitectureTest {
             .because("dev.spool.queue is the API: the public types an application uses, and nothing else public");
 
     @ArchTest
-    static final ArchRule noImplPackage = ArchitectureRules.NO_IMPL_PACKAGE;
-
-    @ArchTest
-    static final ArchRule everyPackageHasPackageInfo = ArchitectureRules.EVERY_PACKAGE_HAS_PACKAGE_INFO;
+    static final ArchTests everyModule = ArchTests.in(ArchitectureRules.EveryModule.class);
 }

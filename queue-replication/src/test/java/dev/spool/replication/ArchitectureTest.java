@@ -2,6 +2,7 @@ package dev.spool.replication;
 
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.spool.queue.ArchitectureRules;
 
@@ -39,11 +40,5 @@ class ArchitectureTest {
             ArchitectureRules.noPublicSignatureExposesAnInternalType("dev.spool.replication");
 
     @ArchTest
-    static final ArchRule noImportCircleCrossesAPackage = ArchitectureRules.NO_IMPORT_CIRCLE_CROSSES_A_PACKAGE;
-
-    @ArchTest
-    static final ArchRule noImplPackage = ArchitectureRules.NO_IMPL_PACKAGE;
-
-    @ArchTest
-    static final ArchRule everyPackageHasPackageInfo = ArchitectureRules.EVERY_PACKAGE_HAS_PACKAGE_INFO;
+    static final ArchTests everyModule = ArchTests.in(ArchitectureRules.EveryModule.class);
 }
