@@ -1,0 +1,4 @@
+/**
+ * Automatic failover of a replicated queue on ZooKeeper, through Apache Curator.
+ */
+package dev.spool.failover;
