@@ -1,0 +1,552 @@
+package dev.spool.failover;
+
+import dev.spool.queue.IndexFormat;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.internal.QueueInternals;
+import dev.spool.replication.Failover;
+import dev.spool.replication.PublishGateway;
+import dev.spool.replication.ReplicaDivergedException;
+import dev.spool.replication.ReplicationRole;
+import dev.spool.replication.ReplicationSink;
+import dev.spool.replication.ReplicationSource;
+import org.agrona.concurrent.Agent;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.transaction.CuratorOp;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.nodes.PersistentNode;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The node's duty, run by Spool's agent host on the node's own thread: each pass reads the cluster's state from the
+ * cache of its znodes and acts on it: follows the primary, stands as a candidate when there is none, promotes when
+ * the election rule chooses this node, holds acknowledgements while a primary's connection is suspended, and fences
+ * when its session is lost. Every change of role happens on this thread; ZooKeeper's threads only record connection
+ * states.
+ */
+final class NodeAgent implements Agent {
+    private static final Logger LOG = LoggerFactory.getLogger(NodeAgent.class);
+
+    private final NodeConfig config;
+    private final Znodes znodes;
+    private final CuratorFramework client;
+    private final String me;
+    private final AtomicLong lostSessions = new AtomicLong();
+    private final Set<String> unreadable = new HashSet<>();
+    private volatile boolean suspended;
+    private volatile boolean connected = true;
+    private volatile NodeState state = NodeState.CANDIDATE;
+    private volatile long term = -1;
+    private volatile String waitingFor;
+    private volatile long promotions;
+    private volatile long setAsides;
+    private volatile long holds;
+    private CuratorCache cache;
+    private PersistentNode registration;
+    private long lostSeen;
+    /** The term of the election this node stands in, while a candidate; -1 otherwise. */
+    private long standingIn = -1;
+    private Candidate candidacy;
+    private LeaderLatch latch;
+    private ReplicationSink sink;
+    private SpoolQueue queue;
+    private ReplicationSource source;
+    private PublishGateway gateway;
+    private boolean held;
+
+    NodeAgent(final NodeConfig config, final Znodes znodes, final CuratorFramework client) {
+        this.config = config;
+        this.znodes = znodes;
+        this.client = client;
+        this.me = config.nodeId();
+    }
+
+    void registration(final PersistentNode registration) {
+        this.registration = registration;
+    }
+
+    void cache(final CuratorCache cache) {
+        this.cache = cache;
+    }
+
+    /** On a ZooKeeper thread: records the state; the node's own pass acts on it. */
+    void onConnectionState(final ConnectionState connectionState) {
+        if (connectionState == ConnectionState.LOST) {
+            lostSessions.incrementAndGet();
+        }
+        suspended = connectionState == ConnectionState.SUSPENDED || connectionState == ConnectionState.LOST;
+        connected = connectionState.isConnected();
+    }
+
+    NodeState state() {
+        return state;
+    }
+
+    long term() {
+        return term;
+    }
+
+    String waitingFor() {
+        return waitingFor;
+    }
+
+    long promotions() {
+        return promotions;
+    }
+
+    long setAsides() {
+        return setAsides;
+    }
+
+    long holds() {
+        return holds;
+    }
+
+    /** @return what this node's znode says now. */
+    byte[] stateData() {
+        final Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("node", me);
+        fields.put("state", state.name());
+        fields.put("term", Long.toString(candidacy != null && state == NodeState.CANDIDATE ? candidacy.term() : term));
+        fields.put("lastIndex", Long.toString(candidacy != null && state == NodeState.CANDIDATE
+                ? candidacy.lastIndex() : -1));
+        fields.put("election", Long.toString(standingIn));
+        fields.put("replication", address(config.self().replication()));
+        fields.put("gateway", address(config.self().gateway()));
+        return Znodes.encode(Znodes.NODE_FORMAT, fields);
+    }
+
+    @Override
+    public int doWork() throws Exception {
+        if (state == NodeState.CLOSED) {
+            return 0;
+        }
+        if (state == NodeState.PRIMARY) {
+            return primaryPass();
+        }
+        if (!connected) {
+            return 0;
+        }
+        if (state == NodeState.FENCED) {
+            LOG.info("node {} has a ZooKeeper session again: it rejoins the cluster of {}", me, config.queueId());
+            state = NodeState.CANDIDATE;
+            standingIn = -1;
+        }
+        return memberPass();
+    }
+
+    @Override
+    public String roleName() {
+        return "spool-cluster-node";
+    }
+
+    private int primaryPass() {
+        final long lost = lostSessions.get();
+        if (lost != lostSeen) {
+            lostSeen = lost;
+            fence("its ZooKeeper session was lost, so another node may be elected");
+            return 1;
+        }
+        if (suspended && !held) {
+            source.holdAcknowledgements();
+            held = true;
+            holds++;
+            LOG.warn("primary {} of term {}: its ZooKeeper connection is suspended; it acknowledges no commit until"
+                    + " the connection is back, and fences itself if the session is lost", me, term);
+            return 1;
+        }
+        if (!suspended && held) {
+            held = false;
+            source.releaseAcknowledgements();
+            LOG.info("primary {} of term {}: its ZooKeeper connection is back in the same session; it acknowledges"
+                    + " again", me, term);
+            return 1;
+        }
+        if (!suspended && currentTerm() > term) {
+            fence("term " + currentTerm() + " was taken in ZooKeeper by another node");
+            return 1;
+        }
+        return 0;
+    }
+
+    /**
+     * Stops acknowledging and appending, at once, then stops the services: what the queue holds after its last
+     * acknowledged index is reported when the node rejoins, never merged.
+     */
+    private void fence(final String why) {
+        if (source != null) {
+            source.holdAcknowledgements();
+        }
+        final QueueInternals internals = queue.unwrap(QueueInternals.class);
+        final long lastAcked = internals.quorumAckedIndex();
+        final long last = queue.lastIndex();
+        internals.fence(term + 1);
+        LOG.error("primary {} of term {} fenced its queue {}: {}. Acknowledged by a quorum up to {}; written up to {}:"
+                + " what lies after the acknowledged index is reported when it rejoins, never merged", me, term,
+                config.directory(), why, IndexFormat.format(lastAcked, queue.rollCycle()),
+                IndexFormat.format(last, queue.rollCycle()));
+        stopServices();
+        state = NodeState.FENCED;
+        lostSeen = lostSessions.get();
+        try {
+            publish();
+        } catch (SpoolException e) {
+            // recorded locally all the same: the znode is created again with it when a session is back
+            LOG.debug("node {} will publish its fence when ZooKeeper is back: {}", me, e.getMessage());
+        }
+    }
+
+    private int memberPass() {
+        final long current = currentTerm();
+        final Map<String, Map<String, String>> nodes = nodes();
+        final String primary = primaryOf(nodes, current);
+        if (primary != null && !primary.equals(me)) {
+            leaveLatch();
+            if (state != NodeState.FOLLOWER || sink == null) {
+                follow(primary, current);
+                return 1;
+            }
+            return checkSink(primary, current);
+        }
+        if (state != NodeState.CANDIDATE || standingIn != current) {
+            stand(current);
+            return 1;
+        }
+        final List<Candidate> candidates = candidates(nodes, current);
+        final int needed = Election.candidatesNeeded(config.members().size(), config.ackQuorum());
+        if (candidates.size() < needed) {
+            leaveLatch();
+            waiting(candidates.size() + " of the " + needed + " candidates the rule needs answered (" + names(candidates)
+                    + "): a commit acknowledged by " + config.ackQuorum() + " of " + (config.members().size() - 1)
+                    + " followers may be on a member that did not answer");
+            return 0;
+        }
+        final Candidate chosen = Election.choose(candidates, promotedAt());
+        if (!chosen.nodeId().equals(me)) {
+            leaveLatch();
+            waiting("candidate " + chosen.nodeId() + " (term " + chosen.term() + ", last index " + chosen.lastIndex()
+                    + ") is chosen among " + names(candidates));
+            return 0;
+        }
+        if (latch == null) {
+            latch = new LeaderLatch(client, znodes.leader(), me);
+            try {
+                latch.start();
+            } catch (Exception e) {
+                throw new SpoolException("node " + me + " could not join the leader latch " + znodes.leader() + ": "
+                        + e, e);
+            }
+        }
+        if (!latch.hasLeadership()) {
+            waiting("the leader latch " + znodes.leader() + ", held by another node");
+            return 0;
+        }
+        return promote(current) ? 1 : 0;
+    }
+
+    /** Stops following, tells the others how far this node's replica goes, and stands in the election of a term. */
+    private void stand(final long current) {
+        closeSink();
+        try (SpoolQueue local = LocalQueue.open(config)) {
+            candidacy = new Candidate(me, Failover.term(local), local.lastIndex());
+            demote(local);
+        }
+        term = candidacy.term();
+        state = NodeState.CANDIDATE;
+        standingIn = current;
+        waitingFor = null;
+        publish();
+        LOG.info("node {} stands in the election after term {}: its queue is of term {} and ends at {}", me, current,
+                candidacy.term(), candidacy.lastIndex());
+    }
+
+    private boolean promote(final long current) {
+        final Stat stat = new Stat();
+        final long recorded;
+        try {
+            recorded = termOf(client.getData().storingStatIn(stat).forPath(znodes.term()));
+        } catch (Exception e) {
+            throw new SpoolException("node " + me + " could not read " + znodes.term() + ": " + e, e);
+        }
+        if (recorded != current) {
+            return false;
+        }
+        final long next = current + 1;
+        queue = LocalQueue.open(config);
+        try {
+            final Map<String, String> promotion = new LinkedHashMap<>();
+            promotion.put("node", me);
+            promotion.put("lastIndex", Long.toString(queue.lastIndex()));
+            final CuratorOp setTerm = client.transactionOp().setData().withVersion(stat.getVersion())
+                    .forPath(znodes.term(), Znodes.encode(Znodes.TERM_FORMAT, Map.of("term", Long.toString(next))));
+            final CuratorOp record = client.transactionOp().create()
+                    .forPath(znodes.termOf(next), Znodes.encode(Znodes.PROMOTION_FORMAT, promotion));
+            client.transaction().forOperations(setTerm, record);
+        } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
+            queue.close();
+            queue = null;
+            LOG.info("node {} did not take term {}: another node took it first", me, next);
+            return false;
+        } catch (Exception e) {
+            queue.close();
+            queue = null;
+            throw new SpoolException("node " + me + " could not take term " + next + " at " + znodes.term() + ": "
+                    + e, e);
+        }
+        Failover.promote(queue, next);
+        term = next;
+        startPrimaryServices();
+        state = NodeState.PRIMARY;
+        standingIn = -1;
+        candidacy = null;
+        waitingFor = null;
+        held = false;
+        lostSeen = lostSessions.get();
+        promotions++;
+        publish();
+        LOG.info("node {} is the primary of term {} of {}, from index {}; its gateway listens on {}", me, next,
+                config.queueId(), IndexFormat.format(queue.lastIndex(), queue.rollCycle()), gateway.address());
+        return true;
+    }
+
+    private void startPrimaryServices() {
+        final List<InetSocketAddress> followers = new ArrayList<>();
+        for (final Member member : config.members()) {
+            if (!member.nodeId().equals(me)) {
+                followers.add(member.replication());
+            }
+        }
+        final ReplicationSource.Builder sourceBuilder = ReplicationSource.builder(queue, followers.get(0),
+                followers.subList(1, followers.size()).toArray(new InetSocketAddress[0])).ackQuorum(config.ackQuorum());
+        source = (config.insecure() ? sourceBuilder.insecure() : sourceBuilder.sharedSecret(config.secret())).start();
+        final PublishGateway.Builder gatewayBuilder = PublishGateway.builder(queue, source)
+                .bindAddress(config.self().gateway().getAddress()).port(config.self().gateway().getPort());
+        gateway = (config.insecure() ? gatewayBuilder.insecure() : gatewayBuilder.sharedSecret(config.secret()))
+                .start();
+    }
+
+    private void follow(final String primary, final long current) {
+        try (SpoolQueue local = LocalQueue.open(config)) {
+            demote(local);
+            term = Failover.term(local);
+        }
+        startSink();
+        state = NodeState.FOLLOWER;
+        standingIn = -1;
+        candidacy = null;
+        waitingFor = null;
+        publish();
+        LOG.info("node {} follows {}, the primary of term {}", me, primary, current);
+    }
+
+    /**
+     * A primary, or a fenced one, becomes a replica of its own term: its term is raised only by the sink, once the
+     * new primary's source has checked its history, so that an unchecked tail never ranks as a later term's.
+     */
+    private static void demote(final SpoolQueue local) {
+        if (Failover.role(local) != ReplicationRole.REPLICA) {
+            Failover.demote(local, Failover.term(local));
+        }
+    }
+
+    private void startSink() {
+        final ReplicationSink.Builder builder = ReplicationSink.builder(config.directory())
+                .bindAddress(config.self().replication().getAddress()).port(config.self().replication().getPort())
+                .queueSettings(config.queueSettings());
+        sink = (config.insecure() ? builder.insecure() : builder.sharedSecret(config.secret())).start();
+    }
+
+    /** A follower whose replica the primary refused as divergent sets its directory aside and starts afresh. */
+    private int checkSink(final String primary, final long current) {
+        final Throwable failure = sink.failure();
+        if (failure == null) {
+            return 0;
+        }
+        closeSink();
+        if (failure instanceof ReplicaDivergedException) {
+            final Path aside = LocalQueue.setAside(config, current);
+            setAsides++;
+            LOG.error("node {} holds excerpts that {}, the primary of term {}, lacks ({}): its directory is set aside as"
+                    + " {}, kept and never merged, and its queue is rebuilt from the primary", me, primary, current,
+                    failure.getMessage(), aside);
+            LocalQueue.prepare(config);
+        } else {
+            LOG.warn("node {}: its sink stopped ({}); it starts again", me, failure.toString());
+        }
+        startSink();
+        return 1;
+    }
+
+    private void publish() {
+        try {
+            registration.setData(stateData());
+        } catch (Exception e) {
+            throw new SpoolException("node " + me + " could not update " + znodes.node(me) + ": " + e, e);
+        }
+    }
+
+    private void waiting(final String why) {
+        if (!why.equals(waitingFor)) {
+            waitingFor = why;
+            LOG.warn("node {} does not promote: {}", me, why);
+        }
+    }
+
+    private long currentTerm() {
+        final Optional<ChildData> data = cache.get(znodes.term());
+        if (data.isEmpty()) {
+            throw new SpoolException("znode " + znodes.term() + " is missing: the cluster's term was removed from"
+                    + " ZooKeeper by something other than Spool");
+        }
+        return termOf(data.get().getData());
+    }
+
+    private long termOf(final byte[] data) {
+        final Map<String, String> fields = Znodes.decode(znodes.term(), data, Znodes.TERM_FORMAT, "term");
+        return Znodes.number(znodes.term(), "term", fields.get("term"));
+    }
+
+    /** @return by term, the last index its primary held when promoted. */
+    private NavigableMap<Long, Long> promotedAt() {
+        final NavigableMap<Long, Long> promoted = new TreeMap<>();
+        final String prefix = znodes.terms() + "/";
+        cache.stream().filter(data -> data.getPath().startsWith(prefix)).forEach(data -> {
+            final String path = data.getPath();
+            final Map<String, String> fields = readable(path, data.getData(), Znodes.PROMOTION_FORMAT, "lastIndex");
+            if (fields != null) {
+                promoted.put(Znodes.number(path, "term", path.substring(prefix.length())),
+                        Znodes.number(path, "lastIndex", fields.get("lastIndex")));
+            }
+        });
+        return promoted;
+    }
+
+    /** @return the state of every registered node, by id; a znode that is not a node's is logged and skipped. */
+    private Map<String, Map<String, String>> nodes() {
+        final Map<String, Map<String, String>> nodes = new TreeMap<>();
+        final String prefix = znodes.nodes() + "/";
+        cache.stream().filter(data -> data.getPath().startsWith(prefix)).forEach(data -> {
+            final Map<String, String> fields = readable(data.getPath(), data.getData(), Znodes.NODE_FORMAT, "node",
+                    "state", "term", "lastIndex", "election");
+            if (fields != null) {
+                nodes.put(data.getPath().substring(prefix.length()), fields);
+            }
+        });
+        return nodes;
+    }
+
+    private Map<String, String> readable(final String path, final byte[] data, final String format,
+            final String... keys) {
+        try {
+            final Map<String, String> fields = Znodes.decode(path, data, format, keys);
+            unreadable.remove(path);
+            return fields;
+        } catch (SpoolException e) {
+            if (unreadable.add(path)) {
+                LOG.error("node {} ignores {}", me, e.getMessage());
+            }
+            return null;
+        }
+    }
+
+    private static String primaryOf(final Map<String, Map<String, String>> nodes, final long current) {
+        for (final Map.Entry<String, Map<String, String>> node : nodes.entrySet()) {
+            final Map<String, String> fields = node.getValue();
+            if (NodeState.PRIMARY.name().equals(fields.get("state"))
+                    && Long.toString(current).equals(fields.get("term"))) {
+                return node.getKey();
+            }
+        }
+        return null;
+    }
+
+    /** @return the candidates of the election after {@code current}: this node's own candidacy and the others'. */
+    private List<Candidate> candidates(final Map<String, Map<String, String>> nodes, final long current) {
+        final List<Candidate> candidates = new ArrayList<>();
+        candidates.add(candidacy);
+        nodes.forEach((id, fields) -> {
+            if (!id.equals(me) && NodeState.CANDIDATE.name().equals(fields.get("state"))
+                    && Long.toString(current).equals(fields.get("election")) && isMember(id)) {
+                final String path = znodes.node(id);
+                candidates.add(new Candidate(id, Znodes.number(path, "term", fields.get("term")),
+                        Znodes.number(path, "lastIndex", fields.get("lastIndex"))));
+            }
+        });
+        return candidates;
+    }
+
+    private boolean isMember(final String id) {
+        for (final Member member : config.members()) {
+            if (member.nodeId().equals(id)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String names(final List<Candidate> candidates) {
+        final List<String> names = new ArrayList<>();
+        candidates.forEach(candidate -> names.add(candidate.nodeId()));
+        return String.join(", ", names);
+    }
+
+    private void leaveLatch() {
+        if (latch != null) {
+            try {
+                latch.close();
+            } catch (IOException e) {
+                LOG.warn("node {} could not leave the leader latch {}: {}", me, znodes.leader(), e.toString());
+            }
+            latch = null;
+        }
+    }
+
+    private void closeSink() {
+        if (sink != null) {
+            sink.close();
+            sink = null;
+        }
+    }
+
+    /** Stops whatever runs: the gateway, the source and the queue of a primary, the sink of a follower, the latch. */
+    void stopServices() {
+        if (gateway != null) {
+            gateway.close();
+            gateway = null;
+        }
+        if (source != null) {
+            source.close();
+            source = null;
+        }
+        if (queue != null) {
+            queue.close();
+            queue = null;
+        }
+        closeSink();
+        leaveLatch();
+    }
+
+    private static String address(final InetSocketAddress address) {
+        return address.getHostString() + ":" + address.getPort();
+    }
+}

@@ -1,0 +1,36 @@
+package dev.spool.failover;
+
+import dev.spool.queue.SpoolQueueBuilder;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ThreadFactory;
+import java.util.function.Consumer;
+
+/**
+ * A node's settings, checked and complete: what {@link ClusterNode.Builder} concludes to.
+ *
+ * @param zookeeper      the connect string.
+ * @param queueId        the replicated queue's id.
+ * @param self           this node's member.
+ * @param members        every member, this one among them.
+ * @param ackQuorum      k of the followers for ACKED_BY_QUORUM.
+ * @param sessionTimeout the ZooKeeper session timeout.
+ * @param connectTimeout how long the start waits for ZooKeeper.
+ * @param root           the root of Spool's znodes.
+ * @param directory      the node's queue directory.
+ * @param secret         the shared secret, or null if insecure.
+ * @param insecure       true to run without a secret.
+ * @param queueSettings  the queue's settings.
+ * @param threadFactory  makes the node's threads.
+ */
+record NodeConfig(String zookeeper, UUID queueId, Member self, List<Member> members, int ackQuorum,
+        Duration sessionTimeout, Duration connectTimeout, String root, Path directory, byte[] secret,
+        boolean insecure, Consumer<SpoolQueueBuilder> queueSettings, ThreadFactory threadFactory) {
+
+    String nodeId() {
+        return self.nodeId();
+    }
+}

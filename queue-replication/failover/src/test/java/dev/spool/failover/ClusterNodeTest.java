@@ -1,0 +1,299 @@
+package dev.spool.failover;
+
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.replication.CommitStage;
+import dev.spool.replication.PublishClient;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Nodes of one cluster in this JVM, on a real ZooKeeper server and real sockets: they elect, replicate, fail over
+ * and refuse bad configurations.
+ */
+class ClusterNodeTest extends SpoolTestBase {
+    static final Duration SESSION = Duration.ofMillis(1500);
+    private TestingServer zookeeper;
+    private final List<ClusterNode> nodes = new ArrayList<>();
+    private final UUID queueId = UUID.randomUUID();
+    private List<Member> members;
+
+    @BeforeEach
+    void startZooKeeper() throws Exception {
+        zookeeper = new TestingServer(new InstanceSpec(Files.createDirectories(tempDir.resolve("zk")).toFile(), -1, -1,
+                -1, true, -1, 100, -1), true);
+    }
+
+    @AfterEach
+    void stopAll() throws IOException {
+        for (final ClusterNode node : nodes) {
+            node.close();
+        }
+        zookeeper.close();
+    }
+
+    @Test
+    void shouldElectOnePrimaryThatReplicatesCommitsToItsFollowers() throws Exception {
+        members = members(3);
+        startNodes(3, 1);
+        final ClusterNode primary = awaitPrimary(1);
+        final List<byte[]> sent = publish(primary, 0, 100);
+        for (final ClusterNode node : nodes) {
+            if (node != primary) {
+                await(() -> lastIndexOf(node) == lastIndexOf(primary), node.nodeId() + " caught up");
+            }
+        }
+        closeAll();
+        for (final Member member : members) {
+            assertSameMessages(sent, read(tempDir.resolve(member.nodeId())), member.nodeId());
+        }
+    }
+
+    @Test
+    void shouldPromoteAFollowerHoldingEveryQuorumAckedMessageWhenThePrimaryLeaves() throws Exception {
+        members = members(3);
+        startNodes(3, 1);
+        final ClusterNode first = awaitPrimary(1);
+        final List<byte[]> sent = publish(first, 0, 50);
+        first.close();
+        nodes.remove(first);
+        final ClusterNode second = awaitPrimary(2);
+        assertTrue(second != first);
+        sent.addAll(publish(second, 50, 60));
+        final List<byte[]> onSecond = read(tempDir.resolve(second.nodeId()));
+        assertEquals(sent.size(), onSecond.size());
+        for (int i = 0; i < sent.size(); i++) {
+            assertArrayEquals(sent.get(i), onSecond.get(i), "message " + i);
+        }
+    }
+
+    @Test
+    void shouldFailOverBetweenTwoNodes() throws Exception {
+        members = members(2);
+        startNodes(2, 1);
+        final ClusterNode first = awaitPrimary(1);
+        final List<byte[]> sent = publish(first, 0, 20);
+        first.close();
+        nodes.remove(first);
+        final ClusterNode second = awaitPrimary(2);
+        sent.addAll(publish(second, 20, 30));
+        assertEquals(sent.size(), read(tempDir.resolve(second.nodeId())).size());
+    }
+
+    @Test
+    void shouldNotPromoteWhenTooFewCandidatesAnswer() throws Exception {
+        members = members(3);
+        startNodes(3, 1);
+        final ClusterNode first = awaitPrimary(1);
+        publish(first, 0, 10);
+        ClusterNode follower = null;
+        for (final ClusterNode node : nodes) {
+            if (node != first) {
+                follower = node;
+            }
+        }
+        follower.close();
+        nodes.remove(follower);
+        first.close();
+        nodes.remove(first);
+        final ClusterNode last = nodes.get(0);
+        await(() -> last.waitingFor() != null, "the last follower says why it does not promote");
+        assertTrue(last.waitingFor().startsWith("1 of the 2 candidates"), last.waitingFor());
+        assertEquals(NodeState.CANDIDATE, last.state());
+        assertTrue(logged("does not promote"));
+    }
+
+    @Test
+    void shouldRefuseAnUnreachableZooKeeperNamingItAndCreateNothing() throws Exception {
+        members = members(2);
+        final int closed = freePort();
+        final String connect = "127.0.0.1:" + closed;
+        final Path directory = tempDir.resolve("a");
+        final SpoolException refused = assertThrows(SpoolException.class, () -> ClusterNode.builder(connect, queueId,
+                "a", directory).member(members.get(0)).member(members.get(1)).insecure()
+                .connectTimeout(Duration.ofMillis(500)).start());
+        assertTrue(refused.getMessage().contains(connect), refused.getMessage());
+        assertTrue(refused.getMessage().contains("nothing was created"), refused.getMessage());
+        assertFalse(Files.exists(directory));
+    }
+
+    @Test
+    void shouldRefuseASecondNodeWithTheSameId() throws Exception {
+        members = members(2);
+        startNodes(1, 1);
+        final SpoolException refused = assertThrows(SpoolException.class,
+                () -> builder("a", tempDir.resolve("a-again"), 1).start());
+        assertTrue(refused.getMessage().contains("node id a is registered"), refused.getMessage());
+    }
+
+    @Test
+    void shouldRefuseADirectoryHoldingAnotherQueueNamingBothIds() throws Exception {
+        members = members(2);
+        final Path directory = tempDir.resolve("a");
+        final UUID other;
+        try (SpoolQueue queue = SpoolQueue.builder(directory).build()) {
+            other = queue.queueId();
+        }
+        final SpoolException refused = assertThrows(SpoolException.class, () -> builder("a", directory, 1).start());
+        assertTrue(refused.getMessage().contains(other.toString()) && refused.getMessage().contains(queueId.toString()),
+                refused.getMessage());
+    }
+
+    @Test
+    void shouldRefuseAZnodeWrittenBySomethingElseNamingItsPath() throws Exception {
+        members = members(2);
+        final String path = "/spool/" + queueId + "/config";
+        try (CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper.getConnectString(),
+                new RetryOneTime(100))) {
+            client.start();
+            client.create().creatingParentsIfNeeded().forPath(path, "hello".getBytes(StandardCharsets.UTF_8));
+        }
+        final SpoolException refused = assertThrows(SpoolException.class,
+                () -> builder("a", tempDir.resolve("a"), 1).start());
+        assertTrue(refused.getMessage().contains("znode " + path + " was not written by Spool"), refused.getMessage());
+    }
+
+    @Test
+    void shouldRefuseANodeGivenOtherMembersThanTheCluster() throws Exception {
+        members = members(2);
+        startNodes(1, 1);
+        members = members(3);
+        final SpoolException refused = assertThrows(SpoolException.class,
+                () -> builder("b", tempDir.resolve("b"), 1).start());
+        assertTrue(refused.getMessage().contains("every node must be given the same members"), refused.getMessage());
+    }
+
+    private void startNodes(final int count, final int ackQuorum) {
+        for (int i = 0; i < count; i++) {
+            final String id = members.get(i).nodeId();
+            nodes.add(builder(id, tempDir.resolve(id), ackQuorum).start());
+        }
+    }
+
+    private ClusterNode.Builder builder(final String id, final Path directory, final int ackQuorum) {
+        final ClusterNode.Builder builder = ClusterNode.builder(zookeeper.getConnectString(), queueId, id, directory)
+                .ackQuorum(ackQuorum).sessionTimeout(SESSION).insecure();
+        members.forEach(builder::member);
+        return builder;
+    }
+
+    private ClusterNode awaitPrimary(final long term) {
+        await(() -> primary() != null && primary().term() == term, "a primary of term " + term);
+        return primary();
+    }
+
+    private ClusterNode primary() {
+        ClusterNode found = null;
+        for (final ClusterNode node : nodes) {
+            if (node.isPrimary()) {
+                assertTrue(found == null, "two primaries: " + found + " and " + node.nodeId());
+                found = node;
+            }
+        }
+        return found;
+    }
+
+    private static List<byte[]> publish(final ClusterNode primary, final int from, final int to) {
+        final List<byte[]> sent = new ArrayList<>();
+        try (PublishClient client = PublishClient.builder(primary.member().gateway(), 1024).insecure().connect()) {
+            for (int i = from; i < to; i++) {
+                final byte[] message = ("message " + i).getBytes(StandardCharsets.UTF_8);
+                final long correlation = client.publish(message, 0, message.length, CommitStage.ACKED_BY_QUORUM);
+                assertTrue(client.awaitCommit(correlation, 10, TimeUnit.SECONDS) >= 0, "commit of message " + i);
+                sent.add(message);
+            }
+        }
+        return sent;
+    }
+
+    private long lastIndexOf(final ClusterNode node) {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve(node.nodeId())).readOnly().build()) {
+            return queue.lastIndex();
+        }
+    }
+
+    private void closeAll() {
+        for (final ClusterNode node : nodes) {
+            node.close();
+        }
+        nodes.clear();
+    }
+
+    static List<byte[]> read(final Path directory) {
+        final List<byte[]> messages = new ArrayList<>();
+        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().build();
+             ExcerptTailer tailer = queue.createTailer()) {
+            final net.openhft.chronicle.bytes.Bytes<?> bytes = net.openhft.chronicle.bytes.Bytes.allocateElasticOnHeap();
+            while (true) {
+                bytes.clear();
+                if (!tailer.read(bytes)) {
+                    return messages;
+                }
+                messages.add(bytes.toByteArray());
+            }
+        }
+    }
+
+    private static void assertSameMessages(final List<byte[]> expected, final List<byte[]> actual, final String where) {
+        assertEquals(expected.size(), actual.size(), where);
+        for (int i = 0; i < expected.size(); i++) {
+            assertArrayEquals(expected.get(i), actual.get(i), where + ": message " + i);
+        }
+    }
+
+    static List<Member> members(final int count) throws IOException {
+        final List<Member> members = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            final InetAddress loopback = InetAddress.getLoopbackAddress();
+            members.add(Member.of(String.valueOf((char) ('a' + i)), new InetSocketAddress(loopback, freePort()),
+                    new InetSocketAddress(loopback, freePort())));
+        }
+        return members;
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    static void await(final BooleanSupplier condition, final String what) {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                fail("timed out waiting until " + what);
+            }
+            LockSupport.parkNanos(5_000_000);
+        }
+    }
+}
