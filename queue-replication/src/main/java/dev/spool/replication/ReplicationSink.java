@@ -200,7 +200,26 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     public long promote() {
         stop();
         try {
-            return replica.promote();
+            return replica.promote(replica.term() + 1);
+        } finally {
+            replica.close();
+        }
+    }
+
+    /**
+     * Stops the sink and makes its replica the primary of {@code term}, a term chosen by a coordinator (see
+     * {@link Failover#promote(SpoolQueue, long)}); every source of an earlier term is fenced as soon as it meets a sink
+     * that has seen this term. The sink is stopped and its replica closed whether or not the promotion succeeds.
+     *
+     * @param term the new term; must exceed the replica's.
+     * @return {@code term}.
+     * @throws SpoolException if the replica was never created (nothing was replicated yet), or naming the replica
+     *                        and both terms if its term is not earlier than {@code term}.
+     */
+    public long promote(final long term) {
+        stop();
+        try {
+            return replica.promote(term);
         } finally {
             replica.close();
         }
