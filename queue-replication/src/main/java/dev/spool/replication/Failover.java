@@ -153,10 +153,10 @@ public final class Failover {
      * it is, apart from taking {@code laterTerm} if that is later than its own term: demoting twice does nothing more.
      *
      * @param queue     an open queue.
-     * @param laterTerm the new primary's term; must exceed the term of a primary or fenced queue.
+     * @param laterTerm the new primary's term; must exceed the term of a primary or fenced queue, and be at least the
+     *                  term that fenced a fenced one.
      * @return true if the queue changed, false if it was a replica of {@code laterTerm} or a later term already.
-     * @throws SpoolException naming the queue and both terms if it is a primary or fenced and {@code laterTerm} does
-     *                        not exceed its term.
+     * @throws SpoolException naming the queue and the terms if {@code laterTerm} is not later as said.
      */
     public static boolean demote(final SpoolQueue queue, final long laterTerm) {
         return queue.unwrap(QueueInternals.class).demote(laterTerm);

@@ -184,7 +184,12 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         return IndexFormat.format(index, replica.rollCycle());
     }
 
-    /** @return the error that stopped the sink's thread, or null while it runs. */
+    /**
+     * @return the error that stopped the sink, or null while it runs: a {@link ReplicaDivergedException} if a source
+     * that proved the secret refused the replica's history as divergent (the replica holds excerpts the source
+     * lacks), since every source of that history would refuse it too; the replica stays as it is, for a person to
+     * look at, and is closed with the sink.
+     */
     public Throwable failure() {
         return failure;
     }
@@ -273,7 +278,12 @@ public final class ReplicationSink implements Agent, AutoCloseable {
             return 0;
         }
         try {
-            return selector.selectNow(session.onSelected) + session.checkLiveness();
+            final int work = selector.selectNow(session.onSelected) + session.checkLiveness();
+            if (session.divergence() != null) {
+                throw new ReplicaDivergedException(session.divergence(), session.divergedReplicaLast(),
+                        session.divergedSourceLast());
+            }
+            return work;
         } catch (IOException | RuntimeException | Error e) {
             failure = e;
             LOG.error("replication sink of {} stopped", directory, e);

@@ -66,8 +66,8 @@ final class Roles {
      * for them; only writers made on the replica pass it). A replica takes {@code laterTerm} if it is later than its
      * own, and is otherwise left as it is.
      *
-     * @param laterTerm the term of a later primary; must exceed the term of a primary or fenced queue, and be at most
-     *                  {@link MetadataDescriptor#MAX_TERM}.
+     * @param laterTerm the term of a later primary; must exceed the term of a primary or fenced queue (and be at
+     *                  least the term that fenced a fenced one), and be at most {@link MetadataDescriptor#MAX_TERM}.
      * @param lastIndex reads the last index, for the log.
      * @return true if the queue changed.
      * @throws SpoolException naming the queue and both terms if {@code laterTerm} is not later than a primary's or
@@ -93,6 +93,11 @@ final class Roles {
             if (laterTerm <= term) {
                 throw new SpoolException("queue " + store.directory() + " is a " + role() + " queue of term " + term
                         + ": term " + laterTerm + " cannot demote it, only a later one");
+            }
+            if (role == MetadataDescriptor.ROLE_FENCED && laterTerm < metadata.fencedByTerm()) {
+                throw new SpoolException("queue " + store.directory() + " of term " + term + " was fenced by term "
+                        + metadata.fencedByTerm() + ": term " + laterTerm + " cannot demote it, only that one or a"
+                        + " later one");
             }
             metadata.demote(laterTerm);
             LOG.info("queue {} of term {} demoted to a replica: a primary of term {} exists; it keeps its excerpts up"

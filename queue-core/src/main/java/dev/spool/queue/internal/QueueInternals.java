@@ -153,7 +153,8 @@ public interface QueueInternals {
      * write (as after {@link #fence(long)}), while writers made on the replica write. A replica takes
      * {@code laterTerm} if it is later than its own and is otherwise left as it is.
      *
-     * @param laterTerm the term of a later primary; must exceed the term of a primary or fenced queue.
+     * @param laterTerm the term of a later primary; must exceed the term of a primary or fenced queue, and be at least
+     *                  the term that fenced a fenced one.
      * @return true if the queue changed.
      * @throws dev.spool.queue.SpoolException naming the queue and both terms if it is a primary or fenced and
      *                                        {@code laterTerm} does not exceed its term.

@@ -1,5 +1,6 @@
 package dev.spool.replication.sink;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.replication.agent.RepeatedLog;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.ErrorFlyweight;
@@ -20,6 +21,7 @@ import java.util.function.Supplier;
 
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_DIVERGED;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_PROTOCOL;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_DATA;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
@@ -66,6 +68,10 @@ public final class SinkSession {
     /** An acknowledgement is due, and waits for the send buffer to empty: the next one covers what this one would. */
     private boolean ackOwed;
     private volatile boolean connected;
+    /** Set once a source refused the replica's history as divergent, with the two indices before it. */
+    private String divergence;
+    private long divergedReplicaLast;
+    private long divergedSourceLast;
 
     private enum State { FREE, AWAIT_HELLO, AWAIT_START, RESUMED, STREAMING }
 
@@ -317,12 +323,43 @@ public final class SinkSession {
         }
     }
 
+    /**
+     * The source that proved the secret ends the stream with an ERROR; if it refuses the replica's history as
+     * divergent, the sink is to stop: another source of that history would refuse it too.
+     */
     private void onSourceError(final Peer peer) {
         final Connection c = peer.connection;
         error.wrap(c.received(), c.frameOffset());
+        final String message = error.message(c.frameLength());
         LOG.error("replication sink of {}: the source at {} reports error {}: {}", directory, c.peer(), error.code(),
-                error.message(c.frameLength()));
+                message);
+        if (error.code() == ERROR_DIVERGED) {
+            divergedSourceLast = peer.handshake.sourceLastIndex();
+            divergedReplicaLast = replica.lastIndex();
+            divergence = "the replica " + directory + " holds excerpts its source at " + c.peer() + " lacks: its last"
+                    + " index is " + IndexFormat.format(divergedReplicaLast, replica.rollCycle()) + ", the source's "
+                    + IndexFormat.format(divergedSourceLast, replica.rollCycle()) + " (the source says: " + message
+                    + "); nothing is merged: set the directory aside and rebuild the replica from the primary";
+        }
         disconnect(peer);
+    }
+
+    /**
+     * @return why the source refused the replica's history as divergent, naming both indices, or null if no source
+     * did; once set, it stays.
+     */
+    public String divergence() {
+        return divergence;
+    }
+
+    /** @return the replica's last index when a source refused it as divergent; once {@link #divergence()} is set. */
+    public long divergedReplicaLast() {
+        return divergedReplicaLast;
+    }
+
+    /** @return the source's last index when it refused the replica as divergent; once {@link #divergence()} is set. */
+    public long divergedSourceLast() {
+        return divergedSourceLast;
     }
 
     private void expect(final Connection connection, final int type, final int expected) throws IOException {
