@@ -49,7 +49,10 @@ import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
  * intervals). Up to 8 other connections may be in their handshake at once,
  * each for at most three heartbeat intervals; a connection past that closes the oldest one that sent nothing yet, or
  * else the oldest. A peer that has not proved the secret learns nothing of the replica, changes nothing and stops
- * nothing: at most it takes a handshake's place for a while (docs/operations.md, "Security model").
+ * nothing: at most it takes a handshake's place for a while (docs/operations.md, "Security model"). A source that
+ * proved the secret and refuses the replica's history as divergent (the replica holds excerpts the source lacks)
+ * stops the sink, with a {@link ReplicaDivergedException} as its {@link #failure()}: every source of that history
+ * would refuse it too, so the replica is to be set aside and rebuilt.
  * <p>
  * An {@link Agent} (Agrona's): each {@link #doWork()} selects without blocking, accepts, reads and writes what
  * arrived, acknowledges, and checks the connection's heartbeats. By default it runs on its own thread,
