@@ -16,8 +16,9 @@ import java.util.List;
  * {@link #mostAdvanced}, {@link #promote} it (or {@link ReplicationSink#promote()}), start a source on it towards
  * the other replicas' sinks: they follow it, each resuming after its own last index, and take its term. A replica
  * that holds excerpts the new primary lacks (one not chosen by {@link #mostAdvanced}) is refused with an error
- * naming both indices, never merged: its sink stops with a {@link ReplicaDivergedException}. The old primary, if it
- * returns, is fenced by the first sink that has seen the new term.
+ * naming both indices, never merged: its sink reports a {@link ReplicaDivergedException} as its
+ * {@link ReplicationSink#divergence()}. The old primary, if it returns, is fenced by the first sink that has seen the
+ * new term.
  * <p>
  * With a coordinator that hands out terms (such as a ZooKeeper compare-and-set), the coordinator's term is the one
  * promoted to ({@link #promote(SpoolQueue, long)}), and a primary that learns of a later term steps down on its own
@@ -148,8 +149,8 @@ public final class Failover {
      * queue. Close the queue's {@link ReplicationSource} and publish gateway first. Then, once this queue instance
      * is closed, a {@link ReplicationSink} on its directory takes the new primary's stream if the queue holds a
      * prefix of the new primary's history, and resumes after its last index; if it holds excerpts the new primary
-     * lacks (written here and never acknowledged), the new primary's source refuses it and the sink stops with a
-     * {@link ReplicaDivergedException} as its {@link ReplicationSink#failure()}: never merged. A replica is left as
+     * lacks (written here and never acknowledged), the new primary's source refuses it and the sink reports a
+     * {@link ReplicaDivergedException} as its {@link ReplicationSink#divergence()}: never merged. A replica is left as
      * it is, apart from taking {@code laterTerm} if that is later than its own term: demoting twice does nothing more.
      *
      * @param queue     an open queue.

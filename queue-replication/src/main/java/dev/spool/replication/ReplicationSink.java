@@ -51,8 +51,7 @@ import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
  * else the oldest. A peer that has not proved the secret learns nothing of the replica, changes nothing and stops
  * nothing: at most it takes a handshake's place for a while (docs/operations.md, "Security model"). A source that
  * proved the secret and refuses the replica's history as divergent (the replica holds excerpts the source lacks)
- * stops the sink, with a {@link ReplicaDivergedException} as its {@link #failure()}: every source of that history
- * would refuse it too, so the replica is to be set aside and rebuilt.
+ * is reported by {@link #divergence()}.
  * <p>
  * An {@link Agent} (Agrona's): each {@link #doWork()} selects without blocking, accepts, reads and writes what
  * arrived, acknowledges, and checks the connection's heartbeats. By default it runs on its own thread,
@@ -187,14 +186,27 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         return IndexFormat.format(index, replica.rollCycle());
     }
 
-    /**
-     * @return the error that stopped the sink, or null while it runs: a {@link ReplicaDivergedException} if a source
-     * that proved the secret refused the replica's history as divergent (the replica holds excerpts the source
-     * lacks), since every source of that history would refuse it too; the replica stays as it is, for a person to
-     * look at, and is closed with the sink.
-     */
+    /** @return the error that stopped the sink's thread, or null while it runs. */
     public Throwable failure() {
         return failure;
+    }
+
+    /**
+     * Tells whether a source refused the replica's history as divergent: the replica holds excerpts the source lacks
+     * (its last index is past the source's, or its last excerpt is not the source's at that index), typically
+     * because it was a primary that wrote excerpts no replica acknowledged before another node was promoted. Only a
+     * source that proved the shared secret is heard. The source stops replicating to this sink; the sink goes on
+     * listening, since the fault may be the source's (the wrong replica promoted): whoever knows which node is the
+     * primary sets this replica aside and rebuilds it from the primary, or keeps it. Cleared once a source accepts
+     * the replica's history. Any thread; builds the exception at each call that finds one.
+     *
+     * @return the last such refusal, naming the replica, the source and both indices; or null if there was none
+     * since a source last accepted the replica's history.
+     */
+    public ReplicaDivergedException divergence() {
+        final SinkSession.Divergence divergence = session.divergence();
+        return divergence == null ? null : new ReplicaDivergedException(divergence.message(),
+                divergence.replicaLastIndex(), divergence.sourceLastIndex());
     }
 
     /**
@@ -281,12 +293,7 @@ public final class ReplicationSink implements Agent, AutoCloseable {
             return 0;
         }
         try {
-            final int work = selector.selectNow(session.onSelected) + session.checkLiveness();
-            if (session.divergence() != null) {
-                throw new ReplicaDivergedException(session.divergence(), session.divergedReplicaLast(),
-                        session.divergedSourceLast());
-            }
-            return work;
+            return selector.selectNow(session.onSelected) + session.checkLiveness();
         } catch (IOException | RuntimeException | Error e) {
             failure = e;
             LOG.error("replication sink of {} stopped", directory, e);

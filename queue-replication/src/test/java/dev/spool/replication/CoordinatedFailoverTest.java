@@ -64,7 +64,7 @@ class CoordinatedFailoverTest extends SpoolTestBase {
                         assertTrue(stale.failure().getMessage().contains("has term 7, so a later primary exists"),
                                 stale.failure().getMessage());
                     }
-                    assertNull(third.failure(), "fencing a stale source is no divergence");
+                    assertNull(third.divergence(), "fencing a stale source is no divergence");
                 }
             }
             assertEquals(ReplicationRole.FENCED, Failover.role(old));
@@ -108,6 +108,7 @@ class CoordinatedFailoverTest extends SpoolTestBase {
         try (SpoolQueue promoted = open(tempDir.resolve("new")); ReplicationSink follower = sink("old");
              ReplicationSource source = source(promoted, follower)) {
             awaitReplicated(promoted, follower);
+            assertNull(follower.divergence());
             assertNull(follower.failure());
             assertNull(source.failure());
         }
@@ -118,7 +119,7 @@ class CoordinatedFailoverTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldStopTheDeposedPrimarysSinkAsDivergedWhenItHoldsAnUnacknowledgedTail() {
+    void shouldReportTheDeposedPrimarysSinkAsDivergedWhenItHoldsAnUnacknowledgedTail() {
         expectWarning("stopped");
         expectWarning("reports error 4");
         replicate("old", "new", 100);
@@ -137,18 +138,18 @@ class CoordinatedFailoverTest extends SpoolTestBase {
         }
         try (SpoolQueue promoted = open(tempDir.resolve("new")); ReplicationSink follower = sink("old");
              ReplicationSource source = source(promoted, follower)) {
-            await(() -> follower.failure() != null, "the follower's sink stops");
-            final ReplicaDivergedException diverged = assertInstanceOf(ReplicaDivergedException.class,
-                    follower.failure());
+            await(() -> follower.divergence() != null, "the follower's sink reports the divergence");
+            final ReplicaDivergedException diverged = follower.divergence();
             assertEquals(tail, diverged.replicaLastIndex());
             assertEquals(newLast, diverged.sourceLastIndex());
             assertTrue(diverged.getMessage().contains(IndexFormat.format(tail, promoted.rollCycle())),
                     diverged.getMessage());
             assertTrue(diverged.getMessage().contains(IndexFormat.format(newLast, promoted.rollCycle())),
                     diverged.getMessage());
-            await(() -> source.failure() != null, "the source stops too");
+            await(() -> source.failure() != null, "the source stops");
             assertTrue(source.failure().getMessage().contains("is ahead of the source"),
                     source.failure().getMessage());
+            assertNull(follower.failure(), "the sink goes on listening");
         }
         try (SpoolQueue deposed = open(tempDir.resolve("old"))) {
             assertEquals(tail, deposed.lastIndex(), "the refused replica keeps its excerpts, never merged");
@@ -156,7 +157,7 @@ class CoordinatedFailoverTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldStopASinkAsDivergedWhenItsLastExcerptDiffersFromTheSources() {
+    void shouldReportASinkAsDivergedWhenItsLastExcerptDiffersFromTheSources() {
         expectWarning("stopped");
         expectWarning("reports error 4");
         replicate("primary", "replica", 10);
@@ -176,9 +177,8 @@ class CoordinatedFailoverTest extends SpoolTestBase {
             Failover.demote(primary, 1);
             Failover.promote(primary, 2);
             try (ReplicationSource source = source(primary, sink)) {
-                await(() -> sink.failure() != null, "the sink stops");
-                final ReplicaDivergedException diverged = assertInstanceOf(ReplicaDivergedException.class,
-                        sink.failure());
+                await(() -> sink.divergence() != null, "the sink reports the divergence");
+                final ReplicaDivergedException diverged = sink.divergence();
                 assertEquals(replicaLast, diverged.replicaLastIndex());
                 assertEquals(primary.lastIndex(), diverged.sourceLastIndex());
                 assertTrue(diverged.getMessage().contains("divergent history"), diverged.getMessage());

@@ -68,10 +68,8 @@ public final class SinkSession {
     /** An acknowledgement is due, and waits for the send buffer to empty: the next one covers what this one would. */
     private boolean ackOwed;
     private volatile boolean connected;
-    /** Set once a source refused the replica's history as divergent, with the two indices before it. */
-    private String divergence;
-    private long divergedReplicaLast;
-    private long divergedSourceLast;
+    /** The last refusal of the replica's history as divergent, until a source accepts the history; or null. */
+    private volatile Divergence divergence;
 
     private enum State { FREE, AWAIT_HELLO, AWAIT_START, RESUMED, STREAMING }
 
@@ -324,8 +322,9 @@ public final class SinkSession {
     }
 
     /**
-     * The source that proved the secret ends the stream with an ERROR; if it refuses the replica's history as
-     * divergent, the sink is to stop: another source of that history would refuse it too.
+     * The source that proved the secret ends the stream with an ERROR; a refusal of the replica's history as
+     * divergent is kept for {@link #divergence()}: the replica or the source is to be set aside, which the sink
+     * cannot decide.
      */
     private void onSourceError(final Peer peer) {
         final Connection c = peer.connection;
@@ -334,32 +333,33 @@ public final class SinkSession {
         LOG.error("replication sink of {}: the source at {} reports error {}: {}", directory, c.peer(), error.code(),
                 message);
         if (error.code() == ERROR_DIVERGED) {
-            divergedSourceLast = peer.handshake.sourceLastIndex();
-            divergedReplicaLast = replica.lastIndex();
-            divergence = "the replica " + directory + " holds excerpts its source at " + c.peer() + " lacks: its last"
-                    + " index is " + IndexFormat.format(divergedReplicaLast, replica.rollCycle()) + ", the source's "
-                    + IndexFormat.format(divergedSourceLast, replica.rollCycle()) + " (the source says: " + message
-                    + "); nothing is merged: set the directory aside and rebuild the replica from the primary";
+            final long replicaLast = replica.lastIndex();
+            final long sourceLast = peer.handshake.sourceLastIndex();
+            divergence = new Divergence("the replica " + directory + " holds excerpts its source at " + c.peer()
+                    + " lacks: its last index is " + IndexFormat.format(replicaLast, replica.rollCycle())
+                    + ", the source's " + IndexFormat.format(sourceLast, replica.rollCycle()) + " (the source says: "
+                    + message + "); nothing is merged: set the directory aside and rebuild the replica from the"
+                    + " primary", replicaLast, sourceLast);
         }
         disconnect(peer);
     }
 
     /**
-     * @return why the source refused the replica's history as divergent, naming both indices, or null if no source
-     * did; once set, it stays.
+     * @return the last refusal of the replica's history as divergent by a source that proved the secret, or null if
+     * none since a source last accepted the history; any thread.
      */
-    public String divergence() {
+    public Divergence divergence() {
         return divergence;
     }
 
-    /** @return the replica's last index when a source refused it as divergent; once {@link #divergence()} is set. */
-    public long divergedReplicaLast() {
-        return divergedReplicaLast;
-    }
-
-    /** @return the source's last index when it refused the replica as divergent; once {@link #divergence()} is set. */
-    public long divergedSourceLast() {
-        return divergedSourceLast;
+    /**
+     * A source refused the replica's history as divergent.
+     *
+     * @param message          why, naming the replica, the source and both indices.
+     * @param replicaLastIndex the replica's last index.
+     * @param sourceLastIndex  the source's last index as its HELLO announced it, -1 if it had none.
+     */
+    public record Divergence(String message, long replicaLastIndex, long sourceLastIndex) {
     }
 
     private void expect(final Connection connection, final int type, final int expected) throws IOException {
@@ -377,6 +377,7 @@ public final class SinkSession {
     private void onStreaming(final Peer peer) {
         peer.state = State.STREAMING;
         connected = true;
+        divergence = null;
         if (refusedLog.count() > 1) {
             LOG.info("replication sink of {}: {} handshakes failed before this one", directory, refusedLog.count());
         }
