@@ -15,6 +15,11 @@ import dev.spool.replication.source.ReplicaAcks;
  * disk while the acknowledgement cannot come: no replica connected, or fewer than k. With one replica the three
  * forms are the same. The ordinals travel in the publish gateway's PUBLISH frame: constants are only ever added at
  * the end.
+ * <p>
+ * While the source's acknowledgements are {@link ReplicationSource#holdAcknowledgements() held} (a primary that
+ * cannot reach its coordinator and may have been deposed), no stage from {@link #ACKED} on is reached: an
+ * {@code _OR_SYNCED} stage does not fall back to a sync, and an excerpt the sync policy synced does not count for
+ * it. {@link #PUBLISHED}, {@link #WRITTEN} and {@link #SYNCED} are not affected.
  */
 public enum CommitStage {
     /**
@@ -75,7 +80,8 @@ public enum CommitStage {
     /**
      * @param acks the source's acknowledgements, or null if there is no source: then no acknowledgement ever comes.
      * @return true if this stage is {@link #SYNCED}, or falls back to a sync now because its acknowledgement cannot
-     * come: too few replicas connected.
+     * come: too few replicas connected; never while the source's acknowledgements are
+     * {@link ReplicationSource#holdAcknowledgements() held}.
      */
     boolean syncsNow(final ReplicaAcks acks) {
         if (!sync) {
@@ -85,9 +91,9 @@ public enum CommitStage {
             case NONE:
                 return true;
             case QUORUM:
-                return acks == null || acks.connectedCount() < acks.quorum();
+                return acks == null || !acks.held() && acks.connectedCount() < acks.quorum();
             default:
-                return acks == null || acks.connectedCount() == 0;
+                return acks == null || !acks.held() && acks.connectedCount() == 0;
         }
     }
 
@@ -95,21 +101,29 @@ public enum CommitStage {
      * @param index  the write's index.
      * @param acks   the source's acknowledgements, or null if there is none.
      * @param synced the queue's last synced index.
-     * @return true if the write has reached this stage; never waits.
+     * @return true if the write has reached this stage; never waits. A stage that waits for acknowledgements is not
+     * reached while they are {@link ReplicationSource#holdAcknowledgements() held}, even if the index was synced.
      */
     boolean isReached(final long index, final ReplicaAcks acks, final long synced) {
+        if (this.acks == Acks.NONE) {
+            return sync ? synced >= index : index >= 0;
+        }
+        if (acks == null) {
+            return sync && synced >= index;
+        }
+        if (acks.held()) {
+            return false;
+        }
         if (sync && synced >= index) {
             return true;
         }
         switch (this.acks) {
-            case NONE:
-                return !sync && index >= 0;
             case ANY:
-                return acks != null && acks.byAny() >= index;
+                return acks.byAny() >= index;
             case QUORUM:
-                return acks != null && acks.byQuorum() >= index;
+                return acks.byQuorum() >= index;
             default:
-                return acks != null && acks.byAll() >= index;
+                return acks.byAll() >= index;
         }
     }
 }

@@ -84,7 +84,9 @@ public final class CommitWaiter implements AutoCloseable {
      * Waits until {@code index} reaches {@code stage}. {@link CommitStage#SYNCED}, and an {@code _OR_SYNCED} stage
      * while its acknowledgement cannot come (no replica connected; for {@link CommitStage#ACKED_BY_QUORUM_OR_SYNCED},
      * fewer than the ack quorum), sync through this waiter's appender (or wait for another writer's sync if it has
-     * none).
+     * none). While the source's acknowledgements are {@link ReplicationSource#holdAcknowledgements() held}, a stage
+     * from {@link CommitStage#ACKED} on is not reached and does not fall back to a sync: the wait times out unless
+     * they are released in time.
      *
      * @param index   the index an append returned.
      * @param stage   what "committed" means for this write.

@@ -16,8 +16,16 @@ import java.util.List;
  * {@link #mostAdvanced}, {@link #promote} it (or {@link ReplicationSink#promote()}), start a source on it towards
  * the other replicas' sinks: they follow it, each resuming after its own last index, and take its term. A replica
  * that holds excerpts the new primary lacks (one not chosen by {@link #mostAdvanced}) is refused with an error
- * naming both indices, never merged. The old primary, if it returns, is fenced by the first sink that has seen
- * the new term.
+ * naming both indices, never merged: its sink reports a {@link ReplicaDivergedException} as its
+ * {@link ReplicationSink#divergence()}. The old primary, if it returns, is fenced by the first sink that has seen the
+ * new term.
+ * <p>
+ * With a coordinator that hands out terms (such as a ZooKeeper compare-and-set), the coordinator's term is the one
+ * promoted to ({@link #promote(SpoolQueue, long)}), and a primary that learns of a later term steps down on its own
+ * with {@link #demote}: it becomes a replica of the same queue and follows the new primary with a sink, which
+ * takes the new primary's stream if it holds a prefix of its history. While such a primary cannot reach its
+ * coordinator, {@link ReplicationSource#holdAcknowledgements()} keeps its writers from being told that a write is
+ * acknowledged.
  */
 public final class Failover {
     private Failover() {
@@ -106,7 +114,8 @@ public final class Failover {
     /**
      * Makes a replica the primary of the next term: local appends continue from its last index, and the former
      * primary is fenced when it meets this term. Stop the {@link ReplicationSink} writing to it first, or use
-     * {@link ReplicationSink#promote()}, which does both. Who decides to promote is outside Spool.
+     * {@link ReplicationSink#promote()}, which does both. Who decides to promote is outside Spool; a coordinator that
+     * hands out terms uses {@link #promote(SpoolQueue, long)}.
      *
      * @param queue an open replica queue.
      * @return the new term.
@@ -114,5 +123,43 @@ public final class Failover {
      */
     public static long promote(final SpoolQueue queue) {
         return queue.unwrap(QueueInternals.class).promote();
+    }
+
+    /**
+     * Makes a replica the primary of {@code term}, a term chosen by a coordinator (for example by a compare-and-set in
+     * ZooKeeper, so that no two nodes promote into one term): local appends continue from its last index, and every
+     * primary of an earlier term is fenced when its source meets a sink that has seen this term. Stop the
+     * {@link ReplicationSink} writing to it first, or use {@link ReplicationSink#promote(long)}, which does both.
+     *
+     * @param queue an open replica queue.
+     * @param term  the new term; must exceed the queue's {@link #term}.
+     * @return {@code term}.
+     * @throws SpoolException naming the queue and both terms unless the queue is a {@link ReplicationRole#REPLICA}
+     *                        of an earlier term.
+     */
+    public static long promote(final SpoolQueue queue, final long term) {
+        return queue.unwrap(QueueInternals.class).promote(term);
+    }
+
+    /**
+     * Makes a primary that learnt of a later term (a coordinator says another node is primary now), or a
+     * {@link ReplicationRole#FENCED} one, a {@link ReplicationRole#REPLICA} of {@code laterTerm}, so that it can follow
+     * the new primary. It keeps every excerpt; the change is persisted in the queue's metadata, so every process
+     * sees it: new appenders are refused, and appenders created before throw at their next write, as on a fenced
+     * queue. Close the queue's {@link ReplicationSource} and publish gateway first. Then, once this queue instance
+     * is closed, a {@link ReplicationSink} on its directory takes the new primary's stream if the queue holds a
+     * prefix of the new primary's history, and resumes after its last index; if it holds excerpts the new primary
+     * lacks (written here and never acknowledged), the new primary's source refuses it and the sink reports a
+     * {@link ReplicaDivergedException} as its {@link ReplicationSink#divergence()}: never merged. A replica is left as
+     * it is, apart from taking {@code laterTerm} if that is later than its own term: demoting twice does nothing more.
+     *
+     * @param queue     an open queue.
+     * @param laterTerm the new primary's term; must exceed the term of a primary or fenced queue, and be at least the
+     *                  term that fenced a fenced one.
+     * @return true if the queue changed, false if it was a replica of {@code laterTerm} or a later term already.
+     * @throws SpoolException naming the queue and the terms if {@code laterTerm} is not later as said.
+     */
+    public static boolean demote(final SpoolQueue queue, final long laterTerm) {
+        return queue.unwrap(QueueInternals.class).demote(laterTerm);
     }
 }

@@ -47,7 +47,9 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * A server that accepts publishes from {@link PublishClient}s over TCP, appends each to a primary queue, and sends
  * the commit back once the message reached the {@link CommitStage} its client asked for: written, synced (one
  * msync covers every message waiting for it), acknowledged by the replica its {@link ReplicationSource} feeds, or
- * acked-or-synced. This is the durability article's scenario: client, server 1, replica, commit back.
+ * acked-or-synced. This is the durability article's scenario: client, server 1, replica, commit back. While the
+ * source's acknowledgements are {@link ReplicationSource#holdAcknowledgements() held}, the commits that wait for an
+ * acknowledged stage stay pending (the clients get them after the release, once the replicas acknowledged).
  * <p>
  * An {@link Agent} (Agrona's), whose {@link #doWork()} reads its clients, appends, syncs and answers without
  * blocking. By default it runs on its own thread, {@value #THREAD_NAME}, through an {@code AgentRunner} whose idle

@@ -49,7 +49,9 @@ import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
  * intervals). Up to 8 other connections may be in their handshake at once,
  * each for at most three heartbeat intervals; a connection past that closes the oldest one that sent nothing yet, or
  * else the oldest. A peer that has not proved the secret learns nothing of the replica, changes nothing and stops
- * nothing: at most it takes a handshake's place for a while (docs/operations.md, "Security model").
+ * nothing: at most it takes a handshake's place for a while (docs/operations.md, "Security model"). A source that
+ * proved the secret and refuses the replica's history as divergent (the replica holds excerpts the source lacks)
+ * is reported by {@link #divergence()}.
  * <p>
  * An {@link Agent} (Agrona's): each {@link #doWork()} selects without blocking, accepts, reads and writes what
  * arrived, acknowledges, and checks the connection's heartbeats. By default it runs on its own thread,
@@ -190,6 +192,24 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     }
 
     /**
+     * Tells whether a source refused the replica's history as divergent: the replica holds excerpts the source lacks
+     * (its last index is past the source's, or its last excerpt is not the source's at that index), typically
+     * because it was a primary that wrote excerpts no replica acknowledged before another node was promoted. Only a
+     * source that proved the shared secret is heard. The source stops replicating to this sink; the sink goes on
+     * listening, since the fault may be the source's (the wrong replica promoted): whoever knows which node is the
+     * primary sets this replica aside and rebuilds it from the primary, or keeps it. Cleared once a source accepts
+     * the replica's history. Any thread; builds the exception at each call that finds one.
+     *
+     * @return the last such refusal, naming the replica, the source and both indices; or null if there was none
+     * since a source last accepted the replica's history.
+     */
+    public ReplicaDivergedException divergence() {
+        final SinkSession.Divergence divergence = session.divergence();
+        return divergence == null ? null : new ReplicaDivergedException(divergence.message(),
+                divergence.replicaLastIndex(), divergence.sourceLastIndex());
+    }
+
+    /**
      * Stops the sink and makes its replica the primary of the next term (see {@link Failover#promote}); the old
      * source is fenced as soon as it meets that term. Who decides to promote is outside Spool: call this from the
      * failover hook of your choice once the old source is known to be gone.
@@ -200,7 +220,26 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     public long promote() {
         stop();
         try {
-            return replica.promote();
+            return replica.promote(replica.term() + 1);
+        } finally {
+            replica.close();
+        }
+    }
+
+    /**
+     * Stops the sink and makes its replica the primary of {@code term}, a term chosen by a coordinator (see
+     * {@link Failover#promote(SpoolQueue, long)}); every source of an earlier term is fenced as soon as it meets a sink
+     * that has seen this term. The sink is stopped and its replica closed whether or not the promotion succeeds.
+     *
+     * @param term the new term; must exceed the replica's.
+     * @return {@code term}.
+     * @throws SpoolException if the replica was never created (nothing was replicated yet), or naming the replica
+     *                        and both terms if its term is not earlier than {@code term}.
+     */
+    public long promote(final long term) {
+        stop();
+        try {
+            return replica.promote(term);
         } finally {
             replica.close();
         }

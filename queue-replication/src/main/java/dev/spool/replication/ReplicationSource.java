@@ -262,6 +262,34 @@ public final class ReplicationSource implements Agent, AutoCloseable {
     }
 
     /**
+     * Stops telling writers that their writes are acknowledged, for a primary that may have been deposed: its
+     * coordinator is out of reach (a ZooKeeper connection SUSPENDED), so another node may be promoted any moment, and
+     * a write acknowledged now might not be on it. From now on until {@link #releaseAcknowledgements()}, no write
+     * reaches a stage from {@link CommitStage#ACKED} on, through this source's {@link CommitWaiter}s (their
+     * {@code await} times out as usual) and the {@link PublishGateway}s given this source (their clients get no
+     * COMMIT for such a stage): an {@code _OR_SYNCED} stage does not fall back to a local sync, and an excerpt the
+     * queue's sync policy synced does not count for it. Replication goes on, and the replicas' acknowledgements are
+     * still recorded ({@link Failover#lastAckedIndex}); {@link CommitStage#PUBLISHED}, {@link CommitStage#WRITTEN}
+     * and {@link CommitStage#SYNCED} are not affected. Holding again does nothing more; any thread.
+     */
+    public void holdAcknowledgements() {
+        agent.acks().hold();
+    }
+
+    /**
+     * Ends {@link #holdAcknowledgements()}: the writes the replicas acknowledged meanwhile reach their stages at once,
+     * and waiters and gateways are woken to see it. Releasing when not held does nothing; any thread.
+     */
+    public void releaseAcknowledgements() {
+        agent.acks().release();
+    }
+
+    /** @return true while the acknowledgements are {@link #holdAcknowledgements() held}. */
+    public boolean acknowledgementsHeld() {
+        return agent.acks().held();
+    }
+
+    /**
      * @param appender the caller's appender, used for the {@link CommitStage#SYNCED} stages; may be null, and then
      *                 those stages wait for another writer's sync.
      * @return a waiter for the commit stages of this source's queue, for the calling thread.

@@ -243,6 +243,9 @@ class ReplicationTest extends SpoolTestBase {
             try (SpoolQueue shorter = open(tempDir.resolve("shorter")); ReplicationSource source = source(shorter, sink)) {
                 await(() -> source.failure() != null, "the source fails");
                 assertTrue(source.failure().getMessage().contains("is ahead of the source"), source.failure().getMessage());
+                await(() -> sink.divergence() != null, "the sink reports the divergence");
+                assertEquals(last, sink.divergence().replicaLastIndex());
+                assertEquals(shorter.lastIndex(), sink.divergence().sourceLastIndex());
             }
             try (SpoolQueue different = open(tempDir.resolve("different"));
                  ExcerptAppender other = different.createAppender()) {
@@ -255,6 +258,11 @@ class ReplicationTest extends SpoolTestBase {
                 }
             }
             assertEquals(last, sink.lastIndex(), "the replica is untouched");
+            assertNull(sink.failure(), "the sink goes on listening");
+            try (ReplicationSource source = source(primary, sink)) {
+                await(sink::isConnected, "the rightful source streams again");
+                assertNull(sink.divergence(), "a source that accepts the replica's history clears the divergence");
+            }
         }
         try (SpoolQueue primary = open(tempDir.resolve("primary")); SpoolQueue replica = open(tempDir.resolve("replica"))) {
             assertEquals(6, assertIdentical(primary, replica));

@@ -458,6 +458,21 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
         MEMORY.writeOrderedInt(address(ROLE_OFFSET), ROLE_FENCED);
     }
 
+    /**
+     * Caller holds the write lock. The write fence stays up: writers made before it (local appenders of the deposed
+     * primary) fail at their next write, writers made on the replica pass it.
+     */
+    void demote(final long laterTerm) {
+        checkWritable("a demotion");
+        writeOrderedLong(FENCED_BY_TERM_OFFSET, laterTerm);
+        // the next holder of the write lock reads it, in any process: the lock's CAS orders it
+        writeOrderedLong(WRITE_FENCE_OFFSET, laterTerm);
+        // the role before the term: whoever reads the later term reads the replica role too, so an appender made
+        // with that term (which passes the fence) is never made on this queue as a primary
+        MEMORY.writeOrderedInt(address(ROLE_OFFSET), ROLE_REPLICA);
+        writeOrderedLong(TERM_OFFSET, laterTerm);
+    }
+
     /** Caller holds the write lock. */
     void term(final long term) {
         checkWritable("adopting a term");

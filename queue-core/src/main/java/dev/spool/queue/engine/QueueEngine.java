@@ -151,6 +151,9 @@ public final class QueueEngine implements QueueInternals {
         synchronized (store.users()) {
             store.checkOpen();
             store.checkWritable("an appender");
+            // the term before the role: a demotion writes the role first, so this term is never one it wrote unless
+            // the role read next is the replica's
+            final long term = metadata.term();
             final int role = metadata.role();
             if (role == MetadataDescriptor.ROLE_REPLICA) {
                 throw new SpoolException("queue " + directory + " is a replica of queue id " + queueId()
@@ -159,7 +162,7 @@ public final class QueueEngine implements QueueInternals {
             if (role == MetadataDescriptor.ROLE_FENCED) {
                 throw fenced();
             }
-            final StoreAppender appender = new StoreAppender(store, syncTriggers.create(policy, nanoClock));
+            final StoreAppender appender = new StoreAppender(store, syncTriggers.create(policy, nanoClock), term);
             store.opened(appender);
             return appender;
         }
@@ -179,10 +182,12 @@ public final class QueueEngine implements QueueInternals {
         synchronized (store.users()) {
             store.checkOpen();
             store.checkWritable("an indexed appender");
+            // the term before the role, as for createAppender
+            final long term = metadata.term();
             if (metadata.role() == MetadataDescriptor.ROLE_FENCED) {
                 throw fenced();
             }
-            final StoreAppender appender = new StoreAppender(store, syncTriggers.create(syncPolicy, nanoClock));
+            final StoreAppender appender = new StoreAppender(store, syncTriggers.create(syncPolicy, nanoClock), term);
             store.opened(appender);
             return new StoreIndexedAppender(appender);
         }
@@ -639,9 +644,38 @@ public final class QueueEngine implements QueueInternals {
      */
     @Override
     public long promote() {
+        return promote(term() + 1);
+    }
+
+    /**
+     * Makes this replica the primary of {@code term}.
+     *
+     * @param term the new term, later than the queue's.
+     * @return {@code term}.
+     * @throws SpoolException unless the queue is a replica of an earlier term.
+     */
+    @Override
+    public long promote(final long term) {
         final MappingGuard guard = enter();
         try {
-            return roles.promote(this::lastIndex);
+            return roles.promote(term, this::lastIndex);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /**
+     * Makes this primary or fenced queue a replica of {@code laterTerm}, keeping every excerpt.
+     *
+     * @param laterTerm the term of a later primary.
+     * @return true if the queue changed; false for a replica of that term or a later one.
+     * @throws SpoolException if the queue is a primary or fenced and {@code laterTerm} is not later than its term.
+     */
+    @Override
+    public boolean demote(final long laterTerm) {
+        final MappingGuard guard = enter();
+        try {
+            return roles.demote(laterTerm, this::lastIndex);
         } finally {
             guard.exit();
         }

@@ -12,7 +12,7 @@ import java.util.function.LongSupplier;
 
 /**
  * A queue's role in replication and its changes, each under the write lock: a replica is promoted to the primary of
- * a new term, adopts its primary's later term, and a primary is fenced by a later term.
+ * a later term, adopts its primary's later term, and a primary is fenced, or demoted to a replica, by a later term.
  */
 final class Roles {
     private static final Logger LOG = LoggerFactory.getLogger(Roles.class);
@@ -30,30 +30,80 @@ final class Roles {
     }
 
     /**
-     * Makes this replica the primary of a new term, one more than its current one.
+     * Makes this replica the primary of {@code term}: local appenders write to it from now on, and the write fence a
+     * demotion left (see {@link #demote}) is lifted.
      *
+     * @param term      the new term; must exceed the queue's term and be at most {@link MetadataDescriptor#MAX_TERM}.
      * @param lastIndex reads the last index, for the log.
-     * @return the new term.
-     * @throws SpoolException unless the queue is a replica below {@link MetadataDescriptor#MAX_TERM}.
+     * @return {@code term}.
+     * @throws SpoolException unless the queue is a replica of an earlier term, naming the queue and both terms.
      */
-    long promote(final LongSupplier lastIndex) {
+    long promote(final long term, final LongSupplier lastIndex) {
         final WriteLock lock = store.writeLock();
         lock.lock();
         try {
             if (metadata.role() != MetadataDescriptor.ROLE_REPLICA) {
                 throw new SpoolException("queue " + store.directory() + " is a " + role() + " queue of term "
-                        + metadata.term() + ": only a replica can be promoted");
+                        + metadata.term() + ": only a replica can be promoted, to term " + term + " or any other");
             }
-            if (metadata.term() >= MetadataDescriptor.MAX_TERM) {
+            if (term <= metadata.term() || term > MetadataDescriptor.MAX_TERM) {
                 throw new SpoolException("queue " + store.directory() + " has term " + metadata.term()
-                        + ", the highest a queue may have (" + MetadataDescriptor.MAX_TERM + "): it cannot be promoted"
-                        + " to a later one");
+                        + ": it cannot be promoted to term " + term + ", which must be later than its own and at most "
+                        + MetadataDescriptor.MAX_TERM);
             }
-            final long term = metadata.term() + 1;
             metadata.promote(term);
             LOG.info("queue {} promoted to primary of term {} at last index {}", store.directory(), term,
                     IndexFormat.format(lastIndex.getAsLong(), store.rollCycle()));
             return term;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Makes this primary, deposed or fenced, a replica of the later term: it keeps every excerpt, new appenders are
+     * refused as on any replica, and appenders created before throw at their next write (the write fence stays up
+     * for them; only writers made on the replica pass it). A replica takes {@code laterTerm} if it is later than its
+     * own, and is otherwise left as it is.
+     *
+     * @param laterTerm the term of a later primary; must exceed the term of a primary or fenced queue (and be at
+     *                  least the term that fenced a fenced one), and be at most {@link MetadataDescriptor#MAX_TERM}.
+     * @param lastIndex reads the last index, for the log.
+     * @return true if the queue changed.
+     * @throws SpoolException naming the queue and both terms if {@code laterTerm} is not later than a primary's or
+     *                        fenced queue's term.
+     */
+    boolean demote(final long laterTerm, final LongSupplier lastIndex) {
+        final WriteLock lock = store.writeLock();
+        lock.lock();
+        try {
+            final int role = metadata.role();
+            final long term = metadata.term();
+            if (laterTerm > MetadataDescriptor.MAX_TERM) {
+                throw new SpoolException("queue " + store.directory() + " has term " + term + ": term " + laterTerm
+                        + " is past the highest a queue may have (" + MetadataDescriptor.MAX_TERM + ")");
+            }
+            if (role == MetadataDescriptor.ROLE_REPLICA) {
+                if (laterTerm <= term) {
+                    return false;
+                }
+                metadata.term(laterTerm);
+                return true;
+            }
+            if (laterTerm <= term) {
+                throw new SpoolException("queue " + store.directory() + " is a " + role() + " queue of term " + term
+                        + ": term " + laterTerm + " cannot demote it, only a later one");
+            }
+            if (role == MetadataDescriptor.ROLE_FENCED && laterTerm < metadata.fencedByTerm()) {
+                throw new SpoolException("queue " + store.directory() + " of term " + term + " was fenced by term "
+                        + metadata.fencedByTerm() + ": term " + laterTerm + " cannot demote it, only that one or a"
+                        + " later one");
+            }
+            metadata.demote(laterTerm);
+            LOG.info("queue {} of term {} demoted to a replica: a primary of term {} exists; it keeps its excerpts up"
+                    + " to index {}", store.directory(), term, laterTerm,
+                    IndexFormat.format(lastIndex.getAsLong(), store.rollCycle()));
+            return true;
         } finally {
             lock.unlock();
         }

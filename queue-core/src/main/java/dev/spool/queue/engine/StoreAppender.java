@@ -44,7 +44,11 @@ final class StoreAppender implements ExcerptAppender {
     private int claimLength = NO_CLAIM;
     private boolean closed;
 
-    StoreAppender(final Store store, final SyncTrigger trigger) {
+    /**
+     * @param term the queue's term now, read before its role was checked: a later fence or demotion stops this
+     *             appender at its next write.
+     */
+    StoreAppender(final Store store, final SyncTrigger trigger, final long term) {
         this.store = store;
         this.metadata = store.metadata();
         this.maxMessageLength = store.maxMessageLength();
@@ -52,7 +56,7 @@ final class StoreAppender implements ExcerptAppender {
         this.checksumLength = store.checksums() ? CHECKSUM_LENGTH : 0;
         this.crc = store.checksums() ? new Crc32cOfMemory() : null;
         this.trigger = trigger;
-        this.tail = new TailWriter(store, trigger != null, counters);
+        this.tail = new TailWriter(store, trigger != null, counters, term);
     }
 
     @Override

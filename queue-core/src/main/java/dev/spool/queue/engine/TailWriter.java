@@ -50,6 +50,8 @@ final class TailWriter {
     /** Whether the appender's sync policy flushes: what it has not flushed of a cycle is flushed when leaving it. */
     private final boolean flushesOnRoll;
     private final AppenderCounters counters;
+    /** The queue's term when this writer was made; read only when a write fence is up. */
+    private final long term;
     /** This writer started a new cycle while holding the lock: retention runs once it is released. */
     private boolean rolled;
     /** Where the next flush of the current file starts: everything before it is flushed. */
@@ -63,8 +65,13 @@ final class TailWriter {
     private long position;
     private long sequence;
 
-    TailWriter(final Store store, final boolean flushesOnRoll, final AppenderCounters counters) {
+    /**
+     * @param term the queue's term when the writer was made: a write fence of a later term (the queue was fenced or
+     *             demoted after that) refuses its writes.
+     */
+    TailWriter(final Store store, final boolean flushesOnRoll, final AppenderCounters counters, final long term) {
         this.store = store;
+        this.term = term;
         this.counters = counters;
         this.lock = store.writeLock();
         this.metadata = store.metadata();
@@ -117,7 +124,7 @@ final class TailWriter {
         lock.lock();
         try {
             final long fence = metadata.writeFence();
-            if (fence != 0) {
+            if (fence != 0 && fence > term) {
                 throw fenced(fence);
             }
             final long target = at == NEXT ? Math.max(clock.currentCycle(), metadata.highestCycle()) : cycleOf(at);
@@ -275,15 +282,25 @@ final class TailWriter {
         lock.unlock();
     }
 
-    /** @return the exception for a non-zero write fence: the queue was fenced, unless the fence word is damaged. */
+    /**
+     * @return the exception for a write fence later than this writer's term: the queue was fenced, or demoted to a
+     * replica, after the writer was made; unless the fence word is damaged.
+     */
     private RuntimeException fenced(final long byTerm) {
-        if (metadata.role() != MetadataDescriptor.ROLE_FENCED || metadata.fencedByTerm() != byTerm) {
+        final int role = metadata.role();
+        if (metadata.fencedByTerm() != byTerm || role == MetadataDescriptor.ROLE_PRIMARY && metadata.term() < byTerm) {
             return new CorruptQueueException(metadata.path(), MetadataDescriptor.WRITE_FENCE_OFFSET, "write fence="
-                    + byTerm + " but role=" + metadata.role() + " and fenced-by-term=" + metadata.fencedByTerm()
-                    + ", which fence() writes with it: the metadata is damaged; nothing was written");
+                    + byTerm + " but role=" + role + ", term=" + metadata.term() + " and fenced-by-term="
+                    + metadata.fencedByTerm() + ", which fence() and demote() write with it: the metadata is damaged;"
+                    + " nothing was written");
         }
-        return new SpoolException("queue " + store.directory() + " was fenced by term " + byTerm
-                + ": another queue is the primary now; this appender's excerpt was not written");
+        if (role == MetadataDescriptor.ROLE_FENCED) {
+            return new SpoolException("queue " + store.directory() + " was fenced by term " + byTerm
+                    + ": another queue is the primary now; this appender's excerpt was not written");
+        }
+        return new SpoolException("queue " + store.directory() + " was demoted to a replica by term " + byTerm
+                + " after this appender was made (at term " + term + "): another queue is the primary now; this"
+                + " appender's excerpt was not written");
     }
 
     private SpoolException unexpectedIndex(final long index, final long expected) {

@@ -29,7 +29,7 @@ package dev.spool.queue.format;
  *  +---------------------------------------------------------------+
  *  |    Write lock: 0 = free, else session id &lt;&lt; 8 | slot (long)   |   64 (own cache line)
  *  +---------------------------------------------------------------+
- *  |     Write fence: term that fenced the queue, 0 = open (long)  |   72
+ *  |  Write fence: term that fenced or demoted it, 0 = none (long) |   72
  *  +---------------------------------------------------------------+
  *  |   Highest cycle (long)  |   Lowest cycle (long), -1 = none    |  128 (own cache line)
  *  +---------------------------------------------------------------+
@@ -135,8 +135,9 @@ public final class MetadataDescriptor {
     /** Contended by every writer: alone on its cache line. */
     public static final int WRITE_LOCK_OFFSET = align(CHUNK_LENGTH_OFFSET + Long.BYTES, CACHE_LINE_LENGTH);
     /**
-     * Non-zero once the queue is fenced: every writer reads it right after taking the lock, so an appender that was
-     * open before the fence stops too. On the lock's line, which the writer holds already, so it costs nothing.
+     * The term that fenced or demoted the queue, 0 if none: every writer reads it right after taking the lock, and one
+     * made at an earlier term stops, so an appender that was open before a fence or a demotion stops too. On the
+     * lock's line, which the writer holds already, so it costs nothing.
      */
     public static final int WRITE_FENCE_OFFSET = WRITE_LOCK_OFFSET + Long.BYTES;
     /** Offset of the highest cycle field. */

@@ -135,6 +135,33 @@ public interface QueueInternals {
     long promote();
 
     /**
+     * Makes this replica the primary of {@code term}, a term a coordinator chose: local appends continue from its last
+     * index, and a former primary of an earlier term is fenced when it meets this queue's term. Stop the replication
+     * sink writing to it first.
+     *
+     * @param term the new term; must exceed {@link #term()}.
+     * @return {@code term}.
+     * @throws dev.spool.queue.SpoolException naming the queue and both terms unless the queue is a
+     *                                        {@link QueueRole#REPLICA} of an earlier term.
+     */
+    long promote(long term);
+
+    /**
+     * Makes a primary that a later term deposed, or a fenced one, a {@link QueueRole#REPLICA} of {@code laterTerm}, in
+     * every process: it keeps every excerpt, so a replication sink may resume it from the new primary if it holds a
+     * prefix of that primary's history; new appenders are refused, and appenders created before throw at their next
+     * write (as after {@link #fence(long)}), while writers made on the replica write. A replica takes
+     * {@code laterTerm} if it is later than its own and is otherwise left as it is.
+     *
+     * @param laterTerm the term of a later primary; must exceed the term of a primary or fenced queue, and be at least
+     *                  the term that fenced a fenced one.
+     * @return true if the queue changed.
+     * @throws dev.spool.queue.SpoolException naming the queue and both terms if it is a primary or fenced and
+     *                                        {@code laterTerm} does not exceed its term.
+     */
+    boolean demote(long laterTerm);
+
+    /**
      * Fences this primary: a primary of the later term {@code byTerm} exists, so new appenders are refused from now
      * on, in every process, and appenders created before the fence throw at their next write (a check under the
      * write lock, on the lock's own cache line).

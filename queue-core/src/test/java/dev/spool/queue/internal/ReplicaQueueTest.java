@@ -196,4 +196,78 @@ class ReplicaQueueTest extends SpoolTestBase {
             assertEquals(last, writerSide.lastIndex(), "nothing written after the fence");
         }
     }
+
+    @Test
+    void shouldPromoteAReplicaToTheGivenTermAndRefuseATermNoLaterThanItsOwnNamingBoth() {
+        final UUID id = UUID.randomUUID();
+        try (SpoolQueue replica = replicaBuilder(id).openOrCreate()) {
+            final QueueInternals internals = replica.unwrap(QueueInternals.class);
+            internals.adoptTerm(3);
+            final SpoolException same = assertThrows(SpoolException.class, () -> internals.promote(3));
+            assertTrue(same.getMessage().contains(tempDir.resolve("replica").toString()), same.getMessage());
+            assertTrue(same.getMessage().contains("has term 3") && same.getMessage().contains("term 3,"),
+                    same.getMessage());
+            assertThrows(SpoolException.class, () -> internals.promote(2), "an earlier term");
+            assertEquals(QueueRole.REPLICA, internals.role(), "a refused promotion changes nothing");
+            assertEquals(7, internals.promote(7));
+            assertEquals(QueueRole.PRIMARY, internals.role());
+            assertEquals(7, internals.term());
+        }
+        try (SpoolQueue reopened = SpoolQueue.open(tempDir.resolve("replica"))) {
+            assertEquals(7, reopened.unwrap(QueueInternals.class).term(), "the term is persisted");
+        }
+    }
+
+    @Test
+    void shouldDemoteAPrimaryToAReplicaKeepingItsExcerptsAndStopAppendersOpenBefore() {
+        final Path directory = tempDir.resolve("deposed");
+        try (SpoolQueue writerSide = SpoolQueue.builder(directory).chunkLength(1 << 20).openOrCreate();
+             ExcerptAppender appender = writerSide.createAppender()) {
+            final long last = appender.append(utf8("written"));
+            try (SpoolQueue demotingSide = SpoolQueue.open(directory)) {
+                final QueueInternals internals = demotingSide.unwrap(QueueInternals.class);
+                final SpoolException early = assertThrows(SpoolException.class, () -> internals.demote(0));
+                assertTrue(early.getMessage().contains("term 0 cannot demote it"), early.getMessage());
+                assertTrue(internals.demote(5));
+                assertFalse(internals.demote(5), "a replica of that term is left as it is");
+                assertFalse(internals.demote(4), "a replica of a later term is left as it is");
+            }
+            assertEquals(QueueRole.REPLICA, writerSide.unwrap(QueueInternals.class).role(), "seen by other instances");
+            assertEquals(5, writerSide.unwrap(QueueInternals.class).term());
+            final SpoolException append = assertThrows(SpoolException.class, () -> appender.append(utf8("late")));
+            assertTrue(append.getMessage().contains("demoted to a replica by term 5"), append.getMessage());
+            final SpoolException created = assertThrows(SpoolException.class, writerSide::createAppender);
+            assertTrue(created.getMessage().contains("local appends are refused"), created.getMessage());
+            assertEquals(last, writerSide.lastIndex(), "nothing written after the demotion, nothing lost before");
+            try (IndexedAppender replicaWriter = writerSide.unwrap(QueueInternals.class).createIndexedAppender()) {
+                final byte[] payload = utf8("copied");
+                assertEquals(last + 1, replicaWriter.appendAt(last + 1, payload, 0, payload.length),
+                        "a writer made on the replica passes the fence");
+            }
+            assertEquals(6, writerSide.unwrap(QueueInternals.class).promote(6));
+            assertThrows(SpoolException.class, () -> appender.append(utf8("stale")),
+                    "an appender of the deposed term stays stopped after a later promotion");
+            try (ExcerptAppender promoted = writerSide.createAppender()) {
+                assertEquals(last + 2, promoted.append(utf8("primary again")));
+            }
+        }
+    }
+
+    @Test
+    void shouldDemoteAFencedQueueOnlyToTheTermThatFencedItOrALaterOne() {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(1 << 20).openOrCreate()) {
+            final QueueInternals internals = queue.unwrap(QueueInternals.class);
+            internals.fence(4);
+            final SpoolException earlier = assertThrows(SpoolException.class, () -> internals.demote(3));
+            assertTrue(earlier.getMessage().contains("was fenced by term 4: term 3 cannot demote it"),
+                    earlier.getMessage());
+            assertEquals(QueueRole.FENCED, internals.role());
+            assertTrue(internals.demote(4));
+            assertEquals(QueueRole.REPLICA, internals.role());
+            assertEquals(4, internals.term());
+        }
+        try (SpoolQueue reopened = SpoolQueue.open(tempDir.resolve("q"))) {
+            assertEquals(QueueRole.REPLICA, reopened.unwrap(QueueInternals.class).role(), "the demotion is persisted");
+        }
+    }
 }

@@ -90,7 +90,7 @@ public final class ReplicaWriter {
     }
 
     /** @return the replica's term, 0 before it exists. */
-    long term() {
+    public long term() {
         return queue == null ? 0 : internals.term();
     }
 
@@ -261,17 +261,18 @@ public final class ReplicaWriter {
     }
 
     /**
-     * Makes the replica the primary of the next term.
+     * Makes the replica the primary of {@code term}.
      *
-     * @return the new term.
-     * @throws SpoolException if the replica was never created.
+     * @param term the new term, later than the replica's.
+     * @return {@code term}.
+     * @throws SpoolException if the replica was never created, or its term is not earlier.
      */
-    public long promote() {
+    public long promote(final long term) {
         if (queue == null) {
-            throw new SpoolException("sink of " + directory + " has no replica to promote: no source ever"
-                    + " completed a handshake with it");
+            throw new SpoolException("sink of " + directory + " has no replica to promote to term " + term
+                    + ": no source ever completed a handshake with it");
         }
-        return internals.promote();
+        return internals.promote(term);
     }
 
     /** Closes the replica, if it was opened. */

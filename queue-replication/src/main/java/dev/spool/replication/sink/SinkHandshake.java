@@ -64,6 +64,7 @@ public final class SinkHandshake {
     private byte[] welcomeSent;
     private byte[] startReceived;
     private long sourceTerm;
+    private long sourceLastIndex = -1;
     /** The builder that creates the replica at the source's first frame, if it does not exist yet; else null. */
     private SpoolQueueBuilder creation;
 
@@ -81,6 +82,11 @@ public final class SinkHandshake {
     /** @return the term of the source whose START was accepted. */
     long sourceTerm() {
         return sourceTerm;
+    }
+
+    /** @return the last index the HELLO of the source whose START was accepted announced, -1 if it had none. */
+    long sourceLastIndex() {
+        return sourceLastIndex;
     }
 
     /**
@@ -125,6 +131,7 @@ public final class SinkHandshake {
         this.startReceived = startReceived;
         hello.wrap(ByteBuffer.wrap(helloReceived).order(ByteOrder.LITTLE_ENDIAN), 0);
         sourceTerm = hello.term();
+        sourceLastIndex = hello.lastIndex();
         final RollCycle rollCycle = rollCycle(hello.rollCycleId());
         String mismatch = mismatch(hello.queueId(), rollCycle, hello.rollCycleId(), hello.epochMillis(),
                 hello.maxMessageLength());

@@ -1,5 +1,6 @@
 package dev.spool.replication.sink;
 
+import dev.spool.queue.IndexFormat;
 import dev.spool.replication.agent.RepeatedLog;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.ErrorFlyweight;
@@ -20,6 +21,7 @@ import java.util.function.Supplier;
 
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_DIVERGED;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_PROTOCOL;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_DATA;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
@@ -66,6 +68,8 @@ public final class SinkSession {
     /** An acknowledgement is due, and waits for the send buffer to empty: the next one covers what this one would. */
     private boolean ackOwed;
     private volatile boolean connected;
+    /** The last refusal of the replica's history as divergent, until a source accepts the history; or null. */
+    private volatile Divergence divergence;
 
     private enum State { FREE, AWAIT_HELLO, AWAIT_START, RESUMED, STREAMING }
 
@@ -317,12 +321,45 @@ public final class SinkSession {
         }
     }
 
+    /**
+     * The source that proved the secret ends the stream with an ERROR; a refusal of the replica's history as
+     * divergent is kept for {@link #divergence()}: the replica or the source is to be set aside, which the sink
+     * cannot decide.
+     */
     private void onSourceError(final Peer peer) {
         final Connection c = peer.connection;
         error.wrap(c.received(), c.frameOffset());
+        final String message = error.message(c.frameLength());
         LOG.error("replication sink of {}: the source at {} reports error {}: {}", directory, c.peer(), error.code(),
-                error.message(c.frameLength()));
+                message);
+        if (error.code() == ERROR_DIVERGED) {
+            final long replicaLast = replica.lastIndex();
+            final long sourceLast = peer.handshake.sourceLastIndex();
+            divergence = new Divergence("the replica " + directory + " holds excerpts its source at " + c.peer()
+                    + " lacks: its last index is " + IndexFormat.format(replicaLast, replica.rollCycle())
+                    + ", the source's " + IndexFormat.format(sourceLast, replica.rollCycle()) + " (the source says: "
+                    + message + "); nothing is merged: set the directory aside and rebuild the replica from the"
+                    + " primary", replicaLast, sourceLast);
+        }
         disconnect(peer);
+    }
+
+    /**
+     * @return the last refusal of the replica's history as divergent by a source that proved the secret, or null if
+     * none since a source last accepted the history; any thread.
+     */
+    public Divergence divergence() {
+        return divergence;
+    }
+
+    /**
+     * A source refused the replica's history as divergent.
+     *
+     * @param message          why, naming the replica, the source and both indices.
+     * @param replicaLastIndex the replica's last index.
+     * @param sourceLastIndex  the source's last index as its HELLO announced it, -1 if it had none.
+     */
+    public record Divergence(String message, long replicaLastIndex, long sourceLastIndex) {
     }
 
     private void expect(final Connection connection, final int type, final int expected) throws IOException {
@@ -340,6 +377,7 @@ public final class SinkSession {
     private void onStreaming(final Peer peer) {
         peer.state = State.STREAMING;
         connected = true;
+        divergence = null;
         if (refusedLog.count() > 1) {
             LOG.info("replication sink of {}: {} handshakes failed before this one", directory, refusedLog.count());
         }

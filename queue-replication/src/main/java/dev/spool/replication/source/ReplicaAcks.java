@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * BookKeeper's ack quorum; replicas away count with what they acknowledged before they left) and by every replica
  * connected now (the lowest of theirs; -1 while none is). The source's pass writes, after each acknowledgement or
  * change of connection; "any" and "quorum" are recorded in the queue's metadata (raised, never lowered, and seen
- * by other processes), which rings the ack doorbells; waiters on any thread read. Allocates nothing.
+ * by other processes), which rings the ack doorbells; waiters on any thread read. While {@link #held()}, the
+ * acknowledgements are still counted and recorded, but no commit stage that waits for them is reached. Allocates
+ * nothing.
  */
 public final class ReplicaAcks {
     private final QueueInternals internals;
@@ -24,6 +26,8 @@ public final class ReplicaAcks {
     private final long[] sorted;
     private volatile long byAll = -1;
     private volatile int connectedCount;
+    /** While true, no acknowledged commit stage is reached: the primary may have been deposed. Any thread writes. */
+    private volatile boolean held;
 
     /**
      * @param replicas N, the number of replicas.
@@ -104,6 +108,25 @@ public final class ReplicaAcks {
     /** @return how many replicas are connected now. */
     public int connectedCount() {
         return connectedCount;
+    }
+
+    /** Holds every acknowledged commit stage back, acknowledgements and their local-sync fallbacks alike. */
+    public void hold() {
+        held = true;
+    }
+
+    /** Ends {@link #hold()}, and rings the ack doorbells so that the waiters look again at once. */
+    public void release() {
+        held = false;
+        internals.recordAcked(internals.lastAckedIndex());
+    }
+
+    /**
+     * @return true while the acknowledgements are held: no stage that waits for replicas is reached, and none falls
+     * back to a local sync. One volatile read, where a commit stage is checked.
+     */
+    public boolean held() {
+        return held;
     }
 
     private void publish() {
