@@ -142,21 +142,24 @@ public final class Failover {
     }
 
     /**
-     * Makes a primary that learnt of a later term (a coordinator says another node is primary now), or a
-     * {@link ReplicationRole#FENCED} one, a {@link ReplicationRole#REPLICA} of {@code laterTerm}, so that it can follow
-     * the new primary. It keeps every excerpt; the change is persisted in the queue's metadata, so every process
+     * Makes a primary that learnt of a later term (a coordinator says another node is primary now, or may be), or a
+     * {@link ReplicationRole#FENCED} one, a {@link ReplicationRole#REPLICA}, so that it can follow the new primary.
+     * It keeps every excerpt and its {@link #term}: the term rises when the new primary's source has checked the
+     * replica's history and its sink takes the source's term, so that excerpts no replica acknowledged never pass for
+     * a later term's in an election. The change is persisted in the queue's metadata, so every process
      * sees it: new appenders are refused, and appenders created before throw at their next write, as on a fenced
      * queue. Close the queue's {@link ReplicationSource} and publish gateway first. Then, once this queue instance
      * is closed, a {@link ReplicationSink} on its directory takes the new primary's stream if the queue holds a
      * prefix of the new primary's history, and resumes after its last index; if it holds excerpts the new primary
      * lacks (written here and never acknowledged), the new primary's source refuses it and the sink reports a
      * {@link ReplicaDivergedException} as its {@link ReplicationSink#divergence()}: never merged. A replica is left as
-     * it is, apart from taking {@code laterTerm} if that is later than its own term: demoting twice does nothing more.
+     * it is: demoting twice does nothing more.
      *
      * @param queue     an open queue.
-     * @param laterTerm the new primary's term; must exceed the term of a primary or fenced queue, and be at least the
-     *                  term that fenced a fenced one.
-     * @return true if the queue changed, false if it was a replica of {@code laterTerm} or a later term already.
+     * @param laterTerm the new primary's term, or the term a new primary will get: appenders of the deposed primary
+     *                  stay stopped until a primary at least this late is followed; must exceed the term of a primary
+     *                  or fenced queue, and be at least the term that fenced a fenced one.
+     * @return true if the queue changed, false if it was a replica already.
      * @throws SpoolException naming the queue and the terms if {@code laterTerm} is not later as said.
      */
     public static boolean demote(final SpoolQueue queue, final long laterTerm) {

@@ -460,17 +460,17 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     /**
      * Caller holds the write lock. The write fence stays up: writers made before it (local appenders of the deposed
-     * primary) fail at their next write, writers made on the replica pass it.
+     * primary) fail at their next write, and so does any writer made before the replica takes the term of a primary
+     * at least as late as {@code laterTerm}. The term stays the one of the queue's own excerpts: only a primary's
+     * source, once it checked the replica's history, raises it (the sink adopts its term).
      */
     void demote(final long laterTerm) {
         checkWritable("a demotion");
         writeOrderedLong(FENCED_BY_TERM_OFFSET, laterTerm);
         // the next holder of the write lock reads it, in any process: the lock's CAS orders it
         writeOrderedLong(WRITE_FENCE_OFFSET, laterTerm);
-        // the role before the term: whoever reads the later term reads the replica role too, so an appender made
-        // with that term (which passes the fence) is never made on this queue as a primary
+        // release: whoever sees the replica role sees the fence that stops the deposed primary's appenders
         MEMORY.writeOrderedInt(address(ROLE_OFFSET), ROLE_REPLICA);
-        writeOrderedLong(TERM_OFFSET, laterTerm);
     }
 
     /** Caller holds the write lock. */

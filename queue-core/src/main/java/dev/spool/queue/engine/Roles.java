@@ -61,10 +61,12 @@ final class Roles {
     }
 
     /**
-     * Makes this primary, deposed or fenced, a replica of the later term: it keeps every excerpt, new appenders are
-     * refused as on any replica, and appenders created before throw at their next write (the write fence stays up
-     * for them; only writers made on the replica pass it). A replica takes {@code laterTerm} if it is later than its
-     * own, and is otherwise left as it is.
+     * Makes this primary, deposed or fenced, a replica: it keeps every excerpt and its term (the term of those
+     * excerpts), new appenders are refused as on any replica, and appenders created before throw at their next write:
+     * the write fence of {@code laterTerm} stays up, and only writers made once the replica took the term of a primary
+     * at least that late pass it. The term rises only when a primary's source has checked the replica's history and
+     * the sink adopts the source's term, so that a tail no replica acknowledged never passes for a later term's
+     * excerpts. A replica is left as it is.
      *
      * @param laterTerm the term of a later primary; must exceed the term of a primary or fenced queue (and be at
      *                  least the term that fenced a fenced one), and be at most {@link MetadataDescriptor#MAX_TERM}.
@@ -84,11 +86,7 @@ final class Roles {
                         + " is past the highest a queue may have (" + MetadataDescriptor.MAX_TERM + ")");
             }
             if (role == MetadataDescriptor.ROLE_REPLICA) {
-                if (laterTerm <= term) {
-                    return false;
-                }
-                metadata.term(laterTerm);
-                return true;
+                return false;
             }
             if (laterTerm <= term) {
                 throw new SpoolException("queue " + store.directory() + " is a " + role() + " queue of term " + term

@@ -147,11 +147,12 @@ public interface QueueInternals {
     long promote(long term);
 
     /**
-     * Makes a primary that a later term deposed, or a fenced one, a {@link QueueRole#REPLICA} of {@code laterTerm}, in
-     * every process: it keeps every excerpt, so a replication sink may resume it from the new primary if it holds a
-     * prefix of that primary's history; new appenders are refused, and appenders created before throw at their next
-     * write (as after {@link #fence(long)}), while writers made on the replica write. A replica takes
-     * {@code laterTerm} if it is later than its own and is otherwise left as it is.
+     * Makes a primary that a later term deposed, or a fenced one, a {@link QueueRole#REPLICA}, in every process: it
+     * keeps every excerpt and its term (the term of those excerpts), so a replication sink may resume it from the new
+     * primary if it holds a prefix of that primary's history; new appenders are refused, and appenders created before
+     * throw at their next write (as after {@link #fence(long)}). Writers made once the replica took, through
+     * {@link #adoptTerm(long)}, the term of a primary at least as late as {@code laterTerm} write. A replica is left
+     * as it is.
      *
      * @param laterTerm the term of a later primary; must exceed the term of a primary or fenced queue, and be at least
      *                  the term that fenced a fenced one.

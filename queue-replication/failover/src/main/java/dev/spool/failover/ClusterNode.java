@@ -9,6 +9,7 @@ import org.agrona.concurrent.SystemNanoClock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.nodes.PersistentNode;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.SessionConnectionStateErrorPolicy;
@@ -19,6 +20,7 @@ import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -102,7 +105,13 @@ public final class ClusterNode implements AutoCloseable {
             }
             agent.registration(registered);
             started = CuratorCache.build(client, znodes.base());
+            final CountDownLatch loaded = new CountDownLatch(1);
+            started.listenable().addListener(CuratorCacheListener.builder().forInitialized(loaded::countDown).build());
             started.start();
+            if (!loaded.await(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new SpoolException("node " + config.nodeId() + " could not read " + znodes.base() + " from"
+                        + " ZooKeeper at " + config.zookeeper() + " within " + config.connectTimeout());
+            }
             agent.cache(started);
             client.getConnectionStateListenable().addListener((c, state) -> agent.onConnectionState(state));
             this.registration = registered;
@@ -284,8 +293,8 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /** @return how many times this node's directory was set aside because it held excerpts the primary lacked. */
-    public long setAsides() {
-        return agent.setAsides();
+    public long directoriesSetAside() {
+        return agent.directoriesSetAside();
     }
 
     /**
@@ -330,6 +339,7 @@ public final class ClusterNode implements AutoCloseable {
         private byte[] secret;
         private boolean insecure;
         private Consumer<SpoolQueueBuilder> queueSettings = settings -> { };
+        private InetSocketAddress replicationListen;
 
         private Builder(final String zookeeper, final UUID queueId, final String nodeId, final Path directory) {
             this.zookeeper = Objects.requireNonNull(zookeeper, "zookeeper");
@@ -417,6 +427,17 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         /**
+         * @param listen where this node's sink listens while it follows, when the other nodes reach it at another
+         *               address (its member's replication address) through a NAT, a port mapping or a proxy;
+         *               default the member's replication address.
+         * @return this builder.
+         */
+        public Builder replicationListen(final InetSocketAddress listen) {
+            this.replicationListen = Objects.requireNonNull(listen, "listen");
+            return this;
+        }
+
+        /**
          * Checks the settings, connects to ZooKeeper, records or checks the cluster's configuration, creates the
          * queue as a replica if its directory has none, registers the node and starts it: it follows the primary,
          * or takes part in an election if there is none.
@@ -467,7 +488,8 @@ public final class ClusterNode implements AutoCloseable {
                 throw new SpoolException("root '" + root + "' must be an absolute znode path such as /spool");
             }
             return new NodeConfig(zookeeper, queueId, self, List.copyOf(members), k, sessionTimeout, connectTimeout,
-                    root, directory, secret, insecure, queueSettings, AgentHost.daemonThreads());
+                    root, directory, secret, insecure, queueSettings, AgentHost.daemonThreads(),
+                    replicationListen != null ? replicationListen : self.replication());
         }
     }
 }

@@ -41,7 +41,7 @@ final class LocalQueue {
         if (!exists(config.directory())) {
             builder.replicaOf(config.queueId());
         }
-        return builder.build();
+        return builder.openOrCreate();
     }
 
     /**
@@ -51,7 +51,7 @@ final class LocalQueue {
      * @param term   the term of the primary that refused it, for the name.
      * @return where the directory went.
      */
-    static Path setAside(final NodeConfig config, final long term) {
+    static Path moveAside(final NodeConfig config, final long term) {
         final Path directory = config.directory().toAbsolutePath().normalize();
         Path aside = directory.resolveSibling(directory.getFileName() + ".diverged-term-" + term);
         for (int n = 1; Files.exists(aside); n++) {

@@ -11,6 +11,8 @@ import dev.spool.replication.ReplicationRole;
 import dev.spool.replication.ReplicationSink;
 import dev.spool.replication.ReplicationSource;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.SystemNanoClock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.framework.recipes.cache.ChildData;
@@ -35,6 +37,7 @@ import java.util.NavigableMap;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -59,7 +62,7 @@ final class NodeAgent implements Agent {
     private volatile long term = -1;
     private volatile String waitingFor;
     private volatile long promotions;
-    private volatile long setAsides;
+    private volatile long directoriesSetAside;
     private volatile long holds;
     private CuratorCache cache;
     private PersistentNode registration;
@@ -73,6 +76,9 @@ final class NodeAgent implements Agent {
     private ReplicationSource source;
     private PublishGateway gateway;
     private boolean held;
+    private final NanoClock clock = SystemNanoClock.INSTANCE;
+    private long waitingSinceNs;
+    private boolean warnedWaiting;
 
     NodeAgent(final NodeConfig config, final Znodes znodes, final CuratorFramework client) {
         this.config = config;
@@ -114,8 +120,8 @@ final class NodeAgent implements Agent {
         return promotions;
     }
 
-    long setAsides() {
-        return setAsides;
+    long directoriesSetAside() {
+        return directoriesSetAside;
     }
 
     long holds() {
@@ -269,7 +275,7 @@ final class NodeAgent implements Agent {
         closeSink();
         try (SpoolQueue local = LocalQueue.open(config)) {
             candidacy = new Candidate(me, Failover.term(local), local.lastIndex());
-            demote(local);
+            demote(local, current + 1);
         }
         term = candidacy.term();
         state = NodeState.CANDIDATE;
@@ -347,7 +353,7 @@ final class NodeAgent implements Agent {
 
     private void follow(final String primary, final long current) {
         try (SpoolQueue local = LocalQueue.open(config)) {
-            demote(local);
+            demote(local, current);
             term = Failover.term(local);
         }
         startSink();
@@ -360,32 +366,35 @@ final class NodeAgent implements Agent {
     }
 
     /**
-     * A primary, or a fenced one, becomes a replica of its own term: its term is raised only by the sink, once the
-     * new primary's source has checked its history, so that an unchecked tail never ranks as a later term's.
+     * A primary, or a fenced one, becomes a replica that keeps its term: the sink raises it once the new primary's
+     * source has checked its history, so that a tail no replica acknowledged never ranks as a later term's.
+     *
+     * @param laterTerm the term of the primary to follow, or the term the next primary will have.
      */
-    private static void demote(final SpoolQueue local) {
+    private static void demote(final SpoolQueue local, final long laterTerm) {
         if (Failover.role(local) != ReplicationRole.REPLICA) {
-            Failover.demote(local, Failover.term(local));
+            Failover.demote(local, Math.max(laterTerm, Failover.term(local) + 1));
         }
     }
 
     private void startSink() {
         final ReplicationSink.Builder builder = ReplicationSink.builder(config.directory())
-                .bindAddress(config.self().replication().getAddress()).port(config.self().replication().getPort())
+                .bindAddress(config.replicationListen().getAddress()).port(config.replicationListen().getPort())
                 .queueSettings(config.queueSettings());
         sink = (config.insecure() ? builder.insecure() : builder.sharedSecret(config.secret())).start();
     }
 
     /** A follower whose replica the primary refused as divergent sets its directory aside and starts afresh. */
     private int checkSink(final String primary, final long current) {
-        final Throwable failure = sink.failure();
+        final ReplicaDivergedException divergence = sink.divergence();
+        final Throwable failure = divergence != null ? divergence : sink.failure();
         if (failure == null) {
             return 0;
         }
         closeSink();
-        if (failure instanceof ReplicaDivergedException) {
-            final Path aside = LocalQueue.setAside(config, current);
-            setAsides++;
+        if (divergence != null) {
+            final Path aside = LocalQueue.moveAside(config, current);
+            directoriesSetAside++;
             LOG.error("node {} holds excerpts that {}, the primary of term {}, lacks ({}): its directory is set aside as"
                     + " {}, kept and never merged, and its queue is rebuilt from the primary", me, primary, current,
                     failure.getMessage(), aside);
@@ -405,10 +414,21 @@ final class NodeAgent implements Agent {
         }
     }
 
+    /**
+     * Records why this candidate does not promote: logged at INFO when the reason changes (an election passes
+     * through several), and at WARN once it has held for a session timeout, when it is no longer a passing state.
+     */
     private void waiting(final String why) {
+        final long now = clock.nanoTime();
         if (!why.equals(waitingFor)) {
             waitingFor = why;
-            LOG.warn("node {} does not promote: {}", me, why);
+            waitingSinceNs = now;
+            warnedWaiting = false;
+            LOG.info("node {} does not promote: {}", me, why);
+        } else if (!warnedWaiting && now - waitingSinceNs > config.sessionTimeout().toNanos()) {
+            warnedWaiting = true;
+            LOG.warn("node {} does not promote, for {} ms now: {}", me,
+                    TimeUnit.NANOSECONDS.toMillis(now - waitingSinceNs), why);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.spool.failover;
 
 import dev.spool.queue.SpoolQueueBuilder;
 
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -25,10 +26,12 @@ import java.util.function.Consumer;
  * @param insecure       true to run without a secret.
  * @param queueSettings  the queue's settings.
  * @param threadFactory  makes the node's threads.
+ * @param replicationListen where the node's sink listens.
  */
 record NodeConfig(String zookeeper, UUID queueId, Member self, List<Member> members, int ackQuorum,
         Duration sessionTimeout, Duration connectTimeout, String root, Path directory, byte[] secret,
-        boolean insecure, Consumer<SpoolQueueBuilder> queueSettings, ThreadFactory threadFactory) {
+        boolean insecure, Consumer<SpoolQueueBuilder> queueSettings, ThreadFactory threadFactory,
+        InetSocketAddress replicationListen) {
 
     String nodeId() {
         return self.nodeId();

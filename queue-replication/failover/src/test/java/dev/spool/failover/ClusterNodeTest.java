@@ -43,6 +43,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class ClusterNodeTest extends SpoolTestBase {
     static final Duration SESSION = Duration.ofMillis(1500);
+    static final byte[] SECRET = "a secret the nodes and clients share".getBytes(StandardCharsets.UTF_8);
     private TestingServer zookeeper;
     private final List<ClusterNode> nodes = new ArrayList<>();
     private final UUID queueId = UUID.randomUUID();
@@ -106,8 +107,14 @@ class ClusterNodeTest extends SpoolTestBase {
         first.close();
         nodes.remove(first);
         final ClusterNode second = awaitPrimary(2);
+        final ClusterNode back = builder(first.nodeId(), tempDir.resolve(first.nodeId()), 1).start();
+        nodes.add(back);
+        await(() -> back.state() == NodeState.FOLLOWER, "the node that left follows again");
         sent.addAll(publish(second, 20, 30));
-        assertEquals(sent.size(), read(tempDir.resolve(second.nodeId())).size());
+        await(() -> lastIndexOf(back) == lastIndexOf(second), "the returning node caught up");
+        closeAll();
+        assertSameMessages(sent, read(tempDir.resolve(second.nodeId())), "the new primary");
+        assertSameMessages(sent, read(tempDir.resolve(back.nodeId())), "the returning node");
     }
 
     @Test
@@ -140,7 +147,7 @@ class ClusterNodeTest extends SpoolTestBase {
         final String connect = "127.0.0.1:" + closed;
         final Path directory = tempDir.resolve("a");
         final SpoolException refused = assertThrows(SpoolException.class, () -> ClusterNode.builder(connect, queueId,
-                "a", directory).member(members.get(0)).member(members.get(1)).insecure()
+                "a", directory).member(members.get(0)).member(members.get(1)).sharedSecret(SECRET)
                 .connectTimeout(Duration.ofMillis(500)).start());
         assertTrue(refused.getMessage().contains(connect), refused.getMessage());
         assertTrue(refused.getMessage().contains("nothing was created"), refused.getMessage());
@@ -161,7 +168,7 @@ class ClusterNodeTest extends SpoolTestBase {
         members = members(2);
         final Path directory = tempDir.resolve("a");
         final UUID other;
-        try (SpoolQueue queue = SpoolQueue.builder(directory).build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(directory).openOrCreate()) {
             other = queue.queueId();
         }
         final SpoolException refused = assertThrows(SpoolException.class, () -> builder("a", directory, 1).start());
@@ -202,7 +209,7 @@ class ClusterNodeTest extends SpoolTestBase {
 
     private ClusterNode.Builder builder(final String id, final Path directory, final int ackQuorum) {
         final ClusterNode.Builder builder = ClusterNode.builder(zookeeper.getConnectString(), queueId, id, directory)
-                .ackQuorum(ackQuorum).sessionTimeout(SESSION).insecure();
+                .ackQuorum(ackQuorum).sessionTimeout(SESSION).connectTimeout(SESSION).sharedSecret(SECRET);
         members.forEach(builder::member);
         return builder;
     }
@@ -225,7 +232,7 @@ class ClusterNodeTest extends SpoolTestBase {
 
     private static List<byte[]> publish(final ClusterNode primary, final int from, final int to) {
         final List<byte[]> sent = new ArrayList<>();
-        try (PublishClient client = PublishClient.builder(primary.member().gateway(), 1024).insecure().connect()) {
+        try (PublishClient client = PublishClient.builder(primary.member().gateway(), 1024).sharedSecret(SECRET).connect()) {
             for (int i = from; i < to; i++) {
                 final byte[] message = ("message " + i).getBytes(StandardCharsets.UTF_8);
                 final long correlation = client.publish(message, 0, message.length, CommitStage.ACKED_BY_QUORUM);
@@ -237,7 +244,7 @@ class ClusterNodeTest extends SpoolTestBase {
     }
 
     private long lastIndexOf(final ClusterNode node) {
-        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve(node.nodeId())).readOnly().build()) {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve(node.nodeId())).readOnly().open()) {
             return queue.lastIndex();
         }
     }
@@ -251,12 +258,12 @@ class ClusterNodeTest extends SpoolTestBase {
 
     static List<byte[]> read(final Path directory) {
         final List<byte[]> messages = new ArrayList<>();
-        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().build();
+        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().open();
              ExcerptTailer tailer = queue.createTailer()) {
             final net.openhft.chronicle.bytes.Bytes<?> bytes = net.openhft.chronicle.bytes.Bytes.allocateElasticOnHeap();
             while (true) {
                 bytes.clear();
-                if (!tailer.read(bytes)) {
+                if (tailer.read(bytes) < 0) {
                     return messages;
                 }
                 messages.add(bytes.toByteArray());
