@@ -20,4 +20,10 @@ public interface ReplicationSinkMXBean {
 
     /** @return the error that stopped the sink, or an empty string while it runs. */
     String getFailure();
+
+    /**
+     * @return the last refusal of the replica's history as divergent by a source ({@link ReplicationSink#divergence()}),
+     * naming both indices, or an empty string if there is none.
+     */
+    String getDivergence();
 }

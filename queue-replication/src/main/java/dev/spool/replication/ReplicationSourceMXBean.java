@@ -42,4 +42,10 @@ public interface ReplicationSourceMXBean {
      * source's proof of the shared secret (3 times in a row or more), that refusal; else an empty string.
      */
     String[] getFailures();
+
+    /**
+     * @return true while the source's acknowledgements are held ({@link ReplicationSource#holdAcknowledgements()}):
+     * no write reaches an acknowledged commit stage.
+     */
+    boolean isAcknowledgementsHeld();
 }

@@ -35,4 +35,10 @@ final class SinkMetrics implements ReplicationSinkMXBean {
         final Throwable failure = sink.failure();
         return failure == null ? "" : failure.toString();
     }
+
+    @Override
+    public String getDivergence() {
+        final ReplicaDivergedException divergence = sink.divergence();
+        return divergence == null ? "" : divergence.getMessage();
+    }
 }

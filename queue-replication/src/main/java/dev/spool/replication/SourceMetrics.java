@@ -85,4 +85,9 @@ final class SourceMetrics implements ReplicationSourceMXBean {
         }
         return failures;
     }
+
+    @Override
+    public boolean isAcknowledgementsHeld() {
+        return source.acknowledgementsHeld();
+    }
 }

@@ -39,6 +39,7 @@ class ReplicationMetricsTest extends SpoolTestBase {
                 assertEquals(primary.lastIndex(), server.getAttribute(name, "LastIndex"));
                 assertEquals(Boolean.TRUE, server.getAttribute(name, "Connected"));
                 assertEquals("", server.getAttribute(name, "Failure"));
+                assertEquals("", server.getAttribute(name, "Divergence"));
                 assertEquals(sink.address().toString(), server.getAttribute(name, "Address"));
             }
         }
@@ -70,6 +71,10 @@ class ReplicationMetricsTest extends SpoolTestBase {
             assertArrayEquals(new long[]{last, last}, (long[]) server.getAttribute(name, "AckedIndices"));
             assertArrayEquals(new long[]{0, 0}, (long[]) server.getAttribute(name, "UnackedBytes"));
             assertArrayEquals(new String[]{"", ""}, (String[]) server.getAttribute(name, "Failures"));
+            assertEquals(Boolean.FALSE, server.getAttribute(name, "AcknowledgementsHeld"));
+            source.holdAcknowledgements();
+            assertEquals(Boolean.TRUE, server.getAttribute(name, "AcknowledgementsHeld"));
+            source.releaseAcknowledgements();
             assertArrayEquals(new String[]{one.address().toString(), two.address().toString()},
                     (String[]) server.getAttribute(name, "ReplicaAddresses"));
         }

@@ -30,8 +30,9 @@ final class Roles {
     }
 
     /**
-     * Makes this replica the primary of {@code term}: local appenders write to it from now on, and the write fence a
-     * demotion left (see {@link #demote}) is lifted.
+     * Makes this replica the primary of {@code term}: local appenders write to it from now on. A write fence that a
+     * demotion left (see {@link #demote}) stays: appenders made before it stay stopped, and those made from now on,
+     * at the later term, pass it.
      *
      * @param term      the new term; must exceed the queue's term and be at most {@link MetadataDescriptor#MAX_TERM}.
      * @param lastIndex reads the last index, for the log.

@@ -6,7 +6,7 @@ import dev.spool.queue.format.MetadataDescriptor;
 /**
  * Who may append to a queue, persisted in its metadata. Replication changes it: a replica is written only at the
  * indices of its primary, a promotion makes it the primary of a new term, and a primary that learns of a later term
- * is fenced.
+ * is fenced, or demoted to a replica.
  */
 public enum QueueRole {
     /** Local appenders write to it; {@code SpoolQueue.createAppender()} works. */
