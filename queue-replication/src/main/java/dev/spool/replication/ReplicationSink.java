@@ -175,6 +175,16 @@ public final class ReplicationSink implements Agent, AutoCloseable {
     }
 
     /**
+     * @return the last index the source that streams, or last streamed, to this sink held when it connected (-1 if
+     * it was empty); -2 if no source has streamed since the sink started. Once {@link #lastIndex()} reaches it, the
+     * replica holds everything that source held then: what a failover coordinator waits for before a replica it
+     * rebuilt may stand in an election.
+     */
+    public long sourceLastIndex() {
+        return session.sourceLastIndex();
+    }
+
+    /**
      * Prints {@link #lastIndex()} as Spool prints every index, with the replica's roll cycle: for example
      * {@code 0x501f00000011 (cycle 20511 seq 17)}, or {@code none (-1)} before anything was written. Builds a string:
      * for logs and monitoring, not for a loop.

@@ -387,6 +387,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         private Duration maxBackoff = Duration.ofSeconds(2);
         private Duration maxSleep = Duration.ofMillis(1);
         private boolean registerMBean;
+        private boolean retryDiverged;
 
 
         @Override
@@ -482,6 +483,18 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         }
 
         /**
+         * Retries, at the longest back-off, a sink whose replica holds excerpts this source lacks, instead of stopping
+         * replication to it for good: for a failover coordinator that sets such a replica aside and rebuilds it
+         * empty on the same address. Each refusal is logged at ERROR. Default: off, such a sink is refused once.
+         *
+         * @return this builder.
+         */
+        public Builder retryDivergedSinks() {
+            this.retryDiverged = true;
+            return this;
+        }
+
+        /**
          * @return the source, running on its own thread (it connects in the background), or, built
          * {@link #invoked()}, ready for the caller's {@link ReplicationSource#doWork()}.
          * @throws SpoolException if the queue is not a primary or was opened read-only, or unless exactly one of
@@ -517,7 +530,7 @@ public final class ReplicationSource implements Agent, AutoCloseable {
                     nanoClock != null ? nanoClock : internals.nanoClock(),
                     errorHandler != null ? errorHandler : internals.errorHandler(),
                     threadFactory != null ? threadFactory : internals.threadFactory(),
-                    ReplicationException::new);
+                    ReplicationException::new, retryDiverged);
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.AgentHost;
+import dev.spool.queue.internal.MBeans;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
 import org.agrona.concurrent.SystemNanoClock;
 import org.apache.curator.framework.CuratorFramework;
@@ -20,6 +21,7 @@ import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.management.ObjectName;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,6 +72,7 @@ public final class ClusterNode implements AutoCloseable {
     private final PersistentNode registration;
     private final NodeAgent agent;
     private final AgentHost host;
+    private final ObjectName mbeanName;
 
     private ClusterNode(final NodeConfig config) {
         this.config = config;
@@ -93,6 +96,10 @@ public final class ClusterNode implements AutoCloseable {
             }
             checkClusterConfig();
             ensureTerm();
+            if (!LocalQueue.exists(config) && currentTerm() > 0) {
+                // a member that joins with an empty directory holds none of what the cluster acknowledged
+                markRebuilding("it joins with an empty directory " + config.directory());
+            }
             LocalQueue.prepare(config);
             awaitIdFree();
             this.agent = new NodeAgent(config, znodes, client);
@@ -120,6 +127,8 @@ public final class ClusterNode implements AutoCloseable {
                     .role("spool-cluster-node")
                     .threadFactory(config.threadFactory())
                     .start(new SleepingMillisIdleStrategy(2));
+            this.mbeanName = config.registerMBean() ? MBeans.register("ClusterNode", config.nodeId(), new Metrics(),
+                    ClusterNodeMXBean.class) : null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             closeQuietly(started, registered);
@@ -189,13 +198,32 @@ public final class ClusterNode implements AutoCloseable {
         } catch (Exception e) {
             throw zooKeeperFailure("create " + znodes.term(), e);
         }
+        for (final String parent : List.of(znodes.terms(), znodes.rebuildings())) {
+            try {
+                client.create().forPath(parent);
+            } catch (KeeperException.NodeExistsException e) {
+                // another node made it
+                LOG.trace("{} exists", parent);
+            } catch (Exception e) {
+                throw zooKeeperFailure("create " + parent, e);
+            }
+        }
+    }
+
+    private long currentTerm() {
+        final Map<String, String> term = Znodes.decode(znodes.term(), read(znodes.term(), null), Znodes.TERM_FORMAT,
+                "term");
+        return Znodes.number(znodes.term(), "term", term.get("term"));
+    }
+
+    private void markRebuilding(final String why) {
         try {
-            client.create().forPath(znodes.terms());
+            client.create().forPath(znodes.rebuilding(config.nodeId()),
+                    Znodes.encode(Znodes.REBUILDING_FORMAT, Map.of("why", why)));
         } catch (KeeperException.NodeExistsException e) {
-            // another node made it
-            LOG.trace("{} exists", znodes.terms());
+            LOG.trace("{} exists", znodes.rebuilding(config.nodeId()));
         } catch (Exception e) {
-            throw zooKeeperFailure("create " + znodes.terms(), e);
+            throw zooKeeperFailure("create " + znodes.rebuilding(config.nodeId()), e);
         }
     }
 
@@ -312,6 +340,9 @@ public final class ClusterNode implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (mbeanName != null) {
+            MBeans.unregister(mbeanName);
+        }
         host.close();
         agent.stopServices();
         cache.close();
@@ -322,6 +353,40 @@ public final class ClusterNode implements AutoCloseable {
                     + ": " + e, e);
         } finally {
             client.close();
+        }
+    }
+
+    /** The node's figures in JMX, read from its duty's volatile fields. */
+    private final class Metrics implements ClusterNodeMXBean {
+        @Override
+        public String getState() {
+            return state().name();
+        }
+
+        @Override
+        public long getTerm() {
+            return term();
+        }
+
+        @Override
+        public String getWaitingFor() {
+            final String why = waitingFor();
+            return why == null ? "" : why;
+        }
+
+        @Override
+        public long getPromotions() {
+            return promotions();
+        }
+
+        @Override
+        public long getHolds() {
+            return holds();
+        }
+
+        @Override
+        public long getDirectoriesSetAside() {
+            return directoriesSetAside();
         }
     }
 
@@ -340,6 +405,7 @@ public final class ClusterNode implements AutoCloseable {
         private boolean insecure;
         private Consumer<SpoolQueueBuilder> queueSettings = settings -> { };
         private InetSocketAddress replicationListen;
+        private boolean registerMBean;
 
         private Builder(final String zookeeper, final UUID queueId, final String nodeId, final Path directory) {
             this.zookeeper = Objects.requireNonNull(zookeeper, "zookeeper");
@@ -427,6 +493,17 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         /**
+         * Registers the node's {@link ClusterNodeMXBean} as {@code dev.spool:type=ClusterNode,name="<node id>"} when it
+         * starts, and unregisters it when it closes.
+         *
+         * @return this builder.
+         */
+        public Builder registerMBean() {
+            this.registerMBean = true;
+            return this;
+        }
+
+        /**
          * @param listen where this node's sink listens while it follows, when the other nodes reach it at another
          *               address (its member's replication address) through a NAT, a port mapping or a proxy;
          *               default the member's replication address.
@@ -489,7 +566,7 @@ public final class ClusterNode implements AutoCloseable {
             }
             return new NodeConfig(zookeeper, queueId, self, List.copyOf(members), k, sessionTimeout, connectTimeout,
                     root, directory, secret, insecure, queueSettings, AgentHost.daemonThreads(),
-                    replicationListen != null ? replicationListen : self.replication());
+                    replicationListen != null ? replicationListen : self.replication(), registerMBean);
         }
     }
 }

@@ -66,6 +66,14 @@ final class LocalQueue {
         return aside;
     }
 
+    /**
+     * @param config the node's settings.
+     * @return true if the node's directory holds a queue (or anything).
+     */
+    static boolean exists(final NodeConfig config) {
+        return exists(config.directory());
+    }
+
     private static boolean exists(final Path directory) {
         if (!Files.isDirectory(directory)) {
             return false;

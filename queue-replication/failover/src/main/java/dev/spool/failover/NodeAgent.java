@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -79,6 +80,8 @@ final class NodeAgent implements Agent {
     private final NanoClock clock = SystemNanoClock.INSTANCE;
     private long waitingSinceNs;
     private boolean warnedWaiting;
+    /** True from this node's creation of its rebuilding znode until its deletion, before the cache shows either. */
+    private boolean rebuildingMarked;
 
     NodeAgent(final NodeConfig config, final Znodes znodes, final CuratorFramework client) {
         this.config = config;
@@ -137,6 +140,7 @@ final class NodeAgent implements Agent {
         fields.put("lastIndex", Long.toString(candidacy != null && state == NodeState.CANDIDATE
                 ? candidacy.lastIndex() : -1));
         fields.put("election", Long.toString(standingIn));
+        fields.put("eligible", Boolean.toString(!rebuilding()));
         fields.put("replication", address(config.self().replication()));
         fields.put("gateway", address(config.self().gateway()));
         return Znodes.encode(Znodes.NODE_FORMAT, fields);
@@ -237,6 +241,12 @@ final class NodeAgent implements Agent {
         if (state != NodeState.CANDIDATE || standingIn != current) {
             stand(current);
             return 1;
+        }
+        if (rebuilding()) {
+            leaveLatch();
+            waiting("this node rebuilds its queue from the primary and holds none of what the cluster acknowledged"
+                    + " until it has caught up (" + znodes.rebuilding(me) + ")");
+            return 0;
         }
         final List<Candidate> candidates = candidates(nodes, current);
         final int needed = Election.candidatesNeeded(config.members().size(), config.ackQuorum());
@@ -343,7 +353,10 @@ final class NodeAgent implements Agent {
             }
         }
         final ReplicationSource.Builder sourceBuilder = ReplicationSource.builder(queue, followers.get(0),
-                followers.subList(1, followers.size()).toArray(new InetSocketAddress[0])).ackQuorum(config.ackQuorum());
+                followers.subList(1, followers.size()).toArray(new InetSocketAddress[0])).ackQuorum(config.ackQuorum())
+                .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500))
+                // a follower refused as divergent sets its directory aside and listens again, empty
+                .retryDivergedSinks();
         source = (config.insecure() ? sourceBuilder.insecure() : sourceBuilder.sharedSecret(config.secret())).start();
         final PublishGateway.Builder gatewayBuilder = PublishGateway.builder(queue, source)
                 .bindAddress(config.self().gateway().getAddress()).port(config.self().gateway().getPort());
@@ -389,10 +402,13 @@ final class NodeAgent implements Agent {
         final ReplicaDivergedException divergence = sink.divergence();
         final Throwable failure = divergence != null ? divergence : sink.failure();
         if (failure == null) {
-            return 0;
+            return rebuilding() ? checkCaughtUp(primary) : 0;
         }
         closeSink();
         if (divergence != null) {
+            // marked first: a crash while the directory moves leaves a node that stands in no election
+            markRebuilding("its directory was set aside: it held excerpts " + primary + ", the primary of term "
+                    + current + ", lacks");
             final Path aside = LocalQueue.moveAside(config, current);
             directoriesSetAside++;
             LOG.error("node {} holds excerpts that {}, the primary of term {}, lacks ({}): its directory is set aside as"
@@ -404,6 +420,43 @@ final class NodeAgent implements Agent {
         }
         startSink();
         return 1;
+    }
+
+    /** A rebuilding follower that holds what its primary held when it connected may stand in elections again. */
+    private int checkCaughtUp(final String primary) {
+        final long target = sink.sourceLastIndex();
+        if (target < -1 || sink.lastIndex() < target) {
+            return 0;
+        }
+        rebuildingMarked = false;
+        try {
+            client.delete().forPath(znodes.rebuilding(me));
+        } catch (KeeperException.NoNodeException e) {
+            LOG.trace("{} is gone already", znodes.rebuilding(me));
+        } catch (Exception e) {
+            throw new SpoolException("node " + me + " could not remove " + znodes.rebuilding(me) + ": " + e, e);
+        }
+        LOG.info("node {} has rebuilt its queue from {} up to {}: it stands in elections again", me, primary,
+                sink.lastIndexText());
+        publish();
+        return 1;
+    }
+
+    /** @return true while this node's rebuilding znode exists, as this node wrote it or the cache shows it. */
+    private boolean rebuilding() {
+        return rebuildingMarked || cache != null && cache.get(znodes.rebuilding(me)).isPresent();
+    }
+
+    private void markRebuilding(final String why) {
+        try {
+            client.create().forPath(znodes.rebuilding(me), Znodes.encode(Znodes.REBUILDING_FORMAT, Map.of("why", why)));
+            rebuildingMarked = true;
+        } catch (KeeperException.NodeExistsException e) {
+            rebuildingMarked = true;
+            LOG.trace("{} exists", znodes.rebuilding(me));
+        } catch (Exception e) {
+            throw new SpoolException("node " + me + " could not create " + znodes.rebuilding(me) + ": " + e, e);
+        }
     }
 
     private void publish() {
@@ -506,7 +559,8 @@ final class NodeAgent implements Agent {
         candidates.add(candidacy);
         nodes.forEach((id, fields) -> {
             if (!id.equals(me) && NodeState.CANDIDATE.name().equals(fields.get("state"))
-                    && Long.toString(current).equals(fields.get("election")) && isMember(id)) {
+                    && Long.toString(current).equals(fields.get("election")) && isMember(id)
+                    && !"false".equals(fields.get("eligible"))) {
                 final String path = znodes.node(id);
                 candidates.add(new Candidate(id, Znodes.number(path, "term", fields.get("term")),
                         Znodes.number(path, "lastIndex", fields.get("lastIndex"))));

@@ -27,11 +27,12 @@ import java.util.function.Consumer;
  * @param queueSettings  the queue's settings.
  * @param threadFactory  makes the node's threads.
  * @param replicationListen where the node's sink listens.
+ * @param registerMBean  true to register the node's MXBean.
  */
 record NodeConfig(String zookeeper, UUID queueId, Member self, List<Member> members, int ackQuorum,
         Duration sessionTimeout, Duration connectTimeout, String root, Path directory, byte[] secret,
         boolean insecure, Consumer<SpoolQueueBuilder> queueSettings, ThreadFactory threadFactory,
-        InetSocketAddress replicationListen) {
+        InetSocketAddress replicationListen, boolean registerMBean) {
 
     String nodeId() {
         return self.nodeId();

@@ -20,6 +20,9 @@ import java.util.UUID;
  *   terms/&lt;n&gt;     persistent: the last index the primary of term n held when it was promoted
  *   leader        Curator's LeaderLatch: the primary holds it; only the chosen candidate joins it
  *   nodes/&lt;id&gt;    ephemeral: one per live node, its state (follower, candidate, primary), term and addresses
+ *   rebuilding/&lt;id&gt; persistent while a node rebuilds its queue from the primary (it was set aside, or the node
+ *                 joined with an empty directory after the cluster had a history): it stands in no election until
+ *                 it holds what the primary held when it connected
  * </pre>
  */
 final class Znodes {
@@ -27,6 +30,7 @@ final class Znodes {
     static final String TERM_FORMAT = "spool-term-1";
     static final String NODE_FORMAT = "spool-node-1";
     static final String PROMOTION_FORMAT = "spool-promotion-1";
+    static final String REBUILDING_FORMAT = "spool-rebuilding-1";
 
     private final String base;
 
@@ -68,6 +72,14 @@ final class Znodes {
 
     String node(final String nodeId) {
         return nodes() + "/" + nodeId;
+    }
+
+    String rebuildings() {
+        return base + "/rebuilding";
+    }
+
+    String rebuilding(final String nodeId) {
+        return rebuildings() + "/" + nodeId;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.spool.failover;
 
+import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
@@ -113,6 +114,43 @@ class ClusterNodeTest extends SpoolTestBase {
         closeAll();
         assertSameMessages(sent, read(tempDir.resolve(second.nodeId())), "the new primary");
         assertSameMessages(sent, read(tempDir.resolve(back.nodeId())), "the returning node");
+    }
+
+    @Test
+    void shouldSetAsideANodeHoldingExcerptsTheNewPrimaryLacksAndRebuildItFromThePrimary() throws Exception {
+        members = members(2);
+        startNodes(2, 1);
+        final ClusterNode first = awaitPrimary(1);
+        final String oldId = first.nodeId();
+        final String otherId = oldId.equals("a") ? "b" : "a";
+        final List<byte[]> sent = publish(first, 0, 10);
+        // the follower leaves first, so that nobody is elected before the primary leaves too
+        expectWarning("lost: dev.spool.replication.protocol.Connection$PeerClosedException");
+        final ClusterNode follower = nodes.get(oldId.equals("a") ? 1 : 0);
+        await(() -> lastIndexOf(follower) == lastIndexOf(first), "the follower caught up");
+        follower.close();
+        nodes.remove(follower);
+        closeAll();
+        try (SpoolQueue old = SpoolQueue.open(tempDir.resolve(oldId)); ExcerptAppender appender = old.createAppender()) {
+            for (int i = 0; i < 3; i++) {
+                appender.append(("never acknowledged " + i).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        nodes.add(builder(otherId, tempDir.resolve(otherId), 1).start());
+        final ClusterNode second = awaitPrimary(2);
+        expectWarning("is set aside as");
+        expectWarning("is ahead of the source");
+        final ClusterNode back = builder(oldId, tempDir.resolve(oldId), 1).start();
+        nodes.add(back);
+        await(() -> back.directoriesSetAside() == 1 && back.state() == NodeState.FOLLOWER,
+                "the returning node set aside and following");
+        sent.addAll(publish(second, 10, 15));
+        await(() -> lastIndexOf(back) == lastIndexOf(second), "the rebuilt node caught up");
+        closeAll();
+        assertSameMessages(sent, read(tempDir.resolve(oldId)), "the rebuilt node");
+        final Path aside = tempDir.resolve(oldId + ".diverged-term-2");
+        assertTrue(Files.isDirectory(aside), "kept as " + aside);
+        assertEquals(13, read(aside).size(), "the set-aside directory keeps the tail no replica acknowledged");
     }
 
     @Test

@@ -70,6 +70,8 @@ public final class SinkSession {
     private volatile boolean connected;
     /** The last refusal of the replica's history as divergent, until a source accepts the history; or null. */
     private volatile Divergence divergence;
+    /** The last index the streaming source announced in its HELLO; -2 until a source streams. */
+    private volatile long sourceLastIndex = -2;
 
     private enum State { FREE, AWAIT_HELLO, AWAIT_START, RESUMED, STREAMING }
 
@@ -110,6 +112,14 @@ public final class SinkSession {
     /** @return true while a source is connected and past the handshake. */
     public boolean isConnected() {
         return connected;
+    }
+
+    /**
+     * @return the last index the source that streams, or last streamed, to this sink announced when it connected (-1
+     * if it was empty); -2 if no source has streamed since the sink started.
+     */
+    public long sourceLastIndex() {
+        return sourceLastIndex;
     }
 
     /** Closes every connection and frees their buffers. */
@@ -376,6 +386,7 @@ public final class SinkSession {
 
     private void onStreaming(final Peer peer) {
         peer.state = State.STREAMING;
+        sourceLastIndex = peer.handshake.sourceLastIndex();
         connected = true;
         divergence = null;
         if (refusedLog.count() > 1) {

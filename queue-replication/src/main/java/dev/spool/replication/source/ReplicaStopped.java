@@ -8,9 +8,25 @@ package dev.spool.replication.source;
 final class ReplicaStopped extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    private final boolean diverged;
+
     /** @param message what does not match, with the indices and terms involved. */
     ReplicaStopped(final String message) {
+        this(message, false);
+    }
+
+    /**
+     * @param message  what does not match, with the indices and terms involved.
+     * @param diverged true if the sink holds excerpts the source lacks.
+     */
+    ReplicaStopped(final String message, final boolean diverged) {
         // control flow inside one pass: the API's exception made from it carries the stack that matters
         super(message, null, false, false);
+        this.diverged = diverged;
+    }
+
+    /** @return true if the sink holds excerpts the source lacks. */
+    boolean diverged() {
+        return diverged;
     }
 }

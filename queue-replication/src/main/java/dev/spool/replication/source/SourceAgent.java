@@ -56,6 +56,7 @@ final class SourceAgent implements Agent {
     private final long connectTimeoutNs;
     private final long minBackoffNs;
     private final long maxBackoffNs;
+    private final boolean retryDiverged;
     private final NanoClock clock;
     /** Makes the API's exception that stops replication to this sink for good. */
     private final Function<String, RuntimeException> stopError;
@@ -93,6 +94,7 @@ final class SourceAgent implements Agent {
         this.connectTimeoutNs = 3 * heartbeatNs;
         this.minBackoffNs = config.minBackoff().toNanos();
         this.maxBackoffNs = config.maxBackoff().toNanos();
+        this.retryDiverged = config.retryDiverged();
         this.backoffNs = minBackoffNs;
         // a DATA frame's MAC follows it, and may push a carried excerpt that far along; or the excerpt is parked past
         // a SCHEMA frame and its MAC
@@ -135,6 +137,13 @@ final class SourceAgent implements Agent {
                     return 0;
             }
         } catch (ReplicaStopped e) {
+            if (e.diverged() && retryDiverged) {
+                LOG.error("replication source of {}: {}; retrying in {} ms, once the replica is rebuilt",
+                        queue.directory(), e.getMessage(), maxBackoffNs / 1_000_000);
+                backoffNs = maxBackoffNs;
+                retry();
+                return 0;
+            }
             LOG.error("replication source of {}: replication to {} stopped: {}", queue.directory(), sink,
                     e.getMessage());
             stop(stopError.apply(e.getMessage()));

@@ -40,13 +40,16 @@ import java.util.function.Function;
  *                          the queue's by default.
  * @param stopError         makes the error that stops replication to a sink for good (a mismatch, a divergence,
  *                          fencing) from its message: the API's exception, which this package does not name.
+ * @param retryDiverged     true to retry, at the longest back-off, a sink refused for holding excerpts the source
+ *                          lacks, instead of stopping replication to it: for a coordinator that rebuilds such a
+ *                          replica.
  */
 public record SourceConfig(SpoolQueue queue, List<InetSocketAddress> sinks, int ackQuorum, int frameLimit,
                            Duration heartbeatInterval, Duration minBackoff, Duration maxBackoff, Duration maxSleep,
                            byte[] secret, boolean insecure, boolean invoked, IdleStrategy idleStrategy,
                            boolean registerMBean, EpochClock epochClock, NanoClock nanoClock,
                            ErrorHandler errorHandler, ThreadFactory threadFactory,
-                           Function<String, RuntimeException> stopError) {
+                           Function<String, RuntimeException> stopError, boolean retryDiverged) {
     /** Name of the loggers of the source's internals: the API's class, as users configure it. */
     public static final String LOGGER = "dev.spool.replication.ReplicationSource";
     /** Name of the source's thread, and its agents' role. */

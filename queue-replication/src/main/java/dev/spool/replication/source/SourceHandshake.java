@@ -328,7 +328,7 @@ final class SourceHandshake {
 
     private void refuse(final int code, final String message) throws ReplicaStopped {
         tell(code, message);
-        throw new ReplicaStopped(message);
+        throw new ReplicaStopped(message, code == ERROR_DIVERGED);
     }
 
     /** Best effort: sends the sink an ERROR frame saying why this connection ends. */
