@@ -545,7 +545,8 @@ public final class PublishClient implements AutoCloseable {
                 last = e;
             }
             if (clock.nanoTime() + backoffNs - deadline > 0) {
-                throw new IOException("lost the publish gateway at " + gateway + " and reached none within "
+                throw new IOException((gateway == null ? "reached no publish gateway"
+                        : "lost the publish gateway at " + gateway + " and reached none") + " within "
                         + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms", last);
             }
             LockSupport.parkNanos(backoffNs);
