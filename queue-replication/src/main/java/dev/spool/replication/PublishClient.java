@@ -62,8 +62,8 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * What a commit promises after a failover, on queues with publisher ids: a commit at {@link CommitStage#ACKED_BY_QUORUM}
  * (or {@link CommitStage#ACKED_BY_ALL}) survives the primary's loss, at its index, since the replica promoted in its
  * place holds every quorum-acknowledged index. Below that ({@link CommitStage#WRITTEN}, {@link CommitStage#SYNCED},
- * {@link CommitStage#ACKED} with more than one replica), a committed message may be missing from the new primary: the
- * client does not send it again. A message whose commit never came is sent again and is then in the new primary
+ * {@link CommitStage#ACKED} with more than one replica, an {@code _OR_SYNCED} stage, which may have committed on a
+ * local sync), a committed message may be missing from the new primary: the client does not send it again. A message whose commit never came is sent again and is then in the new primary
  * exactly once, at the index of the original if the new primary received it, else at a new one.
  */
 public final class PublishClient implements AutoCloseable {
