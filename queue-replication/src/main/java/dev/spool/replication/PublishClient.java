@@ -301,13 +301,18 @@ public final class PublishClient implements AutoCloseable {
      * @return the message's sequence, 1 for the client's first, for {@link #awaitCommit}.
      * @throws UncheckedIOException if the connection is lost (and, with a locator, no gateway could be reached again
      *                              within the timeout), or there was no room within the timeout.
+     * @throws SpoolException       if the length is out of range, the gateway sent an ERROR, or the client is
+     *                              closed.
      */
     public long publish(final byte[] payload, final int offset, final int length, final CommitStage stage) {
-        Objects.checkFromIndexSize(offset, length, payload.length);
+        if (closed) {
+            throw new SpoolException("the client of the publish gateway at " + gateway + " is closed");
+        }
         if (length < 1 || length > maxMessageLength || length > resend.length) {
             throw new SpoolException("message length=" + length + " outside [1, "
                     + Math.min(maxMessageLength, resend.length) + "]");
         }
+        Objects.checkFromIndexSize(offset, length, payload.length);
         final long sequence = nextSequence;
         try {
             final long at = reserve(sequence, length);

@@ -54,6 +54,18 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * msync covers every message waiting for it), acknowledged by the replica its {@link ReplicationSource} feeds, or
  * acked-or-synced. This is the durability article's scenario: client, server 1, replica, commit back.
  * <p>
+ * Every publish carries its client's id and sequence. On a queue created with
+ * {@link dev.spool.queue.SpoolQueueBuilder#publisherIds(boolean) publisher ids} they are stored with the excerpt,
+ * and a publish whose sequence is not newer than the last its client id appended is not written again: it is
+ * answered with the original's index once that index reaches the stage asked for. The gateway holds each client id's
+ * last {@value PublishClient#WINDOW} sequences, and at start reads them back from the queue's last
+ * {@link Builder#rebuildExcerpts} excerpts, so that a gateway started on a replica promoted after a failover
+ * recognises the re-sends of what the old primary wrote and replicated. Within one connection a sequence that skips
+ * ahead is refused with an ERROR naming the client id and both sequences; the first publish of a connection may skip
+ * ahead, as messages committed below {@link CommitStage#ACKED_BY_QUORUM} may be missing after a failover. Each
+ * connection's first frame, READY, tells its client whether the gateway deduplicates; on a queue without publisher
+ * ids every publish is written.
+ * <p>
  * An {@link Agent} (Agrona's), whose {@link #doWork()} reads its clients, appends, syncs and answers without
  * blocking. By default it runs on its own thread, {@value #THREAD_NAME}, through an {@code AgentRunner} whose idle
  * strategy sleeps in the gateway's selector, woken by its clients and, while commits wait for the replica, by the
@@ -438,8 +450,14 @@ public final class PublishGateway implements Agent, AutoCloseable {
                 clientCount++;
                 if (secret == null) {
                     open(client);
-                    // a frame this small fits a new socket's buffer: what is left would go with the first commit
-                    connection.flush();
+                    try {
+                        // a frame this small fits a new socket's buffer: what is left would go with the first commit
+                        connection.flush();
+                    } catch (IOException e) {
+                        LOG.info("publish gateway of {}: client {} gone: {}", queue.directory(), connection.peer(),
+                                e.toString());
+                        drop(client, 0, null);
+                    }
                 }
             } catch (BufferBudget.ExhaustedException e) {
                 refuse(channel, "maxBytesInFlight=" + budget.limit() + " reached");
