@@ -102,8 +102,11 @@ public final class PublishGateway implements Agent, AutoCloseable {
      * windows in flight of 256 clients of {@value PublishClient#WINDOW} publishes each.
      */
     public static final long DEFAULT_REBUILD_EXCERPTS = 1L << 20;
-    /** Default most client ids whose last publishes the gateway holds. */
-    public static final int DEFAULT_MAX_PUBLISHERS = 1 << 16;
+    /**
+     * Default most client ids whose last publishes the gateway holds, as many as its default most connections: each
+     * takes up to 64 KiB (16 bytes for each of its last {@value PublishClient#WINDOW} sequences).
+     */
+    public static final int DEFAULT_MAX_PUBLISHERS = DEFAULT_MAX_CONNECTIONS;
     /** A client's buffers until it has proved the secret: the handshake's frames and an ERROR fit. */
     static final int HANDSHAKE_CAPACITY = 256;
     /** A client's send buffer once open: a burst of commits. */
@@ -887,8 +890,9 @@ public final class PublishGateway implements Agent, AutoCloseable {
 
         /**
          * @param maxPublishers on a queue with publisher ids, the most client ids whose last publishes the gateway
-         *                      holds; past it, the id that published least recently is forgotten, and a publish
-         *                      it sends again is written again. Default {@link #DEFAULT_MAX_PUBLISHERS}.
+         *                      holds, each in up to 64 KiB; past it, the id that published least recently is
+         *                      forgotten, and a publish it sends again is written again. Default
+         *                      {@link #DEFAULT_MAX_PUBLISHERS}.
          * @return this builder.
          */
         public Builder maxPublishers(final int maxPublishers) {

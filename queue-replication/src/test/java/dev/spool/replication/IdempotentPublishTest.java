@@ -203,6 +203,51 @@ class IdempotentPublishTest extends SpoolTestBase {
         }
     }
 
+    /**
+     * Steady state on a queue with publisher ids: neither the client (copy kept for re-sending, PUBLISH, COMMIT) nor
+     * the gateway's thread (the client id's lookup, the append with its id and sequence, the record of its index)
+     * allocates per publish, once the client's table has grown to its window.
+     */
+    @Test
+    void shouldAllocateNothingPerPublishWithPublisherIds() {
+        final com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(64L << 20)
+                .publisherIds(true).openOrCreate();
+             PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(SECRET).start();
+             PublishClient client = PublishClient.builder(() -> gateway.address(), MAX_MESSAGE).sharedSecret(SECRET)
+                     .connect()) {
+            final byte[] message = new byte[40];
+            publishInBursts(client, message, 100_000);
+            final long gatewayThread = Thread.getAllStackTraces().keySet().stream()
+                    .filter(thread -> thread.getName().equals(PublishGateway.THREAD_NAME)).findFirst().orElseThrow()
+                    .getId();
+            final long gatewayBefore = threads.getThreadAllocatedBytes(gatewayThread);
+            final long clientBefore = threads.getCurrentThreadAllocatedBytes();
+            publishInBursts(client, message, 100_000);
+            final long clientBytes = threads.getCurrentThreadAllocatedBytes() - clientBefore;
+            final long gatewayBytes = threads.getThreadAllocatedBytes(gatewayThread) - gatewayBefore;
+            // one-offs of the JIT (a deoptimization re-creating an eliminated object) stay far below 16 B a publish
+            assertTrue(clientBytes <= 16 * 1024, "the client allocated " + clientBytes + " bytes");
+            assertTrue(gatewayBytes <= 16 * 1024, "the gateway allocated " + gatewayBytes + " bytes");
+        }
+    }
+
+    /** Publishes in bursts of 100 at WRITTEN and awaits each burst's last commit. */
+    private static void publishInBursts(final PublishClient client, final byte[] message, final int count) {
+        for (int i = 0; i < count; i += 100) {
+            long last = -1;
+            for (int j = 0; j < 100; j++) {
+                message[0] = (byte) j;
+                last = client.publish(message, 0, message.length, CommitStage.WRITTEN);
+            }
+            if (client.awaitCommit(last, 30, TimeUnit.SECONDS) < 0) {
+                // the message only on failure: a string built per burst would be the allocation measured
+                throw new AssertionError("no commit of " + last);
+            }
+        }
+    }
+
     @Test
     void shouldAskTheLocatorAgainAfterABackoffUntilItNamesAGateway() {
         try (SpoolQueue queue = openWithPublisherIds(tempDir.resolve("primary"));
