@@ -300,7 +300,8 @@ public final class PublishClient implements AutoCloseable {
      * @param stage   the stage at which the gateway is to commit it.
      * @return the message's sequence, 1 for the client's first, for {@link #awaitCommit}.
      * @throws UncheckedIOException if the connection is lost (and, with a locator, no gateway could be reached again
-     *                              within the timeout), or there was no room within the timeout.
+     *                              within the timeout: the message is kept, and sent with the others by the first
+     *                              later call that reconnects), or there was no room within the timeout.
      * @throws SpoolException       if the length is out of range, the gateway sent an ERROR, or the client is
      *                              closed.
      */
@@ -513,8 +514,11 @@ public final class PublishClient implements AutoCloseable {
                     + ", which this client has not sent (its next is " + nextSequence + ")");
         }
         final int slot = (int) (sequence & COMMIT_MASK);
-        commitSequences[slot] = sequence;
-        commitIndices[slot] = index;
+        // a late answer for a sequence long committed must not hide the commit of a later one in its slot
+        if (sequence > commitSequences[slot]) {
+            commitSequences[slot] = sequence;
+            commitIndices[slot] = index;
+        }
         while (oldestUncommitted < nextSequence && commitSequences[(int) (oldestUncommitted & COMMIT_MASK)]
                 == oldestUncommitted) {
             oldestUncommitted++;

@@ -249,6 +249,37 @@ class IdempotentPublishTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldReplicateThePublisherIdsOfAQueueWithoutChecksumsToAReplicaCreatedWithThem() {
+        final Path replicaDirectory = tempDir.resolve("replica");
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).chunkLength(1 << 20)
+                .publisherIds(true).openOrCreate();
+             ReplicationSink sink = ReplicationSink.builder(replicaDirectory).sharedSecret(SECRET)
+                     .queueSettings(b -> b.chunkLength(1 << 20)).start();
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).sharedSecret(SECRET).start();
+             PublishGateway gateway = PublishGateway.builder(primary, source).sharedSecret(SECRET).start();
+             PublishClient client = PublishClient.builder(gateway.address(), MAX_MESSAGE).sharedSecret(SECRET)
+                     .clientId(0xC0FFEE).connect()) {
+            for (long i = 1; i <= 20; i++) {
+                assertTrue(client.awaitCommit(publish(client, i, CommitStage.ACKED), 30, TimeUnit.SECONDS) >= 0);
+            }
+            awaitReplicated(primary, sink);
+        }
+        try (SpoolQueue primary = SpoolQueue.builder(tempDir.resolve("primary")).open();
+             SpoolQueue replica = SpoolQueue.builder(replicaDirectory).open()) {
+            assertTrue(replica.publisherIds());
+            assertFalse(replica.checksums());
+            assertEquals(20, Replicas.assertIdentical(primary, replica));
+            final List<long[]> publishes = new ArrayList<>();
+            replica.unwrap(dev.spool.queue.internal.QueueInternals.class).readLastPublishers(100,
+                    (clientId, sequence, index) -> publishes.add(new long[]{clientId, sequence}));
+            assertEquals(20, publishes.size());
+            assertEquals(0xC0FFEE, publishes.get(19)[0]);
+            assertEquals(20, publishes.get(19)[1]);
+        }
+        verify(replicaDirectory);
+    }
+
+    @Test
     void shouldAskTheLocatorAgainAfterABackoffUntilItNamesAGateway() {
         try (SpoolQueue queue = openWithPublisherIds(tempDir.resolve("primary"));
              PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(SECRET).start()) {
