@@ -191,6 +191,28 @@ class PublisherIdsTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldReadBackTheLastPublishesAcrossACycleRoll() {
+        final ManualClock clock = new ManualClock(0);
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("q")).chunkLength(CHUNK).rollCycle(RollCycle.HOURLY)
+                .epochClock(clock).publisherIds(true).openOrCreate();
+             PublisherAppender publisher = queue.unwrap(QueueInternals.class).createPublisherAppender()) {
+            final long[] indices = new long[6];
+            for (int i = 0; i < indices.length; i++) {
+                if (i == 4) {
+                    clock.advance(RollCycle.HOURLY.lengthMillis());
+                }
+                indices[i] = publish(publisher, PUBLISHER, i + 1, message(i));
+            }
+            assertEquals(RollCycle.HOURLY.toCycle(indices[3]) + 1, RollCycle.HOURLY.toCycle(indices[4]), "rolled");
+            final List<long[]> read = new ArrayList<>();
+            assertEquals(3, queue.unwrap(QueueInternals.class).readLastPublishers(3,
+                    (id, sequence, index) -> read.add(new long[]{sequence, index})));
+            assertArrayEquals(new long[]{4, indices[3]}, read.get(0), "the walk back crosses into the earlier cycle");
+            assertArrayEquals(new long[]{6, indices[5]}, read.get(2));
+        }
+    }
+
+    @Test
     void shouldCopyABodyVerbatimToAQueueOfTheSameFeatures() throws IOException {
         final Path primary = tempDir.resolve("primary");
         final Path copy = tempDir.resolve("copy");

@@ -194,21 +194,28 @@ public final class QueueEngine implements QueueInternals {
         final PublisherScan scan = new PublisherScan(reader);
         try (ExcerptTailer tailer = createBodyTailer()) {
             tailer.direction(Direction.BACKWARD).toEnd();
-            long read = 0;
-            while (read < excerpts && tailer.read(scan)) {
-                read++;
-            }
-            if (read == 0) {
+            if (!tailer.read(scan)) {
                 return 0;
             }
-            final long first = scan.index;
+            final long last = scan.index;
+            final long first;
+            if (rollCycle.toSequence(last) + 1 >= excerpts) {
+                // the indices of one cycle follow one another: no walk back
+                first = last - (excerpts - 1);
+            } else {
+                long read = 1;
+                while (read < excerpts && tailer.read(scan)) {
+                    read++;
+                }
+                first = scan.index;
+            }
             tailer.direction(Direction.FORWARD);
             if (!tailer.moveToIndex(first)) {
                 throw new SpoolException("queue " + directory + ": index " + IndexFormat.format(first, rollCycle)
                         + ", read a moment ago, cannot be found again: did retention delete its cycle?");
             }
             scan.reporting = true;
-            read = 0;
+            long read = 0;
             while (tailer.read(scan)) {
                 read++;
             }

@@ -176,8 +176,8 @@ public interface QueueInternals {
     /**
      * Reads the publisher id and sequence of the last {@code excerpts} data excerpts of the queue (all of them if it
      * holds fewer) and tells {@code reader} of each that a publisher appended (id not 0), in index order; reads
-     * nothing in a queue without publisher ids. Opens a tailer and walks back over the excerpts before it reads them
-     * forward: a start-up call, which allocates.
+     * nothing in a queue without publisher ids. Opens a tailer, finds the first of them (by its index if the last
+     * cycle holds them all, else by walking back) and reads them forward: a start-up call, which allocates.
      *
      * @param excerpts how many of the last excerpts to read; 0 or less reads none.
      * @param reader   told of each publish.
