@@ -266,6 +266,14 @@ public final class SpoolQueue implements AutoCloseable {
         return engine.checksums();
     }
 
+    /**
+     * @return true if the queue was created with {@link SpoolQueueBuilder#publisherIds(boolean) publisher ids}: every
+     * excerpt carries its publisher's id and sequence, so a publish gateway writes a publish sent again only once.
+     */
+    public boolean publisherIds() {
+        return engine.publisherIds();
+    }
+
     /** @return the longest payload an appender accepts. */
     public int maxMessageLength() {
         return engine.maxMessageLength();

@@ -42,8 +42,8 @@ import java.util.function.Supplier;
  * there, and a bad one is refused with a message naming the option and its value.
  * <p>
  * A setting the queue persists (roll, epoch, index spacing and block entries, longest message, chunk length,
- * checksums, index times, replica) that is not given here is the default for a new queue and the persisted value
- * for an existing one. The others (clocks, idle strategy, error handler, thread factory, sync policy, retention,
+ * checksums, index times, publisher ids, replica) that is not given here is the default for a new queue and the
+ * persisted value for an existing one. The others (clocks, idle strategy, error handler, thread factory, sync policy, retention,
  * pretouch, listener, file modes) are this instance's own and default as each option says.
  */
 public final class SpoolQueueBuilder {
@@ -87,6 +87,7 @@ public final class SpoolQueueBuilder {
     private ZoneId rollZone;
     private UUID replicaOf;
     private boolean checksums;
+    private boolean publisherIds;
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private NanoClock nanoClock = SystemNanoClock.INSTANCE;
     private Supplier<IdleStrategy> idleStrategy = DEFAULT_IDLE_STRATEGY;
@@ -411,6 +412,26 @@ public final class SpoolQueueBuilder {
     }
 
     /**
+     * Stores with each excerpt the id of the client that published it and that client's sequence number for it, so
+     * that a {@code PublishGateway} on this queue, or on a replica promoted in its place after a failover, writes a
+     * publish its client sent again (having never seen its commit) only once, and answers it with the original's
+     * index. Readers never see them: tailers, typed readers and the tools deliver the payload alone; appends that do
+     * not come through a gateway store id 0, sequence 0. Persisted and fixed when the queue is created (as metadata
+     * feature {@code FEATURE_PUBLISHER_IDS}, format version 2); reopening with a different explicit value is an
+     * error, and without one the persisted choice is adopted; a replica is created with its primary's features.
+     * Default for a new queue: false. Costs 20 bytes per excerpt (16 with {@link #checksums(boolean) checksums}),
+     * which the longest message a chunk can hold loses too.
+     *
+     * @param publisherIds true to store each excerpt's publisher id and sequence.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder publisherIds(final boolean publisherIds) {
+        this.publisherIds = publisherIds;
+        given.add(Setting.PUBLISHER_IDS);
+        return this;
+    }
+
+    /**
      * @param verifyChecksums false to let this instance's tailers skip the CRC32C check of a checksummed queue, for a
      *                        trusted hot path; appenders still write checksums and the tools still check them.
      *                        Not persisted. Default true.
@@ -570,10 +591,10 @@ public final class SpoolQueueBuilder {
         }
         final int features = (checksums ? MetadataDescriptor.FEATURE_CRC32C : 0)
                 | (indexTimes ? MetadataDescriptor.FEATURE_INDEX_TIMES : 0)
+                | (publisherIds ? MetadataDescriptor.FEATURE_PUBLISHER_IDS : 0)
                 | (rollZone != null ? MetadataDescriptor.FEATURE_ZONED_ROLL : 0);
-        // a checksummed excerpt's body holds its CRC32C too
-        final long maxLimit = CycleDescriptor.maxPayloadLength(chunkLength)
-                - (checksums ? ExcerptDescriptor.CHECKSUM_LENGTH : 0);
+        // an excerpt's body holds its CRC32C, publisher id and sequence too, as the features say
+        final long maxLimit = CycleDescriptor.maxPayloadLength(chunkLength) - ExcerptDescriptor.bodyPrefixLength(features);
         final int maxLength = given.contains(Setting.MAX_MESSAGE_LENGTH) ? maxMessageLength : (int) maxLimit;
         // a new queue's chunk length bounds it; an existing queue's own length is what the engine compares it with
         check(maxLength >= 1 && (!mayCreate || maxLength <= maxLimit), "maxMessageLength=" + maxLength
@@ -583,7 +604,7 @@ public final class SpoolQueueBuilder {
                     + indexBlockEntries + " makes index blocks longer than a chunk of " + chunkLength + " can hold");
         }
         return new QueueConfig.Layout(calendar, epochMillis, indexSpacing, indexBlockEntries, maxLength, chunkLength,
-                checksums, indexTimes, Optional.ofNullable(replicaOf),
+                checksums, indexTimes, publisherIds, Optional.ofNullable(replicaOf),
                 Collections.unmodifiableSet(EnumSet.copyOf(given)));
     }
 

@@ -28,9 +28,9 @@ final class PendingCommits {
     private final int limit;
     /** Told of a client found gone while its commits were sent: the gateway frees its slot at once. */
     private final Consumer<GatewayClient> onGone;
-    /** Pending commits, in arrival order: client, correlation, index, stage. */
+    /** Pending commits, in arrival order: client, sequence, index, stage. */
     private GatewayClient[] clients = new GatewayClient[64];
-    private long[] correlations = new long[64];
+    private long[] sequences = new long[64];
     private long[] indices = new long[64];
     private int[] stages = new int[64];
     private int count;
@@ -66,12 +66,12 @@ final class PendingCommits {
 
     /**
      * @param client      who published.
-     * @param correlation the client's correlation id.
+     * @param sequence the client's sequence.
      * @param index       the message's index.
      * @param stage       the ordinal of the {@link CommitStage} it waits for.
      * @throws IllegalStateException if {@link #isFull()}: the gateway checks before it appends.
      */
-    void add(final GatewayClient client, final long correlation, final long index, final int stage) {
+    void add(final GatewayClient client, final long sequence, final long index, final int stage) {
         if (count == limit) {
             throw new IllegalStateException("the gateway of " + directory + " holds maxPendingCommits=" + limit
                     + " commits already");
@@ -79,12 +79,12 @@ final class PendingCommits {
         if (count == clients.length) {
             final int capacity = (int) Math.min(2L * count, limit);
             clients = Arrays.copyOf(clients, capacity);
-            correlations = Arrays.copyOf(correlations, capacity);
+            sequences = Arrays.copyOf(sequences, capacity);
             indices = Arrays.copyOf(indices, capacity);
             stages = Arrays.copyOf(stages, capacity);
         }
         clients[count] = client;
-        correlations[count] = correlation;
+        sequences[count] = sequence;
         indices[count] = index;
         stages[count] = stage;
         count++;
@@ -123,11 +123,11 @@ final class PendingCommits {
             if (!client.connection.isAttached()) {
                 continue;
             }
-            if (done && send(client, correlations[i], index)) {
+            if (done && send(client, sequences[i], index)) {
                 released++;
             } else {
                 clients[kept] = client;
-                correlations[kept] = correlations[i];
+                sequences[kept] = sequences[i];
                 indices[kept] = index;
                 stages[kept] = stage;
                 kept++;
@@ -158,12 +158,12 @@ final class PendingCommits {
      * @return false, and nothing is built, if the buffer has no room for it even after a flush: a burst of commits
      * to a client that reads them slower than they are released; the commit stays pending.
      */
-    boolean sendCommit(final Connection client, final long correlation, final long index) throws IOException {
+    boolean sendCommit(final Connection client, final long sequence, final long index) throws IOException {
         if (client.sendRoom() < COMMIT_LENGTH && !client.flush()) {
             return false;
         }
         final int offset = client.beginFrame(TYPE_COMMIT);
-        commit.wrap(client.send(), offset).correlation(correlation).index(index);
+        commit.wrap(client.send(), offset).sequence(sequence).index(index);
         client.endFrame(offset, COMMIT_LENGTH);
         return true;
     }
@@ -176,9 +176,9 @@ final class PendingCommits {
     }
 
     /** Sends a released commit and remembers its client for the flush; a client gone is closed. */
-    private boolean send(final GatewayClient client, final long correlation, final long index) {
+    private boolean send(final GatewayClient client, final long sequence, final long index) {
         try {
-            if (!sendCommit(client.connection, correlation, index)) {
+            if (!sendCommit(client.connection, sequence, index)) {
                 return false;
             }
         } catch (IOException e) {

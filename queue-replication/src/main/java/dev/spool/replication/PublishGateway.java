@@ -1,10 +1,10 @@
 package dev.spool.replication;
 
 import dev.spool.queue.SpoolException;
-import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.Doorbell;
+import dev.spool.queue.internal.PublisherAppender;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.replication.agent.SelectorIdleStrategy;
 import dev.spool.replication.protocol.AuthenticationException;
@@ -15,6 +15,7 @@ import dev.spool.replication.protocol.FrameException;
 import dev.spool.replication.protocol.FrameMac;
 import dev.spool.replication.protocol.Handshake;
 import dev.spool.replication.protocol.PublishFlyweight;
+import dev.spool.replication.protocol.ReadyFlyweight;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentTerminationException;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -40,7 +41,11 @@ import java.util.function.Consumer;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_PROTOCOL;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_SEQUENCE;
+import static dev.spool.replication.protocol.FrameDescriptor.READY_FLAG_DEDUPLICATES;
+import static dev.spool.replication.protocol.FrameDescriptor.READY_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_READY;
 import static dev.spool.replication.protocol.FrameDescriptor.typeName;
 
 /**
@@ -50,6 +55,18 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * acked-or-synced. This is the durability article's scenario: client, server 1, replica, commit back. While the
  * source's acknowledgements are {@link ReplicationSource#holdAcknowledgements() held}, the commits that wait for an
  * acknowledged stage stay pending (the clients get them after the release, once the replicas acknowledged).
+ * <p>
+ * Every publish carries its client's id and sequence. On a queue created with
+ * {@link dev.spool.queue.SpoolQueueBuilder#publisherIds(boolean) publisher ids} they are stored with the excerpt,
+ * and a publish whose sequence is not newer than the last its client id appended is not written again: it is
+ * answered with the original's index once that index reaches the stage asked for. The gateway holds each client id's
+ * last {@value PublishClient#WINDOW} sequences, and at start reads them back from the queue's last
+ * {@link Builder#rebuildExcerpts} excerpts, so that a gateway started on a replica promoted after a failover
+ * recognises the re-sends of what the old primary wrote and replicated. Within one connection a sequence that skips
+ * ahead is refused with an ERROR naming the client id and both sequences; the first publish of a connection may skip
+ * ahead, as messages committed below {@link CommitStage#ACKED_BY_QUORUM} may be missing after a failover. Each
+ * connection's first frame, READY, tells its client whether the gateway deduplicates; on a queue without publisher
+ * ids every publish is written.
  * <p>
  * An {@link Agent} (Agrona's), whose {@link #doWork()} reads its clients, appends, syncs and answers without
  * blocking. By default it runs on its own thread, {@value #THREAD_NAME}, through an {@code AgentRunner} whose idle
@@ -82,6 +99,16 @@ public final class PublishGateway implements Agent, AutoCloseable {
     public static final Duration DEFAULT_HANDSHAKE_TIMEOUT = Duration.ofSeconds(5);
     /** Default time a client may send nothing before it is dropped. */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(5);
+    /**
+     * Default number of the queue's last excerpts read at start for what each client published last: 1 Mi, the
+     * windows in flight of 256 clients of {@value PublishClient#WINDOW} publishes each.
+     */
+    public static final long DEFAULT_REBUILD_EXCERPTS = 1L << 20;
+    /**
+     * Default most client ids whose last publishes the gateway holds, as many as its default most connections: each
+     * takes up to 64 KiB (16 bytes for each of its last {@value PublishClient#WINDOW} sequences).
+     */
+    public static final int DEFAULT_MAX_PUBLISHERS = DEFAULT_MAX_CONNECTIONS;
     /** A client's buffers until it has proved the secret: the handshake's frames and an ERROR fit. */
     static final int HANDSHAKE_CAPACITY = 256;
     /** A client's send buffer once open: a burst of commits. */
@@ -101,6 +128,11 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private final Consumer<SelectionKey> onSelected = this::onSelected;
     private final PendingCommits pending;
     private final PublishFlyweight publish = new PublishFlyweight();
+    private final ReadyFlyweight ready = new ReadyFlyweight();
+    /** True if the queue has publisher ids: a publish sent again is written once. */
+    private final boolean deduplicates;
+    /** What each client id published last; empty unless {@link #deduplicates}. */
+    private final Publishers publishers;
     private final byte[] secret;
     private final BufferBudget budget;
     private final GatewayClient[] clients;
@@ -115,7 +147,9 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private long refusalLoggedNs;
     private long evictedConnections;
     private long evictionLoggedNs;
-    private ExcerptAppender appender;
+    private PublisherAppender appender;
+    /** Written by the gateway's thread only; read by any. */
+    private volatile long resentPublishes;
     private volatile Throwable failure;
 
     private PublishGateway(final GatewayConfig config) throws IOException {
@@ -131,6 +165,15 @@ public final class PublishGateway implements Agent, AutoCloseable {
         this.clock = config.nanoClock();
         this.maxConnectionsPerAddress = config.maxConnectionsPerAddress();
         this.pending = new PendingCommits(queue.directory(), config.maxPendingCommits(), this::gone);
+        this.deduplicates = queue.publisherIds();
+        this.publishers = new Publishers(config.maxPublishers());
+        if (deduplicates) {
+            // a gateway started on a promoted replica recognises re-sends of what the old primary wrote
+            final long read = internals.readLastPublishers(config.rebuildExcerpts(),
+                    (clientId, sequence, index) -> publishers.record(clientId, sequence, index));
+            LOG.info("publish gateway of {}: read {} excerpts for the last publishes of {} clients", queue.directory(),
+                    read, publishers.size());
+        }
         this.selector = Selector.open();
         try {
             server = ServerSocketChannel.open();
@@ -195,6 +238,14 @@ public final class PublishGateway implements Agent, AutoCloseable {
         }
     }
 
+    /**
+     * @return how many publishes the gateway recognised as sent again (a client id and sequence its queue holds
+     * already) and answered with the original's index instead of writing them: 0 on a queue without publisher ids.
+     */
+    public long resentPublishes() {
+        return resentPublishes;
+    }
+
     /** @return the error that stopped the gateway's thread, or null while it runs. */
     public Throwable failure() {
         return failure;
@@ -246,7 +297,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
         }
         try {
             if (appender == null) {
-                appender = queue.createAppender();
+                appender = internals.createPublisherAppender();
             }
             final int work = selector.selectNow(onSelected) + releaseCommits();
             final long now = clock.nanoTime();
@@ -296,6 +347,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
         }
         final GatewayClient client = (GatewayClient) key.attachment();
         final Connection connection = client.connection;
+        if (!connection.isAttached()) {
+            // closed earlier in this pass, when another connection took its client id over
+            return;
+        }
         try {
             connection.receive();
             while (connection.isAttached() && connection.nextFrame()) {
@@ -314,6 +369,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
         } catch (AuthenticationException e) {
             LOG.warn("publish gateway of {}: {}", queue.directory(), e.getMessage());
             drop(client, ERROR_AUTHENTICATION, e.getMessage());
+        } catch (SequenceException e) {
+            LOG.warn("publish gateway of {}: closing the connection from {}: {}", queue.directory(), connection.peer(),
+                    e.getMessage());
+            drop(client, ERROR_SEQUENCE, e.getMessage());
         } catch (BufferBudget.ExhaustedException | PendingCommitsFullException e) {
             LOG.warn("publish gateway of {}: closing the connection from {}: {}", queue.directory(), connection.peer(),
                     e.getMessage());
@@ -354,10 +413,17 @@ public final class PublishGateway implements Agent, AutoCloseable {
         }
     }
 
-    /** The client may publish: frames up to the queue's longest message, in buffers that grow to what it sends. */
+    /**
+     * The client may publish: frames up to the queue's longest message, in buffers that grow to what it sends. READY
+     * tells it whether a publish it sends again is written once.
+     */
     private void open(final GatewayClient client) {
         client.state = GatewayClient.OPEN;
-        client.connection.maxFrameLength(maxFrameLength);
+        final Connection connection = client.connection;
+        connection.maxFrameLength(maxFrameLength);
+        final int at = connection.beginFrame(TYPE_READY);
+        ready.wrap(connection.send(), at).flags(deduplicates ? READY_FLAG_DEDUPLICATES : 0).term(internals.term());
+        connection.endFrame(at, READY_LENGTH);
     }
 
     private void accept() {
@@ -385,11 +451,19 @@ public final class PublishGateway implements Agent, AutoCloseable {
                     connection.close();
                     throw e;
                 }
-                if (secret == null) {
-                    open(client);
-                }
                 clients[slot] = client;
                 clientCount++;
+                if (secret == null) {
+                    open(client);
+                    try {
+                        // a frame this small fits a new socket's buffer: what is left would go with the first commit
+                        connection.flush();
+                    } catch (IOException e) {
+                        LOG.info("publish gateway of {}: client {} gone: {}", queue.directory(), connection.peer(),
+                                e.toString());
+                        drop(client, 0, null);
+                    }
+                }
             } catch (BufferBudget.ExhaustedException e) {
                 refuse(channel, "maxBytesInFlight=" + budget.limit() + " reached");
             } catch (IOException | RuntimeException | Error e) {
@@ -515,7 +589,8 @@ public final class PublishGateway implements Agent, AutoCloseable {
         final Connection connection = client.connection;
         publish.wrap(connection.received(), connection.frameOffset());
         final int length = publish.checkedPayloadLength(connection.peer(), connection.frameLength());
-        final long correlation = publish.correlation();
+        final long clientId = publish.clientId();
+        final long sequence = publish.sequence();
         final int stage = publish.stage();
         final boolean waits = stage > CommitStage.WRITTEN.ordinal();
         if (waits && pending.isFull()) {
@@ -525,13 +600,86 @@ public final class PublishGateway implements Agent, AutoCloseable {
                     + " ACKED waits for the replica's acknowledgement"
                     + (source == null ? ", which a gateway without a source never gets)" : ")"));
         }
-        final long index = appender.append(connection.receivedStore(), publish.payloadOffset(), length);
-        if (waits || !pending.sendCommit(connection, correlation, index)) {
+        final long index;
+        if (deduplicates && clientId != 0) {
+            index = appendOnce(client, clientId, sequence, length);
+        } else {
+            index = appender.append(clientId, sequence, connection.receivedStore(), publish.payloadOffset(), length);
+        }
+        if (waits || !pending.sendCommit(connection, sequence, index)) {
             if (pending.isFull()) {
                 // its commit at WRITTEN found no room in its buffer: the client does not read its commits
                 throw new IOException("client " + connection.peer() + " does not read its commits");
             }
-            pending.add(client, correlation, index, stage);
+            pending.add(client, sequence, index, stage);
+        }
+    }
+
+    /**
+     * Appends the publish unless its client id already has its sequence, whose original's index it then returns:
+     * a publish sent again after a lost connection, to this gateway or to the one of a replica promoted since.
+     * Within one connection, sequences follow one another; the first publish of a connection may come after a gap,
+     * since messages committed below {@link CommitStage#ACKED_BY_QUORUM} may be missing after a failover, and the
+     * client does not send committed messages again. The connection that publishes under a client id takes it over
+     * from an earlier one, which is closed.
+     *
+     * @return the index of the publish.
+     * @throws SequenceException if the sequence skips ahead within the connection, or is older than the ones held.
+     */
+    private long appendOnce(final GatewayClient client, final long clientId, final long sequence, final int length)
+            throws SequenceException {
+        final Connection connection = client.connection;
+        Publishers.Publisher publisher = publishers.find(clientId);
+        final boolean sameConnection = publisher != null && publisher.client == client;
+        if (publisher != null && !sameConnection) {
+            takeOver(publisher, client, clientId);
+        }
+        if (publisher != null && sequence <= publisher.last()) {
+            final long index = publisher.indexOf(sequence);
+            if (index < 0) {
+                throw new SequenceException(String.format("client id 0x%x sent sequence %d again, older than the"
+                        + " last %d the gateway of %s holds (its last is %d): not written", clientId, sequence,
+                        PublishClient.WINDOW, queue.directory(), publisher.last()));
+            }
+            resentPublishes = resentPublishes + 1;
+            return index;
+        }
+        if (publisher != null && sequence != publisher.last() + 1) {
+            if (sameConnection) {
+                throw new SequenceException(String.format("client id 0x%x sent sequence %d after %d on one"
+                        + " connection: a gap, not written to %s", clientId, sequence, publisher.last(),
+                        queue.directory()));
+            }
+            LOG.warn("publish gateway of {}: client id 0x{} resumed at sequence {} after {}: the ones between were"
+                    + " committed to it, at a stage below ACKED_BY_QUORUM, and are missing here", queue.directory(),
+                    Long.toHexString(clientId), sequence, publisher.last());
+        }
+        final long index = appender.append(clientId, sequence, connection.receivedStore(), publish.payloadOffset(),
+                length);
+        publisher = publishers.record(clientId, sequence, index);
+        publisher.client = client;
+        return index;
+    }
+
+    /** A new connection publishes under the client id: an earlier one still open under it is closed. */
+    private void takeOver(final Publishers.Publisher publisher, final GatewayClient client, final long clientId) {
+        final GatewayClient earlier = publisher.client;
+        publisher.client = client;
+        if (earlier != null && earlier.connection.isAttached()) {
+            LOG.info("publish gateway of {}: client id 0x{} now publishes from {}: closing its connection from {}",
+                    queue.directory(), Long.toHexString(clientId), client.connection.peer(),
+                    earlier.connection.peer());
+            drop(earlier, ERROR_SEQUENCE, String.format("client id 0x%x was taken over by a connection from %s",
+                    clientId, client.connection.peer()));
+        }
+    }
+
+    /** A publish's sequence the gateway cannot take: refused, not appended; the client is told why. */
+    private static final class SequenceException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        SequenceException(final String message) {
+            super(message);
         }
     }
 
@@ -620,6 +768,8 @@ public final class PublishGateway implements Agent, AutoCloseable {
         private long maxBytesInFlight = DEFAULT_MAX_BYTES_IN_FLIGHT;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private long rebuildExcerpts = DEFAULT_REBUILD_EXCERPTS;
+        private int maxPublishers = DEFAULT_MAX_PUBLISHERS;
         /** Tests set it long, to prove that acknowledgements wake the gateway. */
         long maxSleepMs = MAX_SLEEP_MS;
 
@@ -724,7 +874,34 @@ public final class PublishGateway implements Agent, AutoCloseable {
             return this;
         }
 
-        /** Checks the options together, at start. */
+        /**
+         * @param rebuildExcerpts on a queue with {@link dev.spool.queue.SpoolQueueBuilder#publisherIds(boolean)
+         *                        publisher ids}, how many of the queue's last excerpts the gateway reads at start to
+         *                        learn what each client published last, so that a publish sent again whose original
+         *                        is among them (written by an earlier gateway, or by the old primary of a replica
+         *                        promoted since) is not written twice. A client has at most
+         *                        {@value PublishClient#WINDOW} publishes awaiting their commits; with N clients
+         *                        publishing at once, N times that covers every re-send. 0 reads none. Default
+         *                        {@link #DEFAULT_REBUILD_EXCERPTS}.
+         * @return this builder.
+         */
+        public Builder rebuildExcerpts(final long rebuildExcerpts) {
+            this.rebuildExcerpts = rebuildExcerpts;
+            return this;
+        }
+
+        /**
+         * @param maxPublishers on a queue with publisher ids, the most client ids whose last publishes the gateway
+         *                      holds, each in up to 64 KiB; past it, the id that published least recently is
+         *                      forgotten, and a publish it sends again is written again. Default
+         *                      {@link #DEFAULT_MAX_PUBLISHERS}.
+         * @return this builder.
+         */
+        public Builder maxPublishers(final int maxPublishers) {
+            this.maxPublishers = maxPublishers;
+            return this;
+        }
+
         /**
          * Checks every setting against the others and the queue, resolves every default: the clocks of the queue
          * unless given.
@@ -754,10 +931,16 @@ public final class PublishGateway implements Agent, AutoCloseable {
             if (idleTimeout.isNegative() || idleTimeout.isZero()) {
                 throw new SpoolException("idleTimeout=" + idleTimeout + " must be positive");
             }
+            if (rebuildExcerpts < 0) {
+                throw new SpoolException("rebuildExcerpts=" + rebuildExcerpts + " must not be negative");
+            }
+            if (maxPublishers < 1) {
+                throw new SpoolException("maxPublishers=" + maxPublishers + " must be at least 1");
+            }
             final QueueInternals internals = queue.unwrap(QueueInternals.class);
             return new GatewayConfig(queue, source, maxFrameLength, bindAddress, port, maxConnections,
                     maxConnectionsPerAddress, maxPendingCommits, maxBytesInFlight, handshakeTimeout, idleTimeout,
-                    maxSleepMs, secret, insecure, invoked, idle,
+                    rebuildExcerpts, maxPublishers, maxSleepMs, secret, insecure, invoked, idle,
                     epochClock != null ? epochClock : internals.epochClock(),
                     nanoClock != null ? nanoClock : internals.nanoClock(),
                     errorHandler != null ? errorHandler : internals.errorHandler(),

@@ -7,7 +7,10 @@
  * {@link dev.spool.replication.ReplicationSink#promote()} turns the replica into the primary of a new term, which
  * fences the old one, and {@link dev.spool.replication.Failover} reads a queue's
  * {@link dev.spool.replication.ReplicationRole role}, term and acknowledged index, and promotes a stopped replica. {@link dev.spool.replication.PublishGateway} and {@link dev.spool.replication.PublishClient}
- * carry publishes and their commits over TCP.
+ * carry publishes and their commits over TCP; each publish carries its client's id and sequence, so that a gateway on
+ * a queue with publisher ids writes a publish sent again only once, and a client built with a
+ * {@link dev.spool.replication.GatewayLocator} follows the primary after a failover and sends again what was not
+ * committed.
  * <p>
  * Secure by default: each service needs a shared secret, or {@code insecure()} said on its builder. Peers prove the
  * secret to each other (HMAC-SHA256 challenge-response over the whole handshake) before anything they send is acted
@@ -20,7 +23,8 @@
  * <p>
  * This package is the API. Not API, and package-private here: {@code ServiceBuilder} (what the three service
  * builders share), each component's concluded settings ({@code GatewayConfig}, {@code ClientConfig}), the gateway's
- * per-connection state and waiting commits ({@code GatewayClient}, {@code PendingCommits}) and the MXBeans'
+ * per-connection state, waiting commits and table of each client's last publishes ({@code GatewayClient},
+ * {@code PendingCommits}, {@code Publishers}) and the MXBeans'
  * implementations. The rest lives in packages below this one, none of them API, each with its own
  * {@code package-info}: {@code protocol} (frames, codec, MACs, handshakes, connection), {@code source} and
  * {@code sink} (each end's agent and its concluded settings) and {@code agent} (how a service runs). This package

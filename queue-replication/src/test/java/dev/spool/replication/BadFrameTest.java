@@ -111,7 +111,7 @@ class BadFrameTest extends SpoolTestBase {
         try (ReplicationSink sink = sink()) {
             final String message = refusal(sink, hello(UUID.randomUUID(), VERSION_1_MAGIC, 1));
             assertTrue(message.contains("HELLO frame from /"), message);
-            assertTrue(message.contains("protocol version=1, this build speaks 5: the peer runs an older Spool"), message);
+            assertTrue(message.contains("protocol version=1, this build speaks " + VERSION + ": the peer runs an older Spool"), message);
             assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
             assertEquals(-1, sink.lastIndex());
             assertNull(sink.failure(), "the sink goes on listening");
@@ -124,7 +124,7 @@ class BadFrameTest extends SpoolTestBase {
         try (ReplicationSink sink = sink()) {
             for (final int version : new int[] {3, 4}) {
                 final String message = refusal(sink, hello(UUID.randomUUID(), MAGIC, version));
-                assertTrue(message.contains("protocol version=" + version + ", this build speaks 5: the peer runs an"
+                assertTrue(message.contains("protocol version=" + version + ", this build speaks " + VERSION + ": the peer runs an"
                         + " older Spool"), message);
             }
             assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
@@ -138,7 +138,7 @@ class BadFrameTest extends SpoolTestBase {
         try (ReplicationSink sink = sink()) {
             final String message = refusal(sink, hello(UUID.randomUUID(), VERSION_1_MAGIC));
             assertTrue(message.contains("magic=0x524c5053, protocol version 1's (the peer runs an older Spool),"
-                    + " expected 0x464c5053 of version 5"), message);
+                    + " expected 0x464c5053 of version " + VERSION), message);
             assertFalse(SpoolQueue.exists(tempDir.resolve("replica")), "nothing in the frame is acted on");
             assertNull(sink.failure(), "the sink goes on listening");
         }

@@ -49,7 +49,7 @@ class GatewaySecurityTest extends SpoolTestBase {
                 raw.setSoTimeout(30_000);
                 final byte[] payload = message(1);
                 final ByteBuffer publish = Wire.frame(PublishFlyweight.frameLength(payload.length), TYPE_PUBLISH);
-                new PublishFlyweight().wrap(publish, 0).correlation(1).stage(CommitStage.WRITTEN.ordinal())
+                new PublishFlyweight().wrap(publish, 0).clientId(1).sequence(1).stage(CommitStage.WRITTEN.ordinal())
                         .payload(payload, 0, payload.length);
                 Wire.write(raw, publish);
                 final ByteBuffer error = Wire.read(raw);
@@ -157,9 +157,10 @@ class GatewaySecurityTest extends SpoolTestBase {
                 assertTrue(second.awaitCommit(second.publish(message, 0, message.length, CommitStage.WRITTEN),
                         30, TimeUnit.SECONDS) >= 0, "the address's clients keep their slots");
                 // the other address's unproved connections still hold theirs: it answers a PUBLISH with an ERROR
-                final byte[] payload = message(7);
+                // (one that fits a connection's handshake buffers)
+                final byte[] payload = message(2);
                 final ByteBuffer publish = Wire.frame(PublishFlyweight.frameLength(payload.length), TYPE_PUBLISH);
-                new PublishFlyweight().wrap(publish, 0).correlation(1).stage(CommitStage.WRITTEN.ordinal())
+                new PublishFlyweight().wrap(publish, 0).clientId(1).sequence(1).stage(CommitStage.WRITTEN.ordinal())
                         .payload(payload, 0, payload.length);
                 newest.setSoTimeout(30_000);
                 Wire.write(newest, publish);

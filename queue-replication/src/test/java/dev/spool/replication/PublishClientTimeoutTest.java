@@ -23,7 +23,9 @@ class PublishClientTimeoutTest extends SpoolTestBase {
         try (ServerSocketChannel server = ServerSocketChannel.open()
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
             final InetSocketAddress address = (InetSocketAddress) server.getLocalAddress();
-            try (PublishClient client = PublishClient.connectInsecure(address, 1 << 20, Duration.ofMillis(300));
+            // a copy for re-sending larger than the sockets' buffers: they fill first
+            try (PublishClient client = PublishClient.builder(address, 1 << 20).insecure().timeout(Duration.ofMillis(300))
+                    .resendCapacity(64 << 20).connect();
                  SocketChannel accepted = server.accept()) {
                 final byte[] message = new byte[1 << 20];
                 final UncheckedIOException failed = assertTimeoutPreemptively(Duration.ofSeconds(60),

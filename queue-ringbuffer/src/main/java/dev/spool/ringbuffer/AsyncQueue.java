@@ -78,6 +78,11 @@ public final class AsyncQueue implements AutoCloseable {
 
     AsyncQueue(final SpoolQueue queue, final boolean ownsQueue, final AsyncQueueConfig config) {
         queue.unwrap(QueueInternals.class).checkWritable("an async queue, whose drainer appends to it,");
+        if (queue.publisherIds()) {
+            // a record would need the excerpt's whole prefix, and the ring's readers a checksum over it
+            throw new SpoolException("queue " + queue.directory() + " was created with publisherIds: its excerpts"
+                    + " come through a publish gateway, which appends to it directly; an async queue cannot front it");
+        }
         this.queue = queue;
         this.ownsQueue = ownsQueue;
         this.config = config;

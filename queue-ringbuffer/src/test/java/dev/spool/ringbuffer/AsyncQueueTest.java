@@ -43,6 +43,16 @@ class AsyncQueueTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRefuseToFrontAQueueWithPublisherIdsNamingIt() {
+        try (SpoolQueue queue = SpoolQueue.builder(tempDir.resolve("p")).chunkLength(1 << 20).publisherIds(true)
+                .openOrCreate()) {
+            final SpoolException e = assertThrows(SpoolException.class, () -> builder(queue).build());
+            assertTrue(e.getMessage().contains("publisherIds") && e.getMessage().contains(queue.directory().toString()),
+                    e.getMessage());
+        }
+    }
+
+    @Test
     void shouldDrainOnItsOwnThreadInRingOrderAndTellEachRecordsIndex() throws Exception {
         try (SpoolQueue queue = openQueue()) {
             // a ring that holds all 1000: the journal keeps an index until producers lap the record

@@ -13,17 +13,21 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SyncPolicy;
 import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.MappingGuard;
 import dev.spool.queue.internal.NamedPosition;
+import dev.spool.queue.internal.PublisherAppender;
+import dev.spool.queue.internal.PublisherReader;
 import dev.spool.queue.internal.QueueConfig;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
 import dev.spool.queue.internal.SchemaFiles;
 
+import net.openhft.chronicle.bytes.BytesStore;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -145,6 +149,10 @@ public final class QueueEngine implements QueueInternals {
     }
 
     private ExcerptAppender openAppender(final SyncPolicy policy) {
+        return openStoreAppender(policy);
+    }
+
+    private StoreAppender openStoreAppender(final SyncPolicy policy) {
         if (policy.needsMsync()) {
             Msync.checkAvailable(policy.toString());
         }
@@ -165,6 +173,82 @@ public final class QueueEngine implements QueueInternals {
             final StoreAppender appender = new StoreAppender(store, syncTriggers.create(policy, nanoClock), term);
             store.opened(appender);
             return appender;
+        }
+    }
+
+    /**
+     * @return a new appender of publishes with the queue's sync policy, refused where {@link #createAppender()} is.
+     */
+    @Override
+    public PublisherAppender createPublisherAppender() {
+        final String refusal = appendersRefused;
+        if (refusal != null) {
+            throw new SpoolException("queue " + directory + " refuses appenders: " + refusal);
+        }
+        return new StorePublisherAppender(openStoreAppender(syncPolicy));
+    }
+
+    @Override
+    public long readLastPublishers(final long excerpts, final PublisherReader reader) {
+        Objects.requireNonNull(reader, "reader");
+        if (!store.publisherIds() || excerpts <= 0) {
+            return 0;
+        }
+        final PublisherScan scan = new PublisherScan(reader);
+        try (ExcerptTailer tailer = createBodyTailer()) {
+            tailer.direction(Direction.BACKWARD).toEnd();
+            if (!tailer.read(scan)) {
+                return 0;
+            }
+            final long last = scan.index;
+            final long first;
+            if (rollCycle.toSequence(last) + 1 >= excerpts) {
+                // the indices of one cycle follow one another: no walk back
+                first = last - (excerpts - 1);
+            } else {
+                long read = 1;
+                while (read < excerpts && tailer.read(scan)) {
+                    read++;
+                }
+                first = scan.index;
+            }
+            tailer.direction(Direction.FORWARD);
+            if (!tailer.moveToIndex(first)) {
+                throw new SpoolException("queue " + directory + ": index " + IndexFormat.format(first, rollCycle)
+                        + ", read a moment ago, cannot be found again: did retention delete its cycle?");
+            }
+            scan.reporting = true;
+            long read = 0;
+            while (tailer.read(scan)) {
+                read++;
+            }
+            return read;
+        }
+    }
+
+    /** Reads the publisher id and sequence of each body: backward to find the first index, forward to report. */
+    private static final class PublisherScan implements ExcerptHandler {
+        private static final int ID_OFFSET = ExcerptDescriptor.PUBLISHER_ID_OFFSET - ExcerptDescriptor.HEADER_LENGTH;
+        private static final int SEQUENCE_OFFSET = ExcerptDescriptor.PUBLISHER_SEQUENCE_OFFSET
+                - ExcerptDescriptor.HEADER_LENGTH;
+        private final PublisherReader reader;
+        private boolean reporting;
+        private long index = -1;
+
+        PublisherScan(final PublisherReader reader) {
+            this.reader = reader;
+        }
+
+        @Override
+        public void onExcerpt(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
+            this.index = index;
+            if (!reporting) {
+                return;
+            }
+            final long publisherId = bytes.readLong(offset + ID_OFFSET);
+            if (publisherId != 0) {
+                reader.onPublish(publisherId, bytes.readLong(offset + SEQUENCE_OFFSET), index);
+            }
         }
     }
 
@@ -233,6 +317,12 @@ public final class QueueEngine implements QueueInternals {
     @Override
     public boolean checksums() {
         return checksums;
+    }
+
+    /** @return true if every data excerpt of the queue carries its publisher's id and sequence. */
+    @Override
+    public boolean publisherIds() {
+        return store.publisherIds();
     }
 
     /**

@@ -55,6 +55,8 @@ final class Store {
     private final boolean syncMarkers;
     private final boolean checksums;
     private final boolean verifyChecksums;
+    /** Bytes of a data excerpt's body before its payload: see {@link ExcerptDescriptor#bodyPrefixLength(int)}. */
+    private final int bodyPrefixLength;
     private final Retention retention;
     private final StoreCounters counters = new StoreCounters();
     private final Set<PosixFilePermission> fileMode;
@@ -85,6 +87,7 @@ final class Store {
         this.syncMarkers = config.syncMarkers();
         this.checksums = (metadata.features() & MetadataDescriptor.FEATURE_CRC32C) != 0;
         this.verifyChecksums = checksums && config.verifyChecksums();
+        this.bodyPrefixLength = ExcerptDescriptor.bodyPrefixLength(metadata.features());
         this.fileMode = config.fileMode();
         this.guard = new MappingGuard("queue " + directory);
         this.schemaFiles = new SchemaFiles(directory, fileMode, new GuardedGeneration());
@@ -148,9 +151,22 @@ final class Store {
         return verifyChecksums;
     }
 
-    /** @return the longest body a data header may give: the longest payload, and the CRC32C if the queue has one. */
+    /** @return true if every data excerpt carries its publisher's id and sequence (publisher ids). */
+    boolean publisherIds() {
+        return bodyPrefixLength > ExcerptDescriptor.CHECKSUM_LENGTH;
+    }
+
+    /**
+     * @return the bytes of a data excerpt's body before its payload: the CRC32C field, and the publisher id and
+     * sequence, as the queue's features have them.
+     */
+    int bodyPrefixLength() {
+        return bodyPrefixLength;
+    }
+
+    /** @return the longest body a data header may give: the longest payload and the body's prefix. */
     int maxDataLength() {
-        return maxMessageLength + (checksums ? ExcerptDescriptor.CHECKSUM_LENGTH : 0);
+        return maxMessageLength + bodyPrefixLength;
     }
 
     /** @return the wall clock: the cycle of each append, the times of index entries and sync markers. */

@@ -17,13 +17,16 @@ import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSE
 import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_OFFSET;
 import static dev.spool.queue.format.ExcerptDescriptor.HEADER_LENGTH;
+import static dev.spool.queue.format.ExcerptDescriptor.PUBLISHER_ID_OFFSET;
+import static dev.spool.queue.format.ExcerptDescriptor.PUBLISHER_SEQUENCE_OFFSET;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
  * Appends to a queue's cycle files: checks the caller's arguments and claims, copies payloads into the tail its
- * {@link TailWriter} holds under the write lock (after the CRC32C field in a checksummed queue, which it fills before
- * the header is published), and after the lock is released rings the doorbells, flushes as the sync policy asks, and
- * applies retention after a roll.
+ * {@link TailWriter} holds under the write lock (after the body's prefix: the CRC32C field in a checksummed queue,
+ * and the publisher id and sequence in a queue with publisher ids, which it fills before the header is published),
+ * and after the lock is released rings the doorbells, flushes as the sync policy asks, and applies retention after a
+ * roll.
  */
 final class StoreAppender implements ExcerptAppender {
     private static final int NO_CLAIM = -1;
@@ -31,11 +34,16 @@ final class StoreAppender implements ExcerptAppender {
     private final Store store;
     private final MetadataFile metadata;
     private final int maxMessageLength;
-    /** Where a payload starts from its excerpt's header: after the CRC32C field in a checksummed queue. */
+    /** Where a payload starts from its excerpt's header: after the body's prefix. */
     private final int payloadOffset;
-    /** Bytes a data excerpt's body holds besides its payload: the CRC32C field, or none. */
-    private final int checksumLength;
-    /** Computes each payload's CRC32C; null in a queue without checksums. */
+    /**
+     * Bytes a data excerpt's body holds before its payload: the CRC32C field, the publisher id and sequence, or
+     * none; the one test an append makes for a queue whose bodies are their payloads.
+     */
+    private final int prefixLength;
+    /** True if the body's prefix holds the publisher id and sequence. */
+    private final boolean publisherIds;
+    /** Computes each body's CRC32C; null in a queue without checksums. */
     private final Crc32cOfMemory crc;
     private final TailWriter tail;
     private final SyncTrigger trigger;
@@ -43,6 +51,10 @@ final class StoreAppender implements ExcerptAppender {
     private long lastIndex = -1;
     private int claimLength = NO_CLAIM;
     private boolean closed;
+    /** The publisher id the next excerpt stores: 0 but within {@link #appendAs}. */
+    private long publisherId;
+    /** The publisher's sequence the next excerpt stores: 0 but within {@link #appendAs}. */
+    private long publisherSequence;
 
     /**
      * @param term the queue's term now, read before its role was checked: a later fence or demotion stops this
@@ -52,8 +64,9 @@ final class StoreAppender implements ExcerptAppender {
         this.store = store;
         this.metadata = store.metadata();
         this.maxMessageLength = store.maxMessageLength();
-        this.payloadOffset = store.checksums() ? CHECKSUMMED_PAYLOAD_OFFSET : HEADER_LENGTH;
-        this.checksumLength = store.checksums() ? CHECKSUM_LENGTH : 0;
+        this.prefixLength = store.bodyPrefixLength();
+        this.payloadOffset = HEADER_LENGTH + prefixLength;
+        this.publisherIds = store.publisherIds();
         this.crc = store.checksums() ? new Crc32cOfMemory() : null;
         this.trigger = trigger;
         this.tail = new TailWriter(store, trigger != null, counters, term);
@@ -76,6 +89,23 @@ final class StoreAppender implements ExcerptAppender {
     @Override
     public long append(final BytesStore<?, ?> src, final long offset, final int length) {
         return write(TailWriter.NEXT, src, offset, length);
+    }
+
+    /**
+     * Appends a payload with its publisher's id and sequence, stored ahead of it in a queue with publisher ids and
+     * dropped in another; see {@link dev.spool.queue.internal.PublisherAppender}.
+     */
+    long appendAs(final long publisherId, final long sequence, final BytesStore<?, ?> src, final long offset,
+                  final int length) {
+        this.publisherId = publisherId;
+        this.publisherSequence = sequence;
+        try {
+            return write(TailWriter.NEXT, src, offset, length);
+        } finally {
+            // an append refused before its excerpt was written must not lend them to the next one
+            this.publisherId = 0;
+            this.publisherSequence = 0;
+        }
     }
 
     /** Appends at {@code index}, which must be the next index of its cycle; see {@link IndexedAppender}. */
@@ -114,12 +144,12 @@ final class StoreAppender implements ExcerptAppender {
     }
 
     /**
-     * Appends at {@code index} a data excerpt's body as another queue of the same kind stores it (in a checksummed
-     * queue: the CRC32C, then the payload), verbatim, so that the two queues' files hold the same bytes; see
-     * {@link IndexedAppender#appendBodyAt}. A body whose CRC32C does not match its payload is refused, unwritten.
+     * Appends at {@code index} a data excerpt's body as another queue of the same kind stores it (its prefix, then
+     * the payload), verbatim, so that the two queues' files hold the same bytes; see
+     * {@link IndexedAppender#appendBodyAt}. A body whose CRC32C does not match what follows it is refused, unwritten.
      */
     long appendBodyAt(final long index, final BytesStore<?, ?> src, final long offset, final int bodyLength) {
-        checkAppend(bodyLength - checksumLength);
+        checkAppend(bodyLength - prefixLength);
         if (offset < src.start() || offset + bodyLength > src.capacity()) {
             throw new SpoolException("offset=" + offset + " length=" + bodyLength + " outside the source's ["
                     + src.start() + ", " + src.capacity() + ")");
@@ -144,7 +174,7 @@ final class StoreAppender implements ExcerptAppender {
                         bodyLength - CHECKSUM_LENGTH, computed));
             }
         }
-        return endBodyWrite(address, bodyLength - checksumLength);
+        return endBodyWrite(address, bodyLength - prefixLength);
     }
 
     private long checkIndex(final long index) {
@@ -163,7 +193,7 @@ final class StoreAppender implements ExcerptAppender {
         }
         checkAppend(maxLength);
         tail.begin(TailWriter.NEXT);
-        tail.claim(maxLength + checksumLength);
+        tail.claim(maxLength + prefixLength);
         claimLength = maxLength;
         return tail.position() + payloadOffset;
     }
@@ -250,11 +280,28 @@ final class StoreAppender implements ExcerptAppender {
     }
 
     private long endWrite(final long address, final int length) {
-        if (crc != null) {
-            // before the header's release store: a reader that sees the header sees the checksum
-            MEMORY.writeInt(address + CHECKSUM_OFFSET, crc.of(address + CHECKSUMMED_PAYLOAD_OFFSET, length));
+        // one test on the hot path of a queue whose bodies are their payloads: the prefix is in a method of its own
+        if (prefixLength != 0) {
+            writePrefix(address, length);
         }
         return endBodyWrite(address, length);
+    }
+
+    /**
+     * Fills the body's prefix before the header's release store, so a reader that sees the header sees it: the
+     * publisher id and sequence, then the CRC32C of everything after its field (0 without checksums).
+     */
+    private void writePrefix(final long address, final int length) {
+        if (publisherIds) {
+            MEMORY.writeLong(address + PUBLISHER_ID_OFFSET, publisherId);
+            MEMORY.writeLong(address + PUBLISHER_SEQUENCE_OFFSET, publisherSequence);
+        }
+        if (crc != null) {
+            MEMORY.writeInt(address + CHECKSUM_OFFSET,
+                    crc.of(address + CHECKSUMMED_PAYLOAD_OFFSET, length + prefixLength - CHECKSUM_LENGTH));
+        } else {
+            MEMORY.writeInt(address + CHECKSUM_OFFSET, 0);
+        }
     }
 
     /** Publishes the excerpt whose body is complete at {@code address}, then does what follows an append. */
@@ -262,7 +309,7 @@ final class StoreAppender implements ExcerptAppender {
         // evaluated before the header is published, while the tail's chunk is the one the payload is in
         final int action = trigger == null ? SyncTrigger.DO_NOTHING
                 : trigger.onAppend(tail.bytes(), tail.position() + payloadOffset, length);
-        lastIndex = tail.publish(address, length + checksumLength);
+        lastIndex = tail.publish(address, length + prefixLength);
         counters.appended(length);
         store.appended();
         if (action != SyncTrigger.DO_NOTHING) {

@@ -79,6 +79,7 @@ final class StoreOpener {
     private static MetadataFile.Settings newQueueSettings(final Layout layout) {
         final int features = (layout.checksums() ? MetadataDescriptor.FEATURE_CRC32C : 0)
                 | (layout.indexTimes() ? MetadataDescriptor.FEATURE_INDEX_TIMES : 0)
+                | (layout.publisherIds() ? MetadataDescriptor.FEATURE_PUBLISHER_IDS : 0)
                 | (layout.calendar().zone() != null ? MetadataDescriptor.FEATURE_ZONED_ROLL : 0);
         return new MetadataFile.Settings(layout.calendar(), layout.epochMillis(), layout.indexSpacing(),
                 layout.indexBlockEntries(), layout.maxMessageLength(), layout.chunkLength(),
@@ -103,6 +104,8 @@ final class StoreOpener {
         mismatch(layout, Setting.CHUNK_LENGTH, "chunkLength", layout.chunkLength(), metadata.chunkLength(), metadata);
         mismatch(layout, Setting.CHECKSUMS, "checksums", layout.checksums(),
                 (metadata.features() & MetadataDescriptor.FEATURE_CRC32C) != 0, metadata);
+        mismatch(layout, Setting.PUBLISHER_IDS, "publisherIds", layout.publisherIds(),
+                (metadata.features() & MetadataDescriptor.FEATURE_PUBLISHER_IDS) != 0, metadata);
         mismatch(layout, Setting.INDEX_TIMES, "indexTimes", layout.indexTimes(),
                 CycleDescriptor.hasIndexTimes(metadata.features()), metadata);
         if (layout.replicaOf().isPresent()) {

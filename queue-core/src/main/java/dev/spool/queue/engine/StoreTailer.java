@@ -27,7 +27,8 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * Reads a queue's cycle files. Forward reads follow the headers; backward reads and {@link #moveToIndex(long)}
  * find positions through the sparse index, with the tailer's {@link ExcerptLocator}. In a checksummed queue every
  * read checks the excerpt's CRC32C before delivering it, unless the queue instance was opened to skip that. A body
- * tailer delivers each data excerpt's body as stored (the CRC32C field, then the payload), for a replica's copy.
+ * tailer delivers each data excerpt's body as stored (its prefix: the CRC32C field, the publisher id and sequence, as
+ * the queue's features have them; then the payload), for a replica's copy; any other delivers the payload alone.
  */
 final class StoreTailer implements ExcerptTailer {
     private final Store store;
@@ -46,9 +47,9 @@ final class StoreTailer implements ExcerptTailer {
     private final int maxDataLength;
     /** Where a handler's bytes start from an excerpt's header: the payload, or the body of a body tailer. */
     private final int deliveredOffset;
-    /** Bytes of a data body that the handler is not given: the CRC32C field of a payload tailer, or none. */
+    /** Bytes of a data body that the handler is not given: the body's prefix for a payload tailer, or none. */
     private final int skippedLength;
-    /** The smallest body a data header may give: 1 byte of payload, and the CRC32C field if any. */
+    /** The smallest body a data header may give: 1 byte of payload, and the body's prefix. */
     private final int minDataLength;
     /** Checks each CRC32C read; null if the queue has none or this instance skips the check. */
     private final Crc32cOfMemory crc;
@@ -72,7 +73,7 @@ final class StoreTailer implements ExcerptTailer {
         this(store, named, commitMode, idle, false);
     }
 
-    /** @param bodies true to deliver each data excerpt's body as stored, the CRC32C field included. */
+    /** @param bodies true to deliver each data excerpt's body as stored, its prefix included. */
     StoreTailer(final Store store, final StoreNamedPosition named, final CommitMode commitMode,
                 final IdleStrategy idle, final boolean bodies) {
         this.store = store;
@@ -86,10 +87,10 @@ final class StoreTailer implements ExcerptTailer {
         this.nanoClock = store.nanoClock();
         this.maxDataLength = store.maxDataLength();
         this.locator = new ExcerptLocator(metadata, cursor, maxDataLength, store.verifyChecksums());
-        final int checksumLength = store.checksums() ? CHECKSUM_LENGTH : 0;
-        this.deliveredOffset = HEADER_LENGTH + (bodies ? 0 : checksumLength);
-        this.skippedLength = bodies ? 0 : checksumLength;
-        this.minDataLength = 1 + checksumLength;
+        final int prefixLength = store.bodyPrefixLength();
+        this.deliveredOffset = HEADER_LENGTH + (bodies ? 0 : prefixLength);
+        this.skippedLength = bodies ? 0 : prefixLength;
+        this.minDataLength = 1 + prefixLength;
         this.crc = store.verifyChecksums() ? new Crc32cOfMemory() : null;
     }
 
@@ -145,8 +146,8 @@ final class StoreTailer implements ExcerptTailer {
     /**
      * @return the body length of the data excerpt at {@code at}, whose header is {@code header}, after checking its
      * CRC32C if this tailer checks them.
-     * @throws CorruptQueueException if its body is too short to hold a checksum and a payload, or the CRC32C it holds
-     *                               is not its payload's.
+     * @throws CorruptQueueException if its body is too short to hold its prefix and a payload, or the CRC32C it holds
+     *                               is not that of what follows it.
      */
     private int checkedLength(final int header, final long at, final long index) {
         final int length = length(header);
@@ -160,14 +161,14 @@ final class StoreTailer implements ExcerptTailer {
     private void checkBody(final int length, final int header, final long at, final long index) {
         if (length < minDataLength) {
             throw new CorruptQueueException(file.path(), at, String.format("bad header 0x%08x (%s) of index %s: a"
-                    + " checksummed data excerpt holds at least %d bytes", header, describe(header),
+                    + " data excerpt of this queue holds at least %d bytes", header, describe(header),
                     IndexFormat.format(index, rollCycle), minDataLength));
         }
         final long address = cursor.address(at);
         final int expected = MEMORY.readInt(address + CHECKSUM_OFFSET);
         final int found = crc.of(address + CHECKSUMMED_PAYLOAD_OFFSET, length - CHECKSUM_LENGTH);
         if (found != expected) {
-            throw checksumMismatch(at, index, expected, found, length - CHECKSUM_LENGTH);
+            throw checksumMismatch(at, index, expected, found, length + 1 - minDataLength);
         }
     }
 

@@ -40,6 +40,33 @@ package dev.spool.queue.format;
  * Metadata excerpts (index blocks, padding, sync markers, the end of a cycle) carry no checksum: the engine checks
  * their structure instead.
  * <p>
+ * In a queue created with {@link MetadataDescriptor#FEATURE_PUBLISHER_IDS}, a data excerpt carries, ahead of its
+ * payload, the id of the client that published it and that client's sequence number for it, which a publish
+ * gateway reads back to recognise a publish sent again; an excerpt appended otherwise holds 0 and 0 ("no
+ * publisher"). The checksum field keeps its place, and holds 0 in a queue without checksums; with checksums it
+ * covers the publisher's id and sequence too, everything after it:
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------+-+-+-+
+ *  |         Length = 20 + payload length (29 bits)          |0|0|W|  0
+ *  +---------------------------------------------------------+-+-+-+
+ *  |   CRC32C of what follows, to the payload's end (int), or 0    |  4
+ *  +---------------------------------------------------------------+
+ *  |               Publisher id (long), 0 = none                   |  8
+ *  +---------------------------------------------------------------+
+ *  |             Publisher's sequence (long), 0 = none             | 16
+ *  +---------------------------------------------------------------+
+ *  |                    Payload, 8-byte aligned                  ... 24
+ * ...                                                              |
+ *  +---------------------------------------------------------------+
+ *  |              Padding to the next 8-byte boundary              |
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * What a data excerpt's body holds before its payload, {@link #bodyPrefixLength(int)} bytes, is the queue's own:
+ * tailers, typed readers and the tools deliver and show the payload alone, and a replication source ships the body
+ * whole, so a replica holds the same bytes.
+ * <p>
  * The payload of a metadata excerpt starts with a 4-byte type ({@link #TYPE_INDEX_BLOCK}, {@link #TYPE_PADDING});
  * a metadata excerpt shorter than that is padding.
  */
@@ -67,6 +94,12 @@ public final class ExcerptDescriptor {
     public static final int CHECKSUM_LENGTH = Integer.BYTES;
     /** Offset of the payload of a checksummed data excerpt, from its header: 8-byte aligned. */
     public static final int CHECKSUMMED_PAYLOAD_OFFSET = CHECKSUM_OFFSET + CHECKSUM_LENGTH;
+    /** Offset of the publisher id of a data excerpt of a queue with publisher ids, from its header. */
+    public static final int PUBLISHER_ID_OFFSET = CHECKSUM_OFFSET + CHECKSUM_LENGTH;
+    /** Offset of the publisher's sequence of a data excerpt of a queue with publisher ids, from its header. */
+    public static final int PUBLISHER_SEQUENCE_OFFSET = PUBLISHER_ID_OFFSET + Long.BYTES;
+    /** Offset of the payload of a data excerpt of a queue with publisher ids, from its header: 8-byte aligned. */
+    public static final int PUBLISHED_PAYLOAD_OFFSET = PUBLISHER_SEQUENCE_OFFSET + Long.BYTES;
 
     /** Offset of the metadata type within a metadata payload. */
     public static final int METADATA_TYPE_OFFSET = 0;
@@ -99,6 +132,18 @@ public final class ExcerptDescriptor {
     public static final int SYNC_MARKER_LENGTH = SYNC_MARKER_TIME_OFFSET + Long.BYTES - HEADER_LENGTH;
 
     private ExcerptDescriptor() {
+    }
+
+    /**
+     * @param features a queue's features ({@link MetadataDescriptor#FEATURES_OFFSET}).
+     * @return the bytes of a data excerpt's body before its payload: none, the CRC32C field, or the CRC32C field (0
+     * without checksums), the publisher id and the publisher's sequence.
+     */
+    public static int bodyPrefixLength(final int features) {
+        if ((features & MetadataDescriptor.FEATURE_PUBLISHER_IDS) != 0) {
+            return PUBLISHED_PAYLOAD_OFFSET - HEADER_LENGTH;
+        }
+        return (features & MetadataDescriptor.FEATURE_CRC32C) != 0 ? CHECKSUM_LENGTH : 0;
     }
 
     /**

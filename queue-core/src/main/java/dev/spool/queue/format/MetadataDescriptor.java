@@ -182,8 +182,15 @@ public final class MetadataDescriptor {
      * {@code ExcerptTailer.moveToTime} (index block layout: {@link CycleDescriptor}).
      */
     public static final int FEATURE_INDEX_TIMES = 4;
+    /**
+     * Feature bit: every data excerpt carries the id of the client that published it and that client's sequence
+     * number for it, ahead of its payload (see {@link ExcerptDescriptor#PUBLISHER_ID_OFFSET}), so that a publish
+     * gateway, on this queue or on a replica promoted in its place, writes a publish sent again only once.
+     */
+    public static final int FEATURE_PUBLISHER_IDS = 8;
     /** The feature bits this build knows; a queue that has any other bit set is refused at open. */
-    public static final int KNOWN_FEATURES = FEATURE_CRC32C | FEATURE_ZONED_ROLL | FEATURE_INDEX_TIMES;
+    public static final int KNOWN_FEATURES = FEATURE_CRC32C | FEATURE_ZONED_ROLL | FEATURE_INDEX_TIMES
+            | FEATURE_PUBLISHER_IDS;
     /** Offset of the roll time, an int: minutes after local midnight; 0 unless {@link #FEATURE_ZONED_ROLL}. */
     public static final int ROLL_TIME_OFFSET = FEATURES_OFFSET + Long.BYTES;
     /** Offset of the length in bytes of the roll zone id, an int. */

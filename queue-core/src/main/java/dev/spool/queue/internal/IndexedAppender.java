@@ -36,7 +36,8 @@ public interface IndexedAppender extends AutoCloseable {
     /**
      * Writes a data excerpt's body as a queue of the same kind stores it, and as a body tailer
      * ({@link QueueInternals#createBodyTailer()}) delivers it: in a queue with checksums, the CRC32C field then the
-     * payload (see {@code ExcerptDescriptor}); otherwise the payload alone. Written verbatim, so the files of a
+     * payload; in a queue with publisher ids, the CRC32C field (0 without checksums), the publisher id and sequence,
+     * then the payload (see {@code ExcerptDescriptor}); otherwise the payload alone. Written verbatim, so the files of a
      * replica hold the same bytes as its primary's. In a queue with checksums, a body whose CRC32C does not match its
      * payload is refused with an {@link SpoolException} naming the index and both values, and nothing is
      * written.

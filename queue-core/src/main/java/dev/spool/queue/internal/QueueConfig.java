@@ -86,6 +86,8 @@ public record QueueConfig(Path directory, boolean mayOpen, boolean mayCreate, bo
         CHECKSUMS,
         /** A time per index entry. */
         INDEX_TIMES,
+        /** A publisher id and sequence per excerpt. */
+        PUBLISHER_IDS,
         /** The primary's identity of a replica. */
         REPLICA_OF
     }
@@ -102,12 +104,13 @@ public record QueueConfig(Path directory, boolean mayOpen, boolean mayCreate, bo
      * @param chunkLength       the mapping unit.
      * @param checksums         whether excerpts carry a CRC32C.
      * @param indexTimes        whether index entries hold times.
+     * @param publisherIds      whether excerpts carry their publisher's id and sequence.
      * @param replicaOf         the primary's queue id for a replica; empty for a primary.
      * @param given             the settings the builder was given.
      */
     public record Layout(CycleCalendar calendar, long epochMillis, int indexSpacing, int indexBlockEntries,
                          int maxMessageLength, long chunkLength, boolean checksums, boolean indexTimes,
-                         Optional<UUID> replicaOf, Set<Setting> given) {
+                         boolean publisherIds, Optional<UUID> replicaOf, Set<Setting> given) {
         /**
          * @param setting a persisted setting.
          * @return true if the builder gave it, so an existing queue must have the same.

@@ -188,6 +188,32 @@ public interface QueueInternals {
     boolean checksums();
 
     /**
+     * @return true if the queue was created with publisher ids: each data excerpt's body is the CRC32C field (0
+     * without checksums), the publisher id and sequence, then the payload.
+     */
+    boolean publisherIds();
+
+    /**
+     * @return a new appender that stores each payload's publisher id and sequence (see {@link PublisherAppender}),
+     * with the queue's sync policy. Closing the queue closes it.
+     * @throws dev.spool.queue.SpoolException where {@code createAppender} refuses: a replica, a fenced or closed
+     *                                        queue, or one whose appenders an async queue refuses.
+     */
+    PublisherAppender createPublisherAppender();
+
+    /**
+     * Reads the publisher id and sequence of the last {@code excerpts} data excerpts of the queue (all of them if it
+     * holds fewer) and tells {@code reader} of each that a publisher appended (id not 0), in index order; reads
+     * nothing in a queue without publisher ids. Opens a tailer, finds the first of them (by its index if the last
+     * cycle holds them all, else by walking back) and reads them forward: a start-up call, which allocates.
+     *
+     * @param excerpts how many of the last excerpts to read; 0 or less reads none.
+     * @param reader   told of each publish.
+     * @return the number of data excerpts read.
+     */
+    long readLastPublishers(long excerpts, PublisherReader reader);
+
+    /**
      * @return true if readers of this queue instance check each excerpt's CRC32C: the queue has checksums and the
      * instance was not opened to skip them.
      */
@@ -195,7 +221,8 @@ public interface QueueInternals {
 
     /**
      * @return a new tailer, before the first excerpt, whose reads deliver each data excerpt's body as stored (in a
-     * queue with checksums: the CRC32C field, then the payload), checked as any tailer checks it; what
+     * queue with checksums: the CRC32C field, then the payload; with publisher ids: the CRC32C field, the publisher
+     * id and sequence, then the payload), checked as any tailer checks it; what
      * {@link IndexedAppender#appendBodyAt} writes. Closing the queue closes it.
      */
     ExcerptTailer createBodyTailer();

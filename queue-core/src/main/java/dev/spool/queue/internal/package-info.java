@@ -3,7 +3,9 @@
  * compatibility between versions. {@link dev.spool.queue.internal.QueueInternals}, which a module gets as
  * {@code queue.unwrap(QueueInternals.class)}, gives a queue's role, term, acknowledgements, doorbells, promotion and
  * fencing, its clocks, error handler and thread factory, and its
- * {@link dev.spool.queue.internal.IndexedAppender} that writes at given indices; {@link
+ * {@link dev.spool.queue.internal.IndexedAppender} that writes at given indices, and, for the publish gateway, its
+ * {@link dev.spool.queue.internal.PublisherAppender} that stores each publish's client id and sequence and the
+ * {@link dev.spool.queue.internal.PublisherReader} they are read back to; {@link
  * dev.spool.queue.internal.ProcessSlots} claims a slot per live process through byte-range locks; {@link
  * dev.spool.queue.internal.SchemaFiles} stores and lists the typed schema files of a queue directory and counts them
  * in the metadata's schema generation, for the method writers and replication; {@link

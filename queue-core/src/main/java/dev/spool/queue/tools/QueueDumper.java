@@ -113,8 +113,9 @@ final class QueueDumper {
         field("index block entries", String.valueOf(queue.indexBlockEntries()));
         field("max message length", String.valueOf(queue.maxMessageLength()));
         field("chunk length", String.valueOf(queue.chunkLength()));
-        field("features", String.format("0x%x%s", queue.features(), queue.checksums() ? " (crc32c: every data excerpt"
-                + " carries a CRC32C of its payload)" : ""));
+        field("features", String.format("0x%x%s%s", queue.features(), queue.checksums() ? " (crc32c: every data excerpt"
+                + " carries a CRC32C of its body)" : "", (queue.features() & MetadataDescriptor.FEATURE_PUBLISHER_IDS) != 0
+                ? " (publisher ids: every data excerpt carries its publisher's id and sequence)" : ""));
         field("highest cycle", cycleName(rollCycle, queue.highestCycle()));
         field("lowest cycle", cycleName(rollCycle, queue.lowestCycle()));
         final long lock = queue.writeLock();
@@ -167,6 +168,7 @@ final class QueueDumper {
                     file.readLong(CycleDescriptor.WRITE_SEQUENCE_OFFSET));
             final Map<Long, Integer> blocks = dumpRoot(file);
             final boolean checksums = queue.checksums();
+            final int prefixLength = queue.bodyPrefixLength();
             final int maxLength = queue.maxDataLength();
             final int maxEntries = MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES;
             final boolean entriesOk = QueueFiles.isPowerOfTwo(entries) && entries <= maxEntries;
@@ -196,10 +198,11 @@ final class QueueDumper {
                 } else if (kind == ExcerptScanner.Kind.UNKNOWN_METADATA) {
                     line.append(" type=").append(scanner.metadataType());
                 }
-                if (kind == ExcerptScanner.Kind.DATA && checksums) {
-                    checksumLine(file, scanner, line);
-                    payload(file, scanner.position() + CHECKSUMMED_PAYLOAD_OFFSET,
-                            Math.max(0, scanner.length() - CHECKSUM_LENGTH));
+                if (kind == ExcerptScanner.Kind.DATA && prefixLength != 0) {
+                    // the body's prefix is the queue's own: the payload alone is shown, and checked if checksummed
+                    prefixedLine(file, scanner, line, checksums, prefixLength);
+                    payload(file, scanner.position() + HEADER_LENGTH + prefixLength,
+                            Math.max(0, scanner.length() - prefixLength));
                     continue;
                 }
                 out.println(line.append(" length=").append(scanner.length()));
@@ -213,16 +216,25 @@ final class QueueDumper {
         }
     }
 
-    /** Prints a checksummed data excerpt's line: its payload length and CRC32C, as stored and as computed. */
-    private void checksumLine(final ReadOnlyFile file, final ExcerptScanner scanner, final StringBuilder line) {
-        final int length = scanner.length() - CHECKSUM_LENGTH;
+    /**
+     * Prints the line of a data excerpt whose body has a prefix: its payload length and, if checksummed, its CRC32C
+     * as stored and as computed.
+     */
+    private void prefixedLine(final ReadOnlyFile file, final ExcerptScanner scanner, final StringBuilder line,
+                              final boolean checksums, final int prefixLength) {
+        final int length = scanner.length() - prefixLength;
         if (length < 1) {
-            out.println(line.append(" length=").append(scanner.length()).append(" !! too short for a CRC32C and a payload"));
+            out.println(line.append(" length=").append(scanner.length()).append(" !! too short for ")
+                    .append(prefixLength).append(" bytes of prefix and a payload"));
+            return;
+        }
+        if (!checksums) {
+            out.println(line.append(" length=").append(length));
             return;
         }
         final int stored = file.readInt(scanner.position() + CHECKSUM_OFFSET);
         crc.reset();
-        crc.update(file.read(scanner.position() + CHECKSUMMED_PAYLOAD_OFFSET, length));
+        crc.update(file.read(scanner.position() + CHECKSUMMED_PAYLOAD_OFFSET, scanner.length() - CHECKSUM_LENGTH));
         final int computed = (int) crc.getValue();
         line.append(" length=").append(length).append(String.format(" crc32c=0x%08x", stored));
         out.println(stored == computed ? line.append(" ok")

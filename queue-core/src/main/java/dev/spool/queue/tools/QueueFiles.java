@@ -22,7 +22,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 
-import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static dev.spool.queue.format.MetadataDescriptor.*;
 
 /**
@@ -142,12 +141,19 @@ final class QueueFiles {
     }
 
     /**
-     * @return the longest body a data header may give, for a walk: the maximum message length and, with checksums,
-     * the CRC32C; the header's own limit if the metadata's value is unusable.
+     * @return the bytes of a data excerpt's body before its payload: the CRC32C field, the publisher id and sequence,
+     * as the features have them.
+     */
+    int bodyPrefixLength() {
+        return ExcerptDescriptor.bodyPrefixLength(features());
+    }
+
+    /**
+     * @return the longest body a data header may give, for a walk: the maximum message length and the body's
+     * prefix; the header's own limit if the metadata's value is unusable.
      */
     int maxDataLength() {
-        return maxMessageLength() > 0 ? maxMessageLength() + (checksums() ? CHECKSUM_LENGTH : 0)
-                : ExcerptDescriptor.MAX_LENGTH;
+        return maxMessageLength() > 0 ? maxMessageLength() + bodyPrefixLength() : ExcerptDescriptor.MAX_LENGTH;
     }
 
     int maxMessageLength() {

@@ -3,7 +3,6 @@ package dev.spool.queue.tools;
 import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.format.CycleDescriptor;
-import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 
 import java.io.PrintStream;
@@ -68,13 +67,13 @@ final class QueueStats {
                 final int maxEntries = MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES;
                 final ExcerptScanner scanner = new ExcerptScanner(file, queue.maxDataLength(),
                         QueueFiles.isPowerOfTwo(entries) && entries <= maxEntries ? entries : maxEntries);
-                // a checksummed body holds the CRC32C before the payload
-                final int checksumLength = queue.checksums() ? ExcerptDescriptor.CHECKSUM_LENGTH : 0;
+                // a body may hold a CRC32C, a publisher id and sequence before the payload
+                final int prefixLength = queue.bodyPrefixLength();
                 long payload = 0;
                 ExcerptScanner.Kind kind;
                 for (kind = scanner.next(); !kind.isEnd(); kind = scanner.next()) {
                     if (kind == ExcerptScanner.Kind.DATA) {
-                        payload += scanner.length() - checksumLength;
+                        payload += scanner.length() - prefixLength;
                     }
                 }
                 final long count = scanner.dataCount();

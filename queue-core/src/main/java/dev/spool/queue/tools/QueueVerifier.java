@@ -54,6 +54,8 @@ final class QueueVerifier {
     private int maxMessageLength;
     /** Whether data excerpts carry a CRC32C, which the walk checks. */
     private boolean checksums;
+    /** Bytes of a data excerpt's body before its payload, as the queue's features have them. */
+    private int prefixLength;
     private final CRC32C crc = new CRC32C();
 
     /** What one cycle file holds, for the checks across files. */
@@ -133,6 +135,7 @@ final class QueueVerifier {
                     features, features & ~MetadataDescriptor.KNOWN_FEATURES));
         }
         checksums = (features & MetadataDescriptor.FEATURE_CRC32C) != 0;
+        prefixLength = ExcerptDescriptor.bodyPrefixLength(features);
         rollCycle = queue.rollCycle();
         if (rollCycle == null) {
             damage(path, MetadataDescriptor.ROLL_CYCLE_OFFSET, "unknown roll cycle id=" + queue.readInt(MetadataDescriptor.ROLL_CYCLE_OFFSET));
@@ -250,7 +253,7 @@ final class QueueVerifier {
 
             final LongList indexed = new LongList();
             final LongList blocks = new LongList();
-            final ExcerptScanner scanner = new ExcerptScanner(file, maxMessageLength + (checksums ? CHECKSUM_LENGTH : 0),
+            final ExcerptScanner scanner = new ExcerptScanner(file, maxMessageLength + prefixLength,
                     entries > 0 ? entries : indexBlockEntries > 0 ? indexBlockEntries : MetadataDescriptor.MAX_INDEX_BLOCK_ENTRIES);
             long dataBeforeHint = -1;
             ExcerptScanner.Kind kind;
@@ -267,8 +270,8 @@ final class QueueVerifier {
                         if (spacing > 0 && (scanner.sequence() & (spacing - 1)) == 0) {
                             indexed.add(position);
                         }
-                        if (checksums) {
-                            verifyChecksum(file, scanner, rollCycle.toIndex(name.cycle(), scanner.sequence()));
+                        if (prefixLength != 0) {
+                            verifyPrefixed(file, scanner, rollCycle.toIndex(name.cycle(), scanner.sequence()));
                         }
                     }
                     case INDEX_BLOCK -> {
@@ -300,13 +303,20 @@ final class QueueVerifier {
         }
     }
 
-    /** Reports a data excerpt of a checksummed queue whose CRC32C is not its payload's, or that is too short to hold one. */
-    private void verifyChecksum(final ReadOnlyFile file, final ExcerptScanner scanner, final long index) {
+    /**
+     * Reports a data excerpt whose body is too short to hold its prefix (CRC32C, publisher id and sequence) and a
+     * payload, or, in a checksummed queue, whose CRC32C is not that of what follows it.
+     */
+    private void verifyPrefixed(final ReadOnlyFile file, final ExcerptScanner scanner, final long index) {
         final long position = scanner.position();
         final int length = scanner.length();
-        if (length <= CHECKSUM_LENGTH) {
+        if (length <= prefixLength) {
             damage(file.path(), position, String.format("data header 0x%08x of index %s: length=%d leaves no"
-                    + " payload after the CRC32C", scanner.header(), IndexFormat.format(index, rollCycle), length));
+                    + " payload after the body's %d bytes of prefix", scanner.header(), IndexFormat.format(index, rollCycle),
+                    length, prefixLength));
+            return;
+        }
+        if (!checksums) {
             return;
         }
         final int expected = file.readInt(position + CHECKSUM_OFFSET);
@@ -316,7 +326,7 @@ final class QueueVerifier {
         if (found != expected) {
             damage(file.path(), position, String.format("CRC32C mismatch in the excerpt of index %s (payload"
                     + " length=%d): expected 0x%08x (stored with it), found 0x%08x (computed from its payload)",
-                    IndexFormat.format(index, rollCycle), length - CHECKSUM_LENGTH, expected, found));
+                    IndexFormat.format(index, rollCycle), length - prefixLength, expected, found));
         }
     }
 

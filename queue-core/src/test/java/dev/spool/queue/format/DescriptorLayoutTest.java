@@ -96,6 +96,16 @@ class DescriptorLayoutTest {
                 {ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET, 8},
                 {MetadataDescriptor.FEATURE_CRC32C, 1},
                 {MetadataDescriptor.KNOWN_FEATURES & MetadataDescriptor.FEATURE_CRC32C, 1},
+                {ExcerptDescriptor.PUBLISHER_ID_OFFSET, 8},
+                {ExcerptDescriptor.PUBLISHER_SEQUENCE_OFFSET, 16},
+                {ExcerptDescriptor.PUBLISHED_PAYLOAD_OFFSET, 24},
+                {MetadataDescriptor.FEATURE_PUBLISHER_IDS, 8},
+                {MetadataDescriptor.KNOWN_FEATURES & MetadataDescriptor.FEATURE_PUBLISHER_IDS, 8},
+                {ExcerptDescriptor.bodyPrefixLength(0), 0},
+                {ExcerptDescriptor.bodyPrefixLength(MetadataDescriptor.FEATURE_CRC32C), 4},
+                {ExcerptDescriptor.bodyPrefixLength(MetadataDescriptor.FEATURE_PUBLISHER_IDS), 20},
+                {ExcerptDescriptor.bodyPrefixLength(MetadataDescriptor.FEATURE_PUBLISHER_IDS
+                        | MetadataDescriptor.FEATURE_CRC32C), 20},
         };
         assertLayout(expected);
     }

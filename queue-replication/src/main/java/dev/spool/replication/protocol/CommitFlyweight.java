@@ -2,11 +2,11 @@ package dev.spool.replication.protocol;
 
 import java.nio.ByteBuffer;
 
-import static dev.spool.replication.protocol.FrameDescriptor.COMMIT_CORRELATION_OFFSET;
+import static dev.spool.replication.protocol.FrameDescriptor.COMMIT_SEQUENCE_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.COMMIT_INDEX_OFFSET;
 
 /**
- * Flyweight over a COMMIT frame, the gateway's answer to a PUBLISH: its correlation id and the message's index.
+ * Flyweight over a COMMIT frame, the gateway's answer to a PUBLISH: its sequence and the message's index.
  * Wraps a little-endian buffer at the frame's offset; the header is {@link FrameHeader}'s. Allocates nothing.
  */
 public final class CommitFlyweight {
@@ -24,17 +24,17 @@ public final class CommitFlyweight {
         return this;
     }
 
-    /** @return the correlation id of the PUBLISH this commit answers. */
-    public long correlation() {
-        return buffer.getLong(offset + COMMIT_CORRELATION_OFFSET);
+    /** @return the sequence of the PUBLISH this commit answers. */
+    public long sequence() {
+        return buffer.getLong(offset + COMMIT_SEQUENCE_OFFSET);
     }
 
     /**
-     * @param correlation the correlation id of the PUBLISH this commit answers.
+     * @param sequence the sequence of the PUBLISH this commit answers.
      * @return this flyweight.
      */
-    public CommitFlyweight correlation(final long correlation) {
-        buffer.putLong(offset + COMMIT_CORRELATION_OFFSET, correlation);
+    public CommitFlyweight sequence(final long sequence) {
+        buffer.putLong(offset + COMMIT_SEQUENCE_OFFSET, sequence);
         return this;
     }
 
@@ -56,11 +56,11 @@ public final class CommitFlyweight {
      * Decoder: checks that the index is one an append can return.
      *
      * @param peer names the sender in the error.
-     * @throws FrameException naming the peer, the correlation id and the index.
+     * @throws FrameException naming the peer, the sequence and the index.
      */
     public void check(final String peer) throws FrameException {
         if (index() < 0) {
-            throw new FrameException("COMMIT frame from " + peer + ": correlation " + correlation() + " has index="
+            throw new FrameException("COMMIT frame from " + peer + ": sequence " + sequence() + " has index="
                     + index());
         }
     }

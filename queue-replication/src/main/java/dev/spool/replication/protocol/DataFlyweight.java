@@ -3,7 +3,7 @@ package dev.spool.replication.protocol;
 import dev.spool.queue.IndexFormat;
 import java.nio.ByteBuffer;
 
-import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
+import dev.spool.queue.format.ExcerptDescriptor;
 import static dev.spool.replication.protocol.FrameDescriptor.DATA_COUNT_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.DATA_ENTRIES_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.DATA_FLAGS_OFFSET;
@@ -37,12 +37,13 @@ public final class DataFlyweight {
      *
      * @param frameLimit       the source's frame limit: a frame of several excerpts is at most this long.
      * @param maxMessageLength the longest message of the source's queue.
-     * @param checksums        true if the queue has checksums: each entry then carries the excerpt's CRC32C too.
+     * @param features         the features of the source's queue: each entry carries the body's prefix they give
+     *                         (the excerpt's CRC32C, its publisher id and sequence) with the payload.
      * @return the longest DATA frame the source may send, before its MAC: one of several excerpts, or the longest
-     * excerpt alone with its checksum, whichever is longer.
+     * excerpt alone with its body's prefix, whichever is longer.
      */
-    public static long largestFrameLength(final int frameLimit, final int maxMessageLength, final boolean checksums) {
-        return Math.max(frameLimit, frameLength(maxMessageLength + (checksums ? (long) CHECKSUM_LENGTH : 0)));
+    public static long largestFrameLength(final int frameLimit, final int maxMessageLength, final int features) {
+        return Math.max(frameLimit, frameLength(maxMessageLength + (long) ExcerptDescriptor.bodyPrefixLength(features)));
     }
 
     /**

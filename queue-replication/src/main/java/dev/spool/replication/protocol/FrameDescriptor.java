@@ -80,9 +80,10 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  *  |     Flags: bit 0 = DATA_FLAG_CRC32C, every other bit 0        | 12
  *  |  Entry: index (long), payload length (int), payload, unpadded | 16 ...
  * </pre>
- * With {@link #DATA_FLAG_CRC32C} (the source's queue has checksums) each entry's payload is the excerpt's body as
- * the queue stores it, the CRC32C then the payload, and its length counts both: the sink checks every entry's
- * checksum before it writes any, and writes the bodies verbatim, so the replica's files equal the primary's.
+ * Each entry's payload is the excerpt's body as the queue stores it, and its length counts all of it: in a queue with
+ * checksums ({@link #DATA_FLAG_CRC32C}) the CRC32C then the payload; in a queue with publisher ids, the CRC32C field
+ * (0 without checksums), the publisher id and sequence, then the payload. The sink checks every entry's checksum
+ * before it writes any, and writes the bodies verbatim, so the replica's files equal the primary's.
  * SCHEMA, source to sink, one typed schema file of the source's queue directory, sent after
  * START and whenever the source's queue counts a new schema file; the sink checks the name and content and writes
  * the file into the replica's directory, as the writer did into the primary's:
@@ -102,8 +103,8 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  *  |                     Message, UTF-8 ...                        | 24
  * </pre>
  * The publish gateway speaks the same header on its own port. With a secret, a client first proves it, and the
- * gateway too, in three frames; PUBLISH and COMMIT then carry a MAC each as above (keys "spool-client-frames" and
- * "spool-gateway-frames"). CLIENT_HELLO, client to gateway: {@code | Client nonce (16 bytes) | 8}. CHALLENGE,
+ * gateway too, in three frames; READY, PUBLISH and COMMIT then carry a MAC each as above (keys "spool-client-frames"
+ * and "spool-gateway-frames"). CLIENT_HELLO, client to gateway: {@code | Client nonce (16 bytes) | 8}. CHALLENGE,
  * gateway to client, and PROOF, client to gateway:
  * <pre>
  *  |                  Gateway nonce (16 bytes)                     |  8
@@ -113,16 +114,27 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  *  |   HMAC-SHA256 under the secret of "spool-client", the         |  8
  *  |   CLIENT_HELLO, the CHALLENGE and this frame before the MAC   |
  * </pre>
- * PUBLISH, client to gateway:
+ * READY, gateway to client, the first frame of a connection once it is open (after PROOF, or at once on an insecure
+ * gateway): whether the gateway writes a publish sent again only once, and its queue's term:
  * <pre>
- *  |                    Correlation id (long)                      |  8
- *  |          Commit stage wanted ({@code CommitStage} ordinal)     | 16
- *  |                          Reserved                             | 20
- *  |                       Payload ...                             | 24
+ *  |    Flags: bit 0 = READY_FLAG_DEDUPLICATES, every other bit 0  |  8
+ *  |                          Reserved                             | 12
+ *  |                 Term of the gateway's queue (long)            | 16
  * </pre>
- * COMMIT, gateway to client, once the message reached the stage the client asked for:
+ * PUBLISH, client to gateway. The client id is the client's own, random unless chosen, and never 0 from a
+ * {@code PublishClient}; the sequence numbers the client's publishes 1, 2, 3..., and a publish sent again, on
+ * another connection to this gateway or to the gateway of a promoted replica, keeps its sequence:
  * <pre>
- *  |                    Correlation id (long)                      |  8
+ *  |                      Client id (long)                         |  8
+ *  |             Sequence (long), from 1, echoed in COMMIT         | 16
+ *  |          Commit stage wanted ({@code CommitStage} ordinal)     | 24
+ *  |                          Reserved                             | 28
+ *  |                       Payload ...                             | 32
+ * </pre>
+ * COMMIT, gateway to client, once the message reached the stage the client asked for; for a publish the gateway
+ * recognised as sent again, the index the original was written at:
+ * <pre>
+ *  |                      Sequence (long)                          |  8
  *  |                Index of the message (long)                    | 16
  * </pre>
  */
@@ -133,9 +145,10 @@ public final class FrameDescriptor {
      * Protocol version, in every frame's header; a frame with another one closes the connection, with an error naming
      * the peer and both versions. Both peers and every frame are authenticated, and the source proves the secret
      * before the sink says anything of its replica: WELCOME carries only the sink's proof, and RESUME, after START,
-     * the replica's last index, checksum and term.
+     * the replica's last index, checksum and term. A publish carries its client's id and sequence, and a gateway
+     * opens each connection with READY.
      */
-    public static final short VERSION = 5;
+    public static final short VERSION = 6;
     /**
      * 'SPLR' in little-endian, the ring file's magic, which the first Spool's HELLO carried: recognised only to tell
      * such a peer that it runs an older Spool.
@@ -161,8 +174,9 @@ public final class FrameDescriptor {
     public static final short TYPE_PROOF = 12;
     public static final short TYPE_SCHEMA = 13;
     public static final short TYPE_RESUME = 14;
+    public static final short TYPE_READY = 15;
     /** The highest type this build knows. */
-    public static final short TYPE_LAST = TYPE_RESUME;
+    public static final short TYPE_LAST = TYPE_READY;
 
     public static final int NONCE_LENGTH = 16;
     public static final int MAC_LENGTH = 32;
@@ -223,8 +237,19 @@ public final class FrameDescriptor {
 
     public static final int HEARTBEAT_LENGTH = HEADER_LENGTH;
 
-    public static final int PUBLISH_CORRELATION_OFFSET = HEADER_LENGTH;
-    public static final int PUBLISH_STAGE_OFFSET = PUBLISH_CORRELATION_OFFSET + Long.BYTES;
+    public static final int READY_FLAGS_OFFSET = HEADER_LENGTH;
+    public static final int READY_RESERVED_OFFSET = READY_FLAGS_OFFSET + Integer.BYTES;
+    public static final int READY_TERM_OFFSET = READY_RESERVED_OFFSET + Integer.BYTES;
+    public static final int READY_LENGTH = READY_TERM_OFFSET + Long.BYTES;
+    /**
+     * READY flag: the gateway's queue has publisher ids, so a publish sent again (same client id and sequence) is
+     * written once and answered with the original's index; without it, every publish is written.
+     */
+    public static final int READY_FLAG_DEDUPLICATES = 1;
+
+    public static final int PUBLISH_CLIENT_ID_OFFSET = HEADER_LENGTH;
+    public static final int PUBLISH_SEQUENCE_OFFSET = PUBLISH_CLIENT_ID_OFFSET + Long.BYTES;
+    public static final int PUBLISH_STAGE_OFFSET = PUBLISH_SEQUENCE_OFFSET + Long.BYTES;
     public static final int PUBLISH_RESERVED_OFFSET = PUBLISH_STAGE_OFFSET + Integer.BYTES;
     /**
      * Commit stages a PUBLISH frame may ask for: the ordinals of {@code dev.spool.replication.CommitStage}, 0 to this
@@ -233,8 +258,8 @@ public final class FrameDescriptor {
     public static final int PUBLISH_STAGE_COUNT = 9;
     public static final int PUBLISH_PAYLOAD_OFFSET = PUBLISH_RESERVED_OFFSET + Integer.BYTES;
 
-    public static final int COMMIT_CORRELATION_OFFSET = HEADER_LENGTH;
-    public static final int COMMIT_INDEX_OFFSET = COMMIT_CORRELATION_OFFSET + Long.BYTES;
+    public static final int COMMIT_SEQUENCE_OFFSET = HEADER_LENGTH;
+    public static final int COMMIT_INDEX_OFFSET = COMMIT_SEQUENCE_OFFSET + Long.BYTES;
     public static final int COMMIT_LENGTH = COMMIT_INDEX_OFFSET + Long.BYTES;
 
     public static final int CLIENT_HELLO_NONCE_OFFSET = HEADER_LENGTH;
@@ -268,6 +293,11 @@ public final class FrameDescriptor {
     public static final int ERROR_WRITE_FAILED = 6;
     /** The sink is streaming from another source, or serving one's handshake; try again later. */
     public static final int ERROR_BUSY = 7;
+    /**
+     * A publish's sequence skips past the next one its client is due to send on this connection, or is an old one
+     * the gateway no longer holds; or another connection took the client id over.
+     */
+    public static final int ERROR_SEQUENCE = 8;
 
     private FrameDescriptor() {
     }
@@ -303,6 +333,8 @@ public final class FrameDescriptor {
                 return "SCHEMA";
             case TYPE_RESUME:
                 return "RESUME";
+            case TYPE_READY:
+                return "READY";
             default:
                 return "unknown type " + type;
         }
@@ -344,6 +376,8 @@ public final class FrameDescriptor {
                 return HEARTBEAT_LENGTH;
             case TYPE_COMMIT:
                 return COMMIT_LENGTH;
+            case TYPE_READY:
+                return READY_LENGTH;
             case TYPE_CLIENT_HELLO:
                 return CLIENT_HELLO_LENGTH;
             case TYPE_CHALLENGE:

@@ -2,14 +2,15 @@ package dev.spool.replication.protocol;
 
 import java.nio.ByteBuffer;
 
-import static dev.spool.replication.protocol.FrameDescriptor.PUBLISH_CORRELATION_OFFSET;
+import static dev.spool.replication.protocol.FrameDescriptor.PUBLISH_CLIENT_ID_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.PUBLISH_PAYLOAD_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.PUBLISH_RESERVED_OFFSET;
+import static dev.spool.replication.protocol.FrameDescriptor.PUBLISH_SEQUENCE_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.PUBLISH_STAGE_OFFSET;
 
 /**
- * Flyweight over a PUBLISH frame, a client's message to the gateway: correlation id, the {@code CommitStage} wanted
- * and the payload. Wraps a little-endian buffer at the frame's offset; the header is {@link FrameHeader}'s.
+ * Flyweight over a PUBLISH frame, a client's message to the gateway: the client's id, its sequence number for the
+ * publish, the {@code CommitStage} wanted and the payload. Wraps a little-endian buffer at the frame's offset; the header is {@link FrameHeader}'s.
  * Allocates nothing but on the throw path.
  */
 public final class PublishFlyweight {
@@ -36,17 +37,31 @@ public final class PublishFlyweight {
         return this;
     }
 
-    /** @return the client's correlation id, echoed in the COMMIT. */
-    public long correlation() {
-        return buffer.getLong(offset + PUBLISH_CORRELATION_OFFSET);
+    /** @return the publishing client's id; 0 from a client that has none. */
+    public long clientId() {
+        return buffer.getLong(offset + PUBLISH_CLIENT_ID_OFFSET);
     }
 
     /**
-     * @param correlation the client's correlation id.
+     * @param clientId the publishing client's id.
      * @return this flyweight.
      */
-    public PublishFlyweight correlation(final long correlation) {
-        buffer.putLong(offset + PUBLISH_CORRELATION_OFFSET, correlation);
+    public PublishFlyweight clientId(final long clientId) {
+        buffer.putLong(offset + PUBLISH_CLIENT_ID_OFFSET, clientId);
+        return this;
+    }
+
+    /** @return the client's number for this publish, from 1, echoed in the COMMIT. */
+    public long sequence() {
+        return buffer.getLong(offset + PUBLISH_SEQUENCE_OFFSET);
+    }
+
+    /**
+     * @param sequence the client's number for this publish, from 1.
+     * @return this flyweight.
+     */
+    public PublishFlyweight sequence(final long sequence) {
+        buffer.putLong(offset + PUBLISH_SEQUENCE_OFFSET, sequence);
         return this;
     }
 
@@ -82,19 +97,19 @@ public final class PublishFlyweight {
     }
 
     /**
-     * Decoder: checks the stage and that there is a payload.
+     * Decoder: checks the stage, the sequence and that there is a payload.
      *
      * @param peer        names the sender in the error.
      * @param frameLength the frame's length, from its header.
      * @return the payload's length.
-     * @throws FrameException naming the peer, the stage and the payload's length.
+     * @throws FrameException naming the peer, the stage, the sequence and the payload's length.
      */
     public int checkedPayloadLength(final String peer, final int frameLength) throws FrameException {
         final int stage = stage();
         final int length = frameLength - PUBLISH_PAYLOAD_OFFSET;
-        if (stage < 0 || stage >= STAGES || length < 1) {
+        if (stage < 0 || stage >= STAGES || length < 1 || sequence() < 1) {
             throw new FrameException("PUBLISH frame from " + peer + ": stage=" + stage + " (stages are 0 to "
-                    + (STAGES - 1) + ") and " + length + " payload bytes");
+                    + (STAGES - 1) + "), sequence=" + sequence() + " (from 1) and " + length + " payload bytes");
         }
         return length;
     }

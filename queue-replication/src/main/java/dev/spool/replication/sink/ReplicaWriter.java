@@ -7,6 +7,7 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.Crc32cOfMemory;
 import dev.spool.queue.internal.IndexedAppender;
+import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
 import dev.spool.replication.protocol.AckFlyweight;
@@ -193,7 +194,9 @@ public final class ReplicaWriter {
                     + " CRC32C checksums but the replica " + directory + (checksummed ? " has none" : " has them")
                     + ": a replica is created with the primary's setting, SpoolQueueBuilder.checksums(" + checksummed + ")");
         }
-        if (!checksummed) {
+        // a body's prefix (CRC32C, publisher id and sequence) is the replica's too: the same features
+        final int prefixLength = ExcerptDescriptor.bodyPrefixLength(internals.features());
+        if (prefixLength == 0) {
             return;
         }
         final long base = connection.receivedStore().addressForRead(0);
@@ -202,9 +205,14 @@ public final class ReplicaWriter {
         for (int i = 0; i < count; i++) {
             final int length = frame.entryLength(entry);
             final long body = base + frame.entryPayload(entry);
-            if (length <= CHECKSUM_LENGTH) {
+            if (length <= prefixLength) {
                 throw new FrameException("DATA frame from " + connection.peer() + ": entry " + i + " at index "
-                        + frame.entryIndex(entry) + " has length " + length + ", too short for a CRC32C and a payload");
+                        + frame.entryIndex(entry) + " has length " + length + ", too short for " + prefixLength
+                        + " bytes of prefix and a payload");
+            }
+            if (!checksummed) {
+                entry = frame.nextEntry(entry);
+                continue;
             }
             final int expected = MEMORY.readInt(body);
             final int found = crc.of(body + CHECKSUM_LENGTH, length - CHECKSUM_LENGTH);

@@ -3,6 +3,7 @@ package dev.spool.replication.sink;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.QueueInternals;
@@ -144,10 +145,11 @@ public final class SinkHandshake {
         final boolean checksums = (hello.features() & MetadataDescriptor.FEATURE_CRC32C) != 0;
         final int tagLength = secret == null ? 0 : FrameMac.TAG_LENGTH;
         final long largestFrame = DataFlyweight.largestFrameLength(hello.frameLimit(), hello.maxMessageLength(),
-                checksums) + tagLength;
+                hello.features()) + tagLength;
         if (largestFrame > maxFrameLength) {
             throw refusal(connection, ERROR_PROTOCOL, "the source's frames (frame limit " + hello.frameLimit()
-                    + ", messages up to " + hello.maxMessageLength() + " bytes" + (checksums ? " and their checksums" : "")
+                    + ", messages up to " + hello.maxMessageLength() + " bytes"
+                + (ExcerptDescriptor.bodyPrefixLength(hello.features()) > 0 ? " and their bodies' prefixes" : "")
                     + ", and the MAC: up to " + largestFrame + " bytes) exceed the sink's maximum frame length "
                     + maxFrameLength);
         }
@@ -200,7 +202,8 @@ public final class SinkHandshake {
     private SpoolQueueBuilder creation(final RollCycle rollCycle, final boolean checksums) {
         final SpoolQueueBuilder builder = replica.newBuilder().replicaOf(hello.queueId())
                 .maxMessageLength(hello.maxMessageLength()).checksums(checksums)
-                .indexTimes((hello.features() & MetadataDescriptor.FEATURE_INDEX_TIMES) != 0);
+                .indexTimes((hello.features() & MetadataDescriptor.FEATURE_INDEX_TIMES) != 0)
+                .publisherIds((hello.features() & MetadataDescriptor.FEATURE_PUBLISHER_IDS) != 0);
         final ZoneId rollZone = hello.rollZone();
         if (rollZone != null) {
             builder.rollTime(hello.rollTime(), rollZone);
@@ -228,9 +231,10 @@ public final class SinkHandshake {
         final QueueInternals internals = queue.unwrap(QueueInternals.class);
         if (internals.features() != features) {
             return String.format("the sink's replica %s has features=0x%x, the source's queue 0x%x (checksums %d,"
-                    + " zoned roll %d, index times %d): create the replica with the primary's settings", directory,
-                    internals.features(), features, MetadataDescriptor.FEATURE_CRC32C,
-                    MetadataDescriptor.FEATURE_ZONED_ROLL, MetadataDescriptor.FEATURE_INDEX_TIMES);
+                    + " zoned roll %d, index times %d, publisher ids %d): create the replica with the primary's"
+                    + " settings", directory, internals.features(), features, MetadataDescriptor.FEATURE_CRC32C,
+                    MetadataDescriptor.FEATURE_ZONED_ROLL, MetadataDescriptor.FEATURE_INDEX_TIMES,
+                    MetadataDescriptor.FEATURE_PUBLISHER_IDS);
         }
         final CycleCalendar calendar = internals.calendar();
         if (!Objects.equals(calendar.rollTime(), rollTime) || !Objects.equals(calendar.zone(), rollZone)) {

@@ -99,7 +99,8 @@ final class SourceAgent implements Agent {
         // a DATA frame's MAC follows it, and may push a carried excerpt that far along; or the excerpt is parked past
         // a SCHEMA frame and its MAC
         this.connection = new Connection(clock, RECEIVE_CAPACITY, Math.toIntExact(frameLimit
-                + DataFlyweight.largestFrameLength(frameLimit, queue.maxMessageLength(), queue.checksums())
+                + DataFlyweight.largestFrameLength(frameLimit, queue.maxMessageLength(),
+                        queue.unwrap(QueueInternals.class).features())
                 + FrameMac.TAG_LENGTH + SourceStream.PARK_OFFSET));
         this.handshake = new SourceHandshake(queue, sink, connection, config.secret(), frameLimit, heartbeatNs,
                 clock);

@@ -26,7 +26,7 @@ class FrameCodecTest {
     void shouldAcceptEveryCommitStageInAPublishFrameAndNoOther() throws FrameException {
         assertEquals(CommitStage.values().length, PUBLISH_STAGE_COUNT, "a stage added to the API travels in PUBLISH");
         final byte[] text = {1};
-        final PublishFlyweight publish = new PublishFlyweight().wrap(buffer, AT).correlation(1)
+        final PublishFlyweight publish = new PublishFlyweight().wrap(buffer, AT).clientId(7).sequence(1)
                 .stage(CommitStage.values().length - 1).payload(text, 0, text.length);
         assertEquals(text.length, publish.checkedPayloadLength(PEER, PublishFlyweight.frameLength(text.length)));
         publish.stage(PUBLISH_STAGE_COUNT);
@@ -34,12 +34,12 @@ class FrameCodecTest {
     }
 
     @Test
-    void shouldGiveFramesTheirOwnMagicAndVersionFive() {
+    void shouldGiveFramesTheirOwnMagicAndVersionSix() {
         assertEquals(0x464C5053, MAGIC);
         assertEquals("SPLF", new String(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(MAGIC).array(),
                 StandardCharsets.US_ASCII));
         assertNotEquals(VERSION_1_MAGIC, MAGIC, "the ring buffer file's magic is no longer the frames'");
-        assertEquals(5, VERSION);
+        assertEquals(6, VERSION);
     }
 
     @Test
@@ -54,7 +54,7 @@ class FrameCodecTest {
     void shouldRefuseAHeaderOfAnOlderSpoolNamingPeerTypeAndVersions() {
         new FrameHeader().wrap(buffer, AT).encode(TYPE_HELLO).version(1).frameLength(HELLO_LENGTH);
         final FrameException e = assertThrows(FrameException.class, () -> new FrameHeader().wrap(buffer, AT).check(PEER, 4096, 0));
-        assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 5: the peer runs an older Spool",
+        assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 6: the peer runs an older Spool",
                 e.getMessage());
     }
 
@@ -89,7 +89,7 @@ class FrameCodecTest {
         assertArrayEquals(nonce, hello.nonce());
         hello.magic(VERSION_1_MAGIC);
         assertEquals("HELLO frame from " + PEER + ": magic=0x524c5053, protocol version 1's (the peer runs an older"
-                + " Spool), expected 0x464c5053 of version 5",
+                + " Spool), expected 0x464c5053 of version 6",
                 assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage());
         hello.magic(MAGIC).frameLimit(8);
         assertTrue(assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage().contains("frameLimit=8"));
@@ -169,18 +169,33 @@ class FrameCodecTest {
         assertEquals("fenced", error.message(ErrorFlyweight.frameLength(text.length)));
         assertEquals("(malformed error message of length 6)", error.message(ErrorFlyweight.frameLength(text.length) + 1));
 
-        final PublishFlyweight publish = new PublishFlyweight().wrap(buffer, AT).correlation(9)
+        final PublishFlyweight publish = new PublishFlyweight().wrap(buffer, AT).clientId(-5).sequence(9)
                 .stage(CommitStage.ACKED.ordinal()).payload(text, 0, text.length);
         assertEquals(text.length, publish.checkedPayloadLength(PEER, PublishFlyweight.frameLength(text.length)));
-        assertEquals(9, publish.correlation());
+        assertEquals(-5, publish.clientId());
+        assertEquals(9, publish.sequence());
         assertEquals(CommitStage.ACKED.ordinal(), publish.stage());
         assertEquals('f', buffer.get(publish.payloadOffset()));
         assertThrows(FrameException.class, () -> publish.checkedPayloadLength(PEER, PublishFlyweight.frameLength(0)));
 
-        final CommitFlyweight commit = new CommitFlyweight().wrap(buffer, AT).correlation(9).index(-2);
-        assertEquals(9, commit.correlation());
+        publish.sequence(0);
+        final FrameException noSequence = assertThrows(FrameException.class,
+                () -> publish.checkedPayloadLength(PEER, PublishFlyweight.frameLength(text.length)));
+        assertTrue(noSequence.getMessage().contains("sequence=0 (from 1)"), noSequence.getMessage());
+
+        final CommitFlyweight commit = new CommitFlyweight().wrap(buffer, AT).sequence(9).index(-2);
+        assertEquals(9, commit.sequence());
         assertThrows(FrameException.class, () -> commit.check(PEER));
         commit.index(70).check(PEER);
         assertEquals(70, commit.index());
+
+        final ReadyFlyweight ready = new ReadyFlyweight().wrap(buffer, AT).flags(READY_FLAG_DEDUPLICATES).term(4);
+        ready.check(PEER);
+        assertEquals(READY_FLAG_DEDUPLICATES, ready.flags());
+        assertEquals(4, ready.term());
+        assertEquals(READY_LENGTH, FrameDescriptor.fixedLength(FrameDescriptor.TYPE_READY));
+        ready.flags(2);
+        final FrameException unknown = assertThrows(FrameException.class, () -> ready.check(PEER));
+        assertTrue(unknown.getMessage().contains("flags=0x2"), unknown.getMessage());
     }
 }

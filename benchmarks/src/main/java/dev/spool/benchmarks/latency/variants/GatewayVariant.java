@@ -33,8 +33,9 @@ final class GatewayVariant implements LatencyVariant {
     private SpscLongRing dueTimes;
     private byte[] message;
     private final long[] pendingStarts = new long[WINDOW];
-    private long nextCorrelation;
-    private long oldestCorrelation;
+    /** The client numbers its publishes from 1. */
+    private long nextCorrelation = 1;
+    private long oldestCorrelation = 1;
 
     private GatewayVariant(final boolean invoked) {
         this.invoked = invoked;
