@@ -33,13 +33,15 @@ final class LocalQueue {
 
     /**
      * @param config the node's settings.
-     * @return the node's queue, opened for writing; created as an empty replica of the cluster's queue if absent.
+     * @return the node's queue, opened for writing; created as an empty replica of the cluster's queue, with
+     * publisher ids, if absent.
      */
     static SpoolQueue open(final NodeConfig config) {
         final SpoolQueueBuilder builder = SpoolQueue.builder(config.directory());
         config.queueSettings().accept(builder);
         if (!exists(config.directory())) {
-            builder.replicaOf(config.queueId());
+            // publisher ids: a client's re-send to the next primary after a failover is written once
+            builder.replicaOf(config.queueId()).publisherIds(true);
         }
         return builder.openOrCreate();
     }

@@ -98,6 +98,37 @@ class ClusterNodeTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldFollowThePrimaryThroughAFailoverAndWriteEveryMessageOnce() throws Exception {
+        members = members(3);
+        startNodes(3, 1);
+        final ClusterNode first = awaitPrimary(1);
+        final List<byte[]> sent = new ArrayList<>();
+        try (ZooKeeperGatewayLocator primary = ZooKeeperGatewayLocator.connect(zookeeper.getConnectString(), queueId);
+             PublishClient client = PublishClient.builder(primary, 1024).sharedSecret(SECRET)
+                     .timeout(Duration.ofSeconds(20)).connect()) {
+            assertTrue(client.deduplicates(), "the cluster's queue has publisher ids");
+            final List<Long> sequences = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                if (i == 100) {
+                    // the rest go out while the primary leaves: the client finds the next one and sends again
+                    // what was not committed
+                    first.close();
+                    nodes.remove(first);
+                }
+                final byte[] message = ("message " + i).getBytes(StandardCharsets.UTF_8);
+                sequences.add(client.publish(message, 0, message.length, CommitStage.ACKED_BY_QUORUM));
+                sent.add(message);
+            }
+            for (final long sequence : sequences) {
+                assertTrue(client.awaitCommit(sequence, 20, TimeUnit.SECONDS) >= 0, "commit of " + sequence);
+            }
+        }
+        final ClusterNode second = awaitPrimary(2);
+        closeAll();
+        assertSameMessages(sent, read(tempDir.resolve(second.nodeId())), "the new primary");
+    }
+
+    @Test
     void shouldFailOverBetweenTwoNodes() throws Exception {
         members = members(2);
         startNodes(2, 1);
