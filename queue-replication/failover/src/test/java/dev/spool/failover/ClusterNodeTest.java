@@ -43,7 +43,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * and refuse bad configurations.
  */
 class ClusterNodeTest extends SpoolTestBase {
-    static final Duration SESSION = Duration.ofMillis(1500);
+    /** Long enough for a loaded 2-CPU machine: a node stops its services itself when it closes, nothing waits it out. */
+    static final Duration SESSION = Duration.ofSeconds(3);
     static final byte[] SECRET = "a secret the nodes and clients share".getBytes(StandardCharsets.UTF_8);
     private TestingServer zookeeper;
     private final List<ClusterNode> nodes = new ArrayList<>();
@@ -53,7 +54,7 @@ class ClusterNodeTest extends SpoolTestBase {
     @BeforeEach
     void startZooKeeper() throws Exception {
         zookeeper = new TestingServer(new InstanceSpec(Files.createDirectories(tempDir.resolve("zk")).toFile(), -1, -1,
-                -1, true, -1, 100, -1), true);
+                -1, true, -1, 250, -1), true);
     }
 
     @AfterEach
@@ -126,6 +127,30 @@ class ClusterNodeTest extends SpoolTestBase {
         final ClusterNode second = awaitPrimary(2);
         closeAll();
         assertSameMessages(sent, read(tempDir.resolve(second.nodeId())), "the new primary");
+    }
+
+    @Test
+    void shouldFailOverToANodeWhoseWallClockIsHoursBehind() throws Exception {
+        members = members(2);
+        nodes.add(builder("a", tempDir.resolve("a"), 1).start());
+        final ClusterNode first = awaitPrimary(1);
+        final long behind = TimeUnit.HOURS.toMillis(30);
+        nodes.add(builder("b", tempDir.resolve("b"), 1)
+                .queueSettings(settings -> settings.epochClock(() -> System.currentTimeMillis() - behind)).start());
+        await(() -> nodes.get(1).state() == NodeState.FOLLOWER, "b follows");
+        final List<byte[]> sent = publish(first, 0, 10);
+        first.close();
+        nodes.remove(first);
+        final ClusterNode second = awaitPrimary(2);
+        assertEquals("b", second.nodeId());
+        final ClusterNode back = builder("a", tempDir.resolve("a"), 1).start();
+        nodes.add(back);
+        await(() -> back.state() == NodeState.FOLLOWER, "a follows b");
+        sent.addAll(publish(second, 10, 20));
+        await(() -> lastIndexOf(back) == lastIndexOf(second), "a caught up");
+        closeAll();
+        assertSameMessages(sent, read(tempDir.resolve("b")), "the primary whose clock is behind");
+        assertSameMessages(sent, read(tempDir.resolve("a")), "its follower");
     }
 
     @Test
