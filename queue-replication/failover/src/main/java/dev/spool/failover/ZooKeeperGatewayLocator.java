@@ -44,7 +44,9 @@ public final class ZooKeeperGatewayLocator implements GatewayLocator, AutoClosea
         this.znodes = new Znodes(root, queueId);
         this.client = CuratorFrameworkFactory.builder().connectString(zookeeper)
                 .connectionTimeoutMs((int) connectTimeout.toMillis())
-                .retryPolicy(new ExponentialBackoffRetry(50, 5, 1000)).build();
+                .retryPolicy(new ExponentialBackoffRetry(50, 5, 1000))
+                // the addresses given only, as the nodes do: a client may reach ZooKeeper through a proxy
+                .ensembleTracker(false).build();
         client.start();
         CuratorCache started = null;
         try {
