@@ -78,8 +78,12 @@ public final class PublishClient implements AutoCloseable {
     public static final int DEFAULT_RESEND_CAPACITY = 1 << 20;
     /** The first pause between two attempts to reconnect. */
     public static final long MIN_BACKOFF_MS = 10;
-    /** The longest pause between two attempts to reconnect. */
-    public static final long MAX_BACKOFF_MS = 1_000;
+    /**
+     * The longest pause between two attempts to reconnect: short, because an attempt costs little (the locator
+     * answers from memory, a dead gateway refuses at once) and every pause past the new primary's start adds to the
+     * failover time the client sees.
+     */
+    public static final long MAX_BACKOFF_MS = 100;
     private static final int MASK = WINDOW - 1;
     /** Commits are kept for this many publishes, more than the window: a burst may be awaited in order after it. */
     private static final int COMMIT_HISTORY = 4 * WINDOW;
