@@ -82,6 +82,9 @@ public final class ClusterNode implements AutoCloseable {
                 // leadership ends with the session, not with a suspended connection: a suspended primary holds
                 // its acknowledgements instead, and keeps its term if the session survives
                 .connectionStateErrorPolicy(new SessionConnectionStateErrorPolicy())
+                // the node keeps to the connect string it was given: Curator's ensemble tracker would replace it by
+                // the servers' own addresses, which a node behind a proxy or NAT cannot reach or must not bypass
+                .ensembleTracker(false)
                 .build();
         client.start();
         PersistentNode registered = null;
