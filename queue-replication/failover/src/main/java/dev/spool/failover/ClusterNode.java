@@ -245,7 +245,9 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * @param zookeeper the ZooKeeper connect string, such as {@code zk1:2181,zk2:2181,zk3:2181}.
+     * @param zookeeper the ZooKeeper connect string, such as {@code zk1:2181,zk2:2181,zk3:2181}: the node connects
+     *                  to these addresses only, never to those the ensemble publishes of its servers, so that it can
+     *                  reach ZooKeeper through a proxy or a port mapping.
      * @param queueId   the replicated queue's id: every node of the cluster is given the same; a node's directory
      *                  that holds a queue of another id is refused.
      * @param nodeId    this node's id, one of the members'.
