@@ -61,9 +61,12 @@ class SessionLossTest extends SpoolTestBase {
 
     @Test
     void shouldLoseItsSessionWhenEveryAddressOfItsConnectStringIsCutEvenIfTheServersAreReachable() throws Exception {
-        // the lone node of three waits for a second candidate all along: the election rule, not a fault
+        // with k = 1 of 2 followers, the lone node of three waits for a second candidate all along: the election
+        // rule, not a fault
         expectWarning("node a does not promote, for");
         try (ClusterNode node = node("a", "b", "c")) {
+            ClusterNodeTest.await(() -> node.waitingFor() != null && node.waitingFor().startsWith("1 of the 2"),
+                    "node a waits for a second candidate");
             assertEquals(List.of("a"), List.copyOf(view.nodes().keySet()));
             relays.forEach(Relay::block);
             ClusterNodeTest.await(() -> !registered("a"), "the session of node a, cut off from every address it was"
@@ -102,7 +105,7 @@ class SessionLossTest extends SpoolTestBase {
         relays.forEach(relay -> connect.add("127.0.0.1:" + relay.port()));
         final InetAddress loopback = InetAddress.getLoopbackAddress();
         final ClusterNode.Builder builder = ClusterNode.builder(String.join(",", connect), queueId, members[0],
-                tempDir.resolve(members[0])).sessionTimeout(ClusterNodeTest.SESSION)
+                tempDir.resolve(members[0])).ackQuorum(1).sessionTimeout(ClusterNodeTest.SESSION)
                 .sharedSecret(ClusterNodeTest.SECRET);
         for (final String id : members) {
             builder.member(Member.of(id, new InetSocketAddress(loopback, ClusterNodeTest.freePort()),
