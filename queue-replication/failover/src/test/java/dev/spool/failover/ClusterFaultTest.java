@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -150,8 +151,8 @@ class ClusterFaultTest extends SpoolTestBase {
                 for (int s = 0; s < ZOOKEEPER_SERVERS; s++) {
                     zooKeeperRelays[i][s] = new Relay(specs.get(s).getPort(), ids[i] + "-zk" + s);
                 }
-                members.add(Member.of(ids[i], new java.net.InetSocketAddress(loopback, replicationRelays[i].port()),
-                        new java.net.InetSocketAddress(loopback, freePort())));
+                members.add(Member.of(ids[i], new InetSocketAddress(loopback, replicationRelays[i].port()),
+                        new InetSocketAddress(loopback, freePort())));
             }
             view = new ZooKeeperView(zooKeeper.getConnectString(), queueId);
             for (int i = 0; i < count; i++) {
