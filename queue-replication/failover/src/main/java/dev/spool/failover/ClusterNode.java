@@ -85,6 +85,9 @@ public final class ClusterNode implements AutoCloseable {
                 // leadership ends with the session, not with a suspended connection: a suspended primary holds
                 // its acknowledgements instead, and keeps its term if the session survives
                 .connectionStateErrorPolicy(new SessionConnectionStateErrorPolicy())
+                // the node keeps to the connect string it was given: Curator's ensemble tracker would replace it by
+                // the servers' own addresses, which a node behind a proxy or NAT cannot reach or must not bypass
+                .ensembleTracker(false)
                 .build();
         client.start();
         PersistentNode registered = null;
@@ -270,7 +273,9 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * @param zookeeper the ZooKeeper connect string, such as {@code zk1:2181,zk2:2181,zk3:2181}.
+     * @param zookeeper the ZooKeeper connect string, such as {@code zk1:2181,zk2:2181,zk3:2181}: the node connects
+     *                  to these addresses only, never to those the ensemble publishes of its servers, so that it can
+     *                  reach ZooKeeper through a proxy or a port mapping.
      * @param queueId   the replicated queue's id: every node of the cluster is given the same; a node's directory
      *                  that holds a queue of another id is refused.
      * @param nodeId    this node's id, one of the members'.
