@@ -46,7 +46,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * ZooKeeper, stop a ZooKeeper server and restart it. After every fault, once a primary serves again: every index the
  * client was told was committed is on that primary with the same bytes; no two nodes were primary in one term (by
  * the nodes' own reports and by ZooKeeper's record of each term); with every node up, the followers converge byte
- * for byte to the primary; no message is written twice (a message whose commit never came is never sent again).
+ * for byte to the primary; no message is written twice (the client sends a message again after a failover with its id and sequence, and the new primary writes a re-send once).
  */
 class ClusterFaultTest extends SpoolTestBase {
     private static final long SESSION_MS = 1500;

@@ -4,7 +4,9 @@ import dev.spool.queue.SpoolException;
 import dev.spool.replication.CommitStage;
 import dev.spool.replication.PublishClient;
 
+import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -15,14 +17,17 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * The fault loop's steady stream: on its own thread, publishes unique messages one at a time at
- * {@link CommitStage#ACKED_BY_QUORUM} to whichever node ZooKeeper names as the primary, and records each one the
- * client was told was committed, with its index. A message whose commit never came (its primary died, was cut off
- * or lost its term) is in doubt: it is never sent again, so that each payload may appear at most once.
+ * {@link CommitStage#ACKED_BY_QUORUM} through one client that follows the primary ZooKeeper names (it reconnects
+ * after a failover and sends again, with its sequence, the message whose commit did not come), and records each one
+ * the client was told was committed, with its index. A message whose commit never came within the client's timeout
+ * is in doubt; the next client (a new id) never sends it again. Each payload must appear once: the new primary
+ * recognises a re-send by the client's id and sequence.
  * <p>
  * A payload is {@code message <n> } and filler to a length of 16 to 200 bytes: its number makes it unique.
  */
 final class FaultPublisher implements AutoCloseable {
-    private static final long POLL_MS = 20;
+    /** Longer than a failover: a stopped ZooKeeper server, a session expiry and an election. */
+    private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(30);
     private final ZooKeeperView zooKeeper;
     private final Random random;
     private final Thread thread;
@@ -49,7 +54,6 @@ final class FaultPublisher implements AutoCloseable {
 
     private void run() {
         PublishClient client = null;
-        ZooKeeperView.Primary primary = null;
         long number = 0;
         while (!stop) {
             if (pause) {
@@ -59,23 +63,18 @@ final class FaultPublisher implements AutoCloseable {
             }
             idle = false;
             if (client == null) {
-                primary = primaryOrNull();
-                if (primary == null) {
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-                    continue;
-                }
                 try {
-                    client = PublishClient.builder(primary.gateway(), 1024).sharedSecret(FaultNodeMain.SECRET)
-                            .timeout(Duration.ofSeconds(1)).connect();
+                    client = PublishClient.builder(this::gateway, 1024).sharedSecret(FaultNodeMain.SECRET)
+                            .timeout(CLIENT_TIMEOUT).connect();
                 } catch (UncheckedIOException | SpoolException e) {
-                    // the primary ZooKeeper named is gone, or not serving yet
+                    // no primary serving within the timeout
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
                     continue;
                 }
             }
             final byte[] payload = payload(number++);
             sent++;
-            if (!publish(client, primary, payload)) {
+            if (!publish(client, payload)) {
                 inDoubt++;
                 client.close();
                 client = null;
@@ -87,25 +86,29 @@ final class FaultPublisher implements AutoCloseable {
         }
     }
 
-    /** @return false if the commit is in doubt: the connection is lost, or ZooKeeper names another primary. */
-    private boolean publish(final PublishClient client, final ZooKeeperView.Primary primary, final byte[] payload) {
+    /** @return false if the commit is in doubt: it did not come within the client's timeout, through failovers. */
+    private boolean publish(final PublishClient client, final byte[] payload) {
         try {
             final long publishedNs = System.nanoTime();
-            final long correlation = client.publish(payload, 0, payload.length, CommitStage.ACKED_BY_QUORUM);
-            while (!stop) {
-                final long index = client.awaitCommit(correlation, POLL_MS, TimeUnit.MILLISECONDS);
-                if (index >= 0) {
-                    record(index, payload, publishedNs);
-                    return true;
-                }
-                if (!primary.equals(primaryOrNull())) {
-                    return false;
-                }
+            final long sequence = client.publish(payload, 0, payload.length, CommitStage.ACKED_BY_QUORUM);
+            final long index = client.awaitCommit(sequence, CLIENT_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (index >= 0) {
+                record(index, payload, publishedNs);
+                return true;
             }
             return false;
         } catch (UncheckedIOException | SpoolException e) {
             return false;
         }
+    }
+
+    /** The client's locator: the gateway of the primary ZooKeeper names now. */
+    private InetSocketAddress gateway() throws IOException {
+        final ZooKeeperView.Primary primary = primaryOrNull();
+        if (primary == null) {
+            throw new IOException("no primary in ZooKeeper now");
+        }
+        return primary.gateway();
     }
 
     private void record(final long index, final byte[] payload, final long publishedNs) {
