@@ -2,7 +2,7 @@ package dev.spool.failover;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException;
 
 import java.net.InetSocketAddress;
@@ -31,7 +31,9 @@ final class ZooKeeperView implements AutoCloseable {
     ZooKeeperView(final String connect, final UUID queueId) {
         this.znodes = new Znodes(ClusterNode.DEFAULT_ROOT, queueId);
         this.client = CuratorFrameworkFactory.builder().connectString(connect).sessionTimeoutMs(10_000)
-                .connectionTimeoutMs(2_000).retryPolicy(new RetryOneTime(50)).build();
+                .connectionTimeoutMs(2_000)
+                // a ZooKeeper server the loop stopped costs a read its connection: retried on the others
+                .retryPolicy(new ExponentialBackoffRetry(50, 20, 500)).build();
         client.start();
     }
 
