@@ -1,0 +1,225 @@
+package dev.spool.benchmarks.cluster;
+
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.JvmFlags;
+import dev.spool.benchmarks.support.MachineFacts;
+import dev.spool.benchmarks.support.Replicas;
+import dev.spool.benchmarks.support.ResultFiles;
+import dev.spool.benchmarks.support.TeeOutputStream;
+import dev.spool.failover.ClusterNode;
+import org.HdrHistogram.Histogram;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@code failover} experiment. First the publish latency of the same replication with and without ZooKeeper:
+ * a plain primary (queue, replication source, publish gateway) and two sinks, then a cluster of three nodes, each in
+ * child JVMs on loopback, one message at a time at a steady rate to a commit at ACKED_BY_QUORUM. Then, on that
+ * cluster, with a client publishing a steady stream at ACKED_BY_QUORUM, the primary is killed with kill -9 again
+ * and again, and the killed node is started again each time so that the cluster stays at three: each failover is
+ * timed from the kill to the first commit the new primary acknowledged, and after each one every message ever
+ * acknowledged to the client is looked for on the new primary, at the index its commit named, with the bytes sent.
+ * The run's text goes to a result file, {@code <time>-failover.txt}, whose summary {@code report} puts on
+ * docs/benchmarks.md.
+ */
+public final class FailoverCommand {
+    /** The command's help text, ending in a line separator. */
+    public static final String USAGE = String.join(System.lineSeparator(),
+            "Usage: java -jar benchmarks.jar failover [--kills N] [--session-timeout MS] [--latency-messages N]",
+            "       [--short] [--dir <path>] [--results <dir>]",
+            "  --kills N               kills of the primary (default 20)",
+            "  --session-timeout MS    the nodes' ZooKeeper session timeout (default "
+                    + ClusterNode.DEFAULT_SESSION_TIMEOUT.toMillis() + ")",
+            "  --latency-messages N    messages timed through each layout, after a fifth as many of warm-up",
+            "                          (default 10000, at " + FailoverCommand.LATENCY_RATE + " msg/s)",
+            "  --short                 3 kills and 1000 messages: shows that it works, measures nothing",
+            "  --dir <path>            where the queues, the ZooKeeper files and the nodes' logs go",
+            "  --results <dir>         where the result file goes (default: benchmarks/results)",
+            "");
+    /** Messages a second of the latency phase: one at a time, well within what the machine sustains. */
+    static final int LATENCY_RATE = 1000;
+
+    private FailoverCommand() {
+    }
+
+    /**
+     * @param options     the options after {@code failover}.
+     * @param commandLine the whole command line, for the result file.
+     * @param out         where the run reports.
+     * @param err         where errors go.
+     * @return 0 when every failover happened and no acknowledged message was lost; 1 otherwise; 2 for bad options.
+     */
+    public static int run(final String[] options, final String[] commandLine, final PrintStream out,
+                          final PrintStream err) {
+        int kills = 20;
+        int session = (int) ClusterNode.DEFAULT_SESSION_TIMEOUT.toMillis();
+        int latencyMessages = 10_000;
+        boolean quick = false;
+        Path results = ResultFiles.defaultDirectory();
+        for (int i = 0; i < options.length; i++) {
+            switch (options[i]) {
+                case "--help", "-h" -> {
+                    out.print(USAGE);
+                    return 0;
+                }
+                case "--short" -> {
+                    quick = true;
+                    kills = 3;
+                    latencyMessages = 1000;
+                }
+                case "--kills", "--session-timeout", "--latency-messages", "--dir", "--results" -> {
+                    if (i + 1 >= options.length) {
+                        err.println(options[i] + " needs a value");
+                        return 2;
+                    }
+                    final String value = options[++i];
+                    switch (options[i - 1]) {
+                        case "--kills" -> kills = Integer.parseInt(value);
+                        case "--session-timeout" -> session = Integer.parseInt(value);
+                        case "--latency-messages" -> latencyMessages = Integer.parseInt(value);
+                        case "--dir" -> System.setProperty(BenchmarkDirectory.BASE_PROPERTY, value);
+                        default -> results = Paths.get(value);
+                    }
+                }
+                default -> {
+                    err.println("unknown option '" + options[i] + "' for failover");
+                    err.print(USAGE);
+                    return 2;
+                }
+            }
+        }
+        if (kills < 1 || session < 100 || latencyMessages < 1) {
+            err.println("--kills=" + kills + " and --latency-messages=" + latencyMessages + " must be at least 1,"
+                    + " --session-timeout=" + session + " at least 100");
+            return 2;
+        }
+        ClusterCommand.quietZooKeeper();
+        final BenchmarkDirectory work;
+        final ResultFiles files;
+        try {
+            work = BenchmarkDirectory.create("spool-failover-");
+            files = ResultFiles.create(results, "failover" + (quick ? "-short" : ""));
+        } catch (UncheckedIOException e) {
+            err.println("failover: " + e.getMessage());
+            return 1;
+        }
+        final MachineFacts facts = MachineFacts.collect(commandLine, BenchmarkDirectory.base(),
+                JvmFlags.load().forkFlags(Runtime.version().feature()));
+        files.writeFacts(facts.toJson());
+        boolean passed = false;
+        try (PrintStream text = files.openText();
+             PrintStream tee = new PrintStream(new TeeOutputStream(out, text), true, StandardCharsets.UTF_8)) {
+            tee.print(facts.toText());
+            tee.println();
+            try {
+                passed = experiment(work.path(), kills, session, latencyMessages, tee);
+            } catch (IOException | RuntimeException e) {
+                tee.println("FAILED: " + e.getMessage());
+            }
+        }
+        out.println("results: " + files.text());
+        if (passed) {
+            work.delete();
+        } else {
+            err.println("failover: the run failed; the queues, the ZooKeeper files and each node's log are kept in "
+                    + work.path());
+        }
+        return passed ? 0 : 1;
+    }
+
+    private static boolean experiment(final Path work, final int kills, final int session, final int latencyMessages,
+                                      final PrintStream out) throws IOException {
+        final int warmUp = Math.max(1, latencyMessages / 5);
+        out.printf(Locale.ROOT, "Failover experiment: 3 nodes in child JVMs on loopback, ack quorum 1 of 2 followers,"
+                + " %d-byte messages,%n  ZooKeeper session timeout %d ms, %d kills of the primary%n%n",
+                Publisher.MESSAGE_LENGTH, session, kills);
+        out.printf(Locale.ROOT, "publish to a commit at ACKED_BY_QUORUM, one message at a time at %,d msg/s, %,d timed"
+                + " after %,d of warm-up, us:%n", LATENCY_RATE, latencyMessages, warmUp);
+        final Path plainWork = Files.createDirectories(work.resolve("plain"));
+        final Histogram plain;
+        try (PlainLayout layout = PlainLayout.start(plainWork, ClusterLayout.secretFile(plainWork, Replicas.SECRET))) {
+            plain = PublishLatency.measure(layout.gateway(), Replicas.SECRET, LATENCY_RATE, warmUp, latencyMessages);
+        }
+        out.println(PublishLatency.line("plain", plain));
+        try (ClusterLayout cluster = ClusterLayout.start(Files.createDirectories(work.resolve("cluster")), 3, session,
+                Replicas.SECRET)) {
+            cluster.awaitPrimary(60_000);
+            cluster.awaitFollowers(60_000);
+            final String first = cluster.awaitPrimary(0);
+            final Histogram node = PublishLatency.measure(cluster.members().get(cluster.position(first)).gateway(),
+                    Replicas.SECRET, LATENCY_RATE, warmUp, latencyMessages);
+            out.println(PublishLatency.line("cluster", node));
+            out.printf(Locale.ROOT, "  cluster / plain: p50 %.2f  p90 %.2f  p99 %.2f%n%n",
+                    ratio(node, plain, 50), ratio(node, plain, 90), ratio(node, plain, 99));
+            return kills(cluster, kills, session, out);
+        }
+    }
+
+    private static boolean kills(final ClusterLayout cluster, final int kills, final int session,
+                                 final PrintStream out) throws IOException {
+        final long[] failovers = new long[kills];
+        long lost = 0;
+        out.printf(Locale.ROOT, "kills: a client publishes at ACKED_BY_QUORUM at up to %,d msg/s; each kill waits for"
+                + " %,d acknowledged messages first;%n  after each failover every message acknowledged so far is looked"
+                + " for on the new primary%n", ClusterCommand.RATE, ClusterCommand.RATE / 2);
+        try (Publisher publisher = new Publisher(cluster.gateways(), cluster.secret(), ClusterCommand.RATE,
+                Duration.ofMillis(2L * session))) {
+            for (int kill = 0; kill < kills; kill++) {
+                if (!publisher.awaitMore(ClusterCommand.RATE / 2, TimeUnit.SECONDS.toNanos(60))) {
+                    throw new IllegalStateException("no " + ClusterCommand.RATE / 2 + " acknowledgements within 60 s"
+                            + " before kill " + (kill + 1) + ": " + cluster.states());
+                }
+                final String primary = cluster.awaitPrimary(0);
+                final long term = cluster.node(primary).term();
+                final long killedAt = publisher.killing(cluster.position(primary));
+                cluster.node(primary).kill();
+                final long failover = publisher.awaitFailover(TimeUnit.MILLISECONDS.toNanos(10L * session + 30_000));
+                if (failover < 0) {
+                    throw new IllegalStateException("kill " + (kill + 1) + ": no other node acknowledged a commit"
+                            + " within " + (10 * session + 30_000) + " ms of the kill of " + primary + ": "
+                            + cluster.states());
+                }
+                failovers[kill] = failover;
+                final String next = cluster.awaitPrimary(10_000);
+                final long missing = publisher.lost(cluster.directory(next));
+                lost += missing;
+                out.printf(Locale.ROOT, "kill %2d: %s (primary of term %d) killed; %s primary of term %d after %,d ms;"
+                                + " failover %,d ms (%.2f x session); %,d acknowledged, %d lost%n", kill + 1, primary,
+                        term, next, cluster.node(next).term(),
+                        TimeUnit.NANOSECONDS.toMillis(cluster.node(next).primarySinceNs() - killedAt),
+                        TimeUnit.NANOSECONDS.toMillis(failover), failover / 1e6 / session, publisher.acknowledged(),
+                        missing);
+                cluster.startNode(primary);
+                cluster.node(primary).await("FOLLOWER", 3L * session + 60_000, TimeUnit.MILLISECONDS);
+            }
+            publisher.stop();
+            final long[] sorted = failovers.clone();
+            Arrays.sort(sorted);
+            final double p50 = sorted[(sorted.length - 1) / 2] / 1e6;
+            final double max = sorted[sorted.length - 1] / 1e6;
+            out.println();
+            out.printf(Locale.ROOT, "failover time, kill -9 of the primary to the first commit acknowledged at"
+                    + " ACKED_BY_QUORUM by the new one, over %d kills:%n", kills);
+            out.printf(Locale.ROOT, "  p50 %.0f ms, max %.0f ms; / session timeout of %d ms: p50 %.2f, max %.2f;"
+                    + " ZooKeeper tick %d ms%n", p50, max, session, p50 / session, max / session,
+                    cluster.tickMillis());
+            out.printf(Locale.ROOT, "acknowledged messages: %,d, lost: %d; given up on by the client, never"
+                    + " acknowledged: %d%n", publisher.acknowledged(), lost, publisher.unacknowledged());
+        }
+        return lost == 0;
+    }
+
+    private static double ratio(final Histogram numerator, final Histogram denominator, final double percentile) {
+        return numerator.getValueAtPercentile(percentile) / (double) denominator.getValueAtPercentile(percentile);
+    }
+}
