@@ -23,8 +23,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The {@code failover} experiment. First the publish latency of the same replication with and without ZooKeeper:
- * a plain primary (queue, replication source, publish gateway) and two sinks, then a cluster of three nodes, each in
- * child JVMs on loopback, one message at a time at a steady rate to a commit at ACKED_BY_QUORUM. Then, on that
+ * a cluster of three nodes, and a plain primary (queue, replication source, publish gateway) with two sinks, each
+ * process a child JVM on loopback, one message at a time at a steady rate to a commit at ACKED_BY_QUORUM, the two
+ * layouts taking turns. Then, on that
  * cluster, with a client publishing a steady stream at ACKED_BY_QUORUM, the primary is killed with kill -9 again
  * and again, and the killed node is started again each time so that the cluster stays at three: each failover is
  * timed from the kill to the first commit the new primary acknowledged, and after each one every message ever
@@ -48,6 +49,8 @@ public final class FailoverCommand {
             "");
     /** Messages a second of the latency phase: one at a time, well within what the machine sustains. */
     static final int LATENCY_RATE = 1000;
+    /** The latency phase's blocks: the two layouts take turns this many times. */
+    static final int LATENCY_BLOCKS = 10;
 
     private FailoverCommand() {
     }
@@ -143,25 +146,41 @@ public final class FailoverCommand {
         out.printf(Locale.ROOT, "Failover experiment: 3 nodes in child JVMs on loopback, ack quorum 1 of 2 followers,"
                 + " %d-byte messages,%n  ZooKeeper session timeout %d ms, %d kills of the primary%n%n",
                 Publisher.MESSAGE_LENGTH, session, kills);
-        out.printf(Locale.ROOT, "publish to a commit at ACKED_BY_QUORUM, one message at a time at %,d msg/s, %,d timed"
-                + " after %,d of warm-up, us:%n", LATENCY_RATE, latencyMessages, warmUp);
-        final Path plainWork = Files.createDirectories(work.resolve("plain"));
-        final Histogram plain;
-        try (PlainLayout layout = PlainLayout.start(plainWork, ClusterLayout.secretFile(plainWork, Replicas.SECRET))) {
-            plain = PublishLatency.measure(layout.gateway(), Replicas.SECRET, LATENCY_RATE, warmUp, latencyMessages);
-        }
-        out.println(PublishLatency.line("plain", plain));
         try (ClusterLayout cluster = ClusterLayout.start(Files.createDirectories(work.resolve("cluster")), 3, session,
                 Replicas.SECRET)) {
             cluster.awaitPrimary(60_000);
             cluster.awaitFollowers(60_000);
-            final String first = cluster.awaitPrimary(0);
-            final Histogram node = PublishLatency.measure(cluster.members().get(cluster.position(first)).gateway(),
-                    Replicas.SECRET, LATENCY_RATE, warmUp, latencyMessages);
-            out.println(PublishLatency.line("cluster", node));
-            out.printf(Locale.ROOT, "  cluster / plain: p50 %.2f  p90 %.2f  p99 %.2f%n%n",
-                    ratio(node, plain, 50), ratio(node, plain, 90), ratio(node, plain, 99));
+            latency(cluster, Files.createDirectories(work.resolve("plain")), warmUp, latencyMessages, out);
             return kills(cluster, kills, session, out);
+        }
+    }
+
+    /**
+     * The publish latency of the cluster's primary beside a plain primary's, in alternate blocks, while both run: a
+     * change in the machine's load falls on both alike.
+     */
+    private static void latency(final ClusterLayout cluster, final Path plainWork, final int warmUp,
+                                final int messages, final PrintStream out) throws IOException {
+        out.printf(Locale.ROOT, "publish to a commit at ACKED_BY_QUORUM, one message at a time at %,d msg/s, %,d timed"
+                + " after %,d of warm-up, in %d alternate blocks, us:%n", LATENCY_RATE, messages, warmUp,
+                LATENCY_BLOCKS);
+        final String primary = cluster.awaitPrimary(0);
+        try (PlainLayout layout = PlainLayout.start(plainWork, ClusterLayout.secretFile(plainWork, Replicas.SECRET));
+             PublishLatency plain = new PublishLatency(layout.gateway(), Replicas.SECRET);
+             PublishLatency node = new PublishLatency(cluster.members().get(cluster.position(primary)).gateway(),
+                     Replicas.SECRET)) {
+            plain.block(warmUp, LATENCY_RATE, false);
+            node.block(warmUp, LATENCY_RATE, false);
+            for (int block = 0; block < LATENCY_BLOCKS; block++) {
+                final int count = messages / LATENCY_BLOCKS + (block < messages % LATENCY_BLOCKS ? 1 : 0);
+                plain.block(count, LATENCY_RATE, true);
+                node.block(count, LATENCY_RATE, true);
+            }
+            out.println(plain.line("plain"));
+            out.println(node.line("cluster"));
+            out.printf(Locale.ROOT, "  cluster / plain: p50 %.2f  p90 %.2f  p99 %.2f%n%n",
+                    ratio(node.latency(), plain.latency(), 50), ratio(node.latency(), plain.latency(), 90),
+                    ratio(node.latency(), plain.latency(), 99));
         }
     }
 
