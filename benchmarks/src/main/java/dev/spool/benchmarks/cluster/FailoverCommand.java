@@ -187,6 +187,7 @@ public final class FailoverCommand {
     private static boolean kills(final ClusterLayout cluster, final int kills, final int session,
                                  final PrintStream out) throws IOException {
         final long[] failovers = new long[kills];
+        final long[] promotions = new long[kills];
         long lost = 0;
         out.printf(Locale.ROOT, "kills: a client publishes at ACKED_BY_QUORUM at up to %,d msg/s; each kill waits for"
                 + " %,d acknowledged messages first;%n  after each failover every message acknowledged so far is looked"
@@ -210,12 +211,13 @@ public final class FailoverCommand {
                 }
                 failovers[kill] = failover;
                 final String next = cluster.awaitPrimary(10_000);
+                promotions[kill] = cluster.node(next).primarySinceNs() - killedAt;
                 final long missing = publisher.lost(cluster.directory(next));
                 lost += missing;
                 out.printf(Locale.ROOT, "kill %2d: %s (primary of term %d) killed; %s primary of term %d after %,d ms;"
                                 + " failover %,d ms (%.2f x session); %,d acknowledged, %d lost%n", kill + 1, primary,
                         term, next, cluster.node(next).term(),
-                        TimeUnit.NANOSECONDS.toMillis(cluster.node(next).primarySinceNs() - killedAt),
+                        TimeUnit.NANOSECONDS.toMillis(promotions[kill]),
                         TimeUnit.NANOSECONDS.toMillis(failover), failover / 1e6 / session, publisher.acknowledged(),
                         missing);
                 cluster.startNode(primary);
@@ -232,6 +234,10 @@ public final class FailoverCommand {
             out.printf(Locale.ROOT, "  p50 %.0f ms, max %.0f ms; / session timeout of %d ms: p50 %.2f, max %.2f;"
                     + " ZooKeeper tick %d ms%n", p50, max, session, p50 / session, max / session,
                     cluster.tickMillis());
+            final long[] sortedPromotions = promotions.clone();
+            Arrays.sort(sortedPromotions);
+            out.printf(Locale.ROOT, "  of which the kill to the new primary's report of its promotion: p50 %.0f ms, max"
+                    + " %.0f ms%n", sortedPromotions[(kills - 1) / 2] / 1e6, sortedPromotions[kills - 1] / 1e6);
             out.printf(Locale.ROOT, "acknowledged messages: %,d, lost: %d; given up on by the client, never"
                     + " acknowledged: %d%n", publisher.acknowledged(), lost, publisher.unacknowledged());
         }

@@ -14,6 +14,8 @@ final class FailoverTable {
     private static final Pattern TIMES = Pattern.compile(
             "^  p50 (\\d+) ms, max (\\d+) ms; / session timeout of (\\d+) ms: p50 ([\\d.]+), max ([\\d.]+);"
                     + " ZooKeeper tick (\\d+) ms$");
+    private static final Pattern PROMOTION = Pattern.compile(
+            "^  of which the kill to the new primary's report of its promotion: p50 (\\d+) ms, max (\\d+) ms$");
     private static final Pattern MESSAGES = Pattern.compile(
             "^acknowledged messages: ([\\d,]+), lost: (\\d+); given up on by the client, never acknowledged: (\\d+)$");
     private static final Pattern LATENCY = Pattern.compile(
@@ -37,6 +39,7 @@ final class FailoverTable {
         Matcher times = null;
         Matcher messages = null;
         Matcher ratio = null;
+        Matcher promotion = null;
         String rate = null;
         final StringBuilder latencies = new StringBuilder();
         for (final String line : lines) {
@@ -51,6 +54,7 @@ final class FailoverTable {
             times = matched(TIMES, line, times);
             messages = matched(MESSAGES, line, messages);
             ratio = matched(RATIO, line, ratio);
+            promotion = matched(PROMOTION, line, promotion);
             final Matcher rated = RATE.matcher(line);
             if (rated.matches()) {
                 rate = rated.group(1);
@@ -74,6 +78,10 @@ final class FailoverTable {
                 .append(times.group(1)).append(" / ").append(times.group(2)).append(" ms |\n");
         md.append("| the same / the session timeout of ").append(times.group(3)).append(" ms | ")
                 .append(times.group(4)).append(" / ").append(times.group(5)).append(" |\n");
+        if (promotion != null) {
+            md.append("| of which the kill to the promotion, p50 / max | ").append(promotion.group(1)).append(" / ")
+                    .append(promotion.group(2)).append(" ms |\n");
+        }
         md.append("| messages acknowledged at ACKED_BY_QUORUM / lost | ").append(messages.group(1)).append(" / ")
                 .append(messages.group(2)).append(" |\n");
         md.append(latencies);

@@ -22,6 +22,7 @@ class FailoverTableTest {
             "failover time, kill -9 of the primary to the first commit acknowledged at ACKED_BY_QUORUM by the new one,"
                     + " over 20 kills:",
             "  p50 4466 ms, max 4783 ms; / session timeout of 4000 ms: p50 1.12, max 1.20; ZooKeeper tick 200 ms",
+            "  of which the kill to the new primary's report of its promotion: p50 4094 ms, max 4494 ms",
             "acknowledged messages: 23,456, lost: 0; given up on by the client, never acknowledged: 20");
 
     @Test
@@ -31,6 +32,7 @@ class FailoverTableTest {
                 + " failover`; 2 CPUs"), table);
         assertTrue(table.contains("| failover time over 20 kills of the primary, p50 / max | 4466 / 4783 ms |"), table);
         assertTrue(table.contains("| the same / the session timeout of 4000 ms | 1.12 / 1.20 |"), table);
+        assertTrue(table.contains("| of which the kill to the promotion, p50 / max | 4094 / 4494 ms |"), table);
         assertTrue(table.contains("| messages acknowledged at ACKED_BY_QUORUM / lost | 23,456 / 0 |"), table);
         assertTrue(table.contains("| publish latency, plain | 120.5 / 150.2 / 300.1 / 2000.0 µs (10000 messages) |"),
                 table);
