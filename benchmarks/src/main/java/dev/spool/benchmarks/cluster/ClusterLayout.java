@@ -1,6 +1,8 @@
 package dev.spool.benchmarks.cluster;
 
 import dev.spool.failover.Member;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -190,6 +192,32 @@ final class ClusterLayout implements AutoCloseable {
      */
     Path directory(final String id) {
         return work.resolve("node-" + id);
+    }
+
+    /**
+     * @param id a node's id.
+     * @return how many times its directory was set aside: the sets aside kept beside it.
+     */
+    int setAside(final String id) {
+        final String prefix = directory(id).getFileName() + ".diverged-term-";
+        try (var files = Files.list(work)) {
+            return (int) files.filter(file -> file.getFileName().toString().startsWith(prefix)).count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot list " + work, e);
+        }
+    }
+
+    /**
+     * @param id a node's id.
+     * @return the last index of its queue, read from its directory; -1 while it has none, or cannot be opened (the
+     * node may be creating it).
+     */
+    long lastIndex(final String id) {
+        try (SpoolQueue queue = SpoolQueue.builder(directory(id)).readOnly().open()) {
+            return queue.lastIndex();
+        } catch (SpoolException | java.io.UncheckedIOException e) {
+            return -1;
+        }
     }
 
     /** @return the shared secret. */

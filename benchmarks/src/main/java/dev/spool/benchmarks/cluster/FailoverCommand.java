@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The {@code failover} experiment. First the publish latency of the same replication with and without ZooKeeper:
@@ -220,8 +221,15 @@ public final class FailoverCommand {
                         TimeUnit.NANOSECONDS.toMillis(promotions[kill]),
                         TimeUnit.NANOSECONDS.toMillis(failover), failover / 1e6 / session, publisher.acknowledged(),
                         missing);
+                // past the old primary's unacknowledged tail (one message at most): the check below cannot mistake
+                // that tail for a caught-up queue
+                publisher.awaitMore(ClusterCommand.RATE / 10, TimeUnit.SECONDS.toNanos(60));
+                final int setAside = cluster.setAside(primary);
+                final long acknowledgedIndex = publisher.lastAcknowledgedIndex();
                 cluster.startNode(primary);
                 cluster.node(primary).await("FOLLOWER", 3L * session + 60_000, TimeUnit.MILLISECONDS);
+                out.println("  " + primary + " started again on its directory: " + rejoined(cluster, primary,
+                        acknowledgedIndex, setAside, session));
             }
             publisher.stop();
             final long[] sorted = failovers.clone();
@@ -242,6 +250,33 @@ public final class FailoverCommand {
                     + " acknowledged: %d%n", publisher.acknowledged(), lost, publisher.unacknowledged());
         }
         return lost == 0;
+    }
+
+    /**
+     * Waits until the primary has checked a restarted node's history, so that the next kill finds a cluster whose
+     * followers the primary knows: the node either holds every message acknowledged before it came back, or had its
+     * directory set aside for excerpts the primary lacks (then it starts from empty).
+     *
+     * @return what became of it, for the run's text.
+     * @throws IllegalStateException if neither happened within 60 s and two session timeouts.
+     */
+    private static String rejoined(final ClusterLayout cluster, final String id, final long acknowledgedIndex,
+                                   final int setAside, final int session) {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(60_000L + 2L * session);
+        while (true) {
+            if (cluster.setAside(id) > setAside) {
+                return "its directory was set aside, as it held excerpts the primary lacked, and it starts from empty";
+            }
+            if (cluster.lastIndex(id) >= acknowledgedIndex) {
+                return "it holds every message acknowledged before it came back";
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("node " + id + " neither caught up with index 0x"
+                        + Long.toHexString(acknowledgedIndex) + " nor was set aside within " + (60_000 + 2 * session)
+                        + " ms of its restart: " + cluster.states());
+            }
+            LockSupport.parkNanos(50_000_000);
+        }
     }
 
     private static double ratio(final Histogram numerator, final Histogram denominator, final double percentile) {

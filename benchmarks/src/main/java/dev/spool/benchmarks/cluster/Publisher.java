@@ -137,6 +137,11 @@ final class Publisher implements AutoCloseable {
         return acknowledged;
     }
 
+    /** @return the index of the last message acknowledged, or -1 before the first. */
+    synchronized long lastAcknowledgedIndex() {
+        return acknowledged == 0 ? -1 : indices[acknowledged - 1];
+    }
+
     /** @return how many messages the publisher gave up on: their commits were never acknowledged to it. */
     synchronized long unacknowledged() {
         return unacknowledged;
