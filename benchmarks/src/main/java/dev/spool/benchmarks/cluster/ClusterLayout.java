@@ -198,7 +198,7 @@ final class ClusterLayout implements AutoCloseable {
      * @param id a node's id.
      * @return how many times its directory was set aside: the sets aside kept beside it.
      */
-    int setAside(final String id) {
+    int timesSetAside(final String id) {
         final String prefix = directory(id).getFileName() + ".diverged-term-";
         try (var files = Files.list(work)) {
             return (int) files.filter(file -> file.getFileName().toString().startsWith(prefix)).count();

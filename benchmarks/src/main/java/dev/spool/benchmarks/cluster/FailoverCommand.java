@@ -224,7 +224,7 @@ public final class FailoverCommand {
                 // past the old primary's unacknowledged tail (one message at most): the check below cannot mistake
                 // that tail for a caught-up queue
                 publisher.awaitMore(ClusterCommand.RATE / 10, TimeUnit.SECONDS.toNanos(60));
-                final int setAside = cluster.setAside(primary);
+                final int setAside = cluster.timesSetAside(primary);
                 final long acknowledgedIndex = publisher.lastAcknowledgedIndex();
                 cluster.startNode(primary);
                 cluster.node(primary).await("FOLLOWER", 3L * session + 60_000, TimeUnit.MILLISECONDS);
@@ -264,7 +264,7 @@ public final class FailoverCommand {
                                    final int setAside, final int session) {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(60_000L + 2L * session);
         while (true) {
-            if (cluster.setAside(id) > setAside) {
+            if (cluster.timesSetAside(id) > setAside) {
                 return "its directory was set aside, as it held excerpts the primary lacked, and it starts from empty";
             }
             if (cluster.lastIndex(id) >= acknowledgedIndex) {
