@@ -1,5 +1,7 @@
 package dev.spool.benchmarks;
 
+import dev.spool.benchmarks.cluster.ClusterCommand;
+import dev.spool.benchmarks.cluster.FailoverCommand;
 import dev.spool.benchmarks.demo.Demo;
 import dev.spool.benchmarks.jmh.JmhLauncher;
 import dev.spool.benchmarks.latency.JlbhLauncher;
@@ -17,7 +19,8 @@ import java.util.List;
  * forks, and files each run's results with the facts of the machine under {@code benchmarks/results/}. The jar's
  * manifest opens what Chronicle needs to this JVM too, so no command line needs a flag.
  * <p>
- * {@code demo} is the main job on embedded defaults; {@code jmh} runs the throughput and allocation suite (E4);
+ * {@code demo} is the main job on embedded defaults, {@code cluster} the same as a cluster whose primary is killed;
+ * {@code failover} times many failovers and a cluster node's publish latency; {@code jmh} runs the throughput and allocation suite (E4);
  * {@code jlbh} runs the latency experiments (E0 to E3b) under JLBH, each variant in a JVM of its own; {@code startup}
  * times a new queue's first append; {@code report} writes the tables of docs/benchmarks.md from the result files.
  */
@@ -90,6 +93,10 @@ public final class Main {
         switch (args[0]) {
             case "demo":
                 return Demo.run(options, out, err);
+            case "cluster":
+                return ClusterCommand.run(options, out, err);
+            case "failover":
+                return FailoverCommand.run(options, args, out, err);
             case "jmh":
                 return JmhLauncher.run(options, args, out, err);
             case "jlbh":

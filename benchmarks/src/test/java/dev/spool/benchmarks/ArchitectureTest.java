@@ -30,6 +30,7 @@ class ArchitectureTest {
     static final ArchRule packagesFormLayers = layeredArchitecture().consideringOnlyDependenciesInLayers()
             .layer("Main").definedBy("dev.spool.benchmarks")
             .layer("demo").definedBy("dev.spool.benchmarks.demo..")
+            .layer("cluster").definedBy("dev.spool.benchmarks.cluster..")
             .layer("jmh").definedBy("dev.spool.benchmarks.jmh..")
             .layer("startup").definedBy("dev.spool.benchmarks.startup..")
             .layer("report").definedBy("dev.spool.benchmarks.report..")
@@ -38,15 +39,16 @@ class ArchitectureTest {
             .layer("support").definedBy("dev.spool.benchmarks.support..")
             .whereLayer("Main").mayNotBeAccessedByAnyLayer()
             .whereLayer("demo").mayOnlyBeAccessedByLayers("Main")
+            .whereLayer("cluster").mayOnlyBeAccessedByLayers("Main")
             .whereLayer("jmh").mayOnlyBeAccessedByLayers("Main", "report")
             .whereLayer("startup").mayOnlyBeAccessedByLayers("Main")
             .whereLayer("report").mayOnlyBeAccessedByLayers("Main")
             .whereLayer("latency").mayOnlyBeAccessedByLayers("Main")
             .whereLayer("latency.variants").mayOnlyBeAccessedByLayers("latency", "demo")
             .whereLayer("support").mayNotAccessAnyLayer()
-            .because("Main depends on demo, jmh, latency, startup, report and support; latency depends on"
+            .because("Main depends on demo, cluster, jmh, latency, startup, report and support; latency depends on"
                     + " latency.variants and support; the demo on latency.variants (its floor) and support; report on"
-                    + " jmh (its operation names) and support; jmh, startup and latency.variants on support; and"
+                    + " jmh (its operation names) and support; cluster, jmh, startup and latency.variants on support; and"
                     + " support on none of them");
 
     @ArchTest

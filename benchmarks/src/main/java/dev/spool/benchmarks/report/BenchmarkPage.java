@@ -184,9 +184,11 @@ public final class BenchmarkPage {
             markdown = JmhTable.render(name, content);
         } else if (name.contains("-startup")) {
             markdown = StartupTable.render(name, content);
+        } else if (name.contains("-failover")) {
+            markdown = FailoverTable.render(name, content);
         } else {
             throw new IllegalArgumentException("table " + table.name() + " of " + page + ": " + name
-                    + " is not a jlbh, jmh or startup result file");
+                    + " is not a jlbh, jmh, startup or failover result file");
         }
         final List<String> generated = new ArrayList<>(Arrays.asList(markdown.split("\n", -1)));
         if (generated.get(generated.size() - 1).isEmpty()) {
