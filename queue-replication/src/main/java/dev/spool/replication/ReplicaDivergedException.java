@@ -12,7 +12,9 @@ import dev.spool.queue.SpoolException;
  */
 public final class ReplicaDivergedException extends SpoolException {
     private static final long serialVersionUID = 1L;
+    /** The replica's last index, whose excerpt the source lacks. */
     private final long replicaLastIndex;
+    /** The source's last index when it connected, -1 if it had none. */
     private final long sourceLastIndex;
 
     /**

@@ -483,9 +483,10 @@ public final class ReplicationSource implements Agent, AutoCloseable {
         }
 
         /**
-         * Retries, at the longest back-off, a sink whose replica holds excerpts this source lacks, instead of stopping
-         * replication to it for good: for a failover coordinator that sets such a replica aside and rebuilds it
-         * empty on the same address. Each refusal is logged at ERROR. Default: off, such a sink is refused once.
+         * Retries, at the longest back-off but at most once a second, a sink whose replica holds excerpts this source
+         * lacks, instead of stopping replication to it for good: for a failover coordinator that sets such a replica
+         * aside and rebuilds it empty on the same address. Each refusal is logged at ERROR. Default: off, such a sink
+         * is refused once.
          *
          * @return this builder.
          */

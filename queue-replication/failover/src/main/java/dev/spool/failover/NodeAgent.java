@@ -354,7 +354,9 @@ final class NodeAgent implements Agent {
         }
         final ReplicationSource.Builder sourceBuilder = ReplicationSource.builder(queue, followers.get(0),
                 followers.subList(1, followers.size()).toArray(new InetSocketAddress[0])).ackQuorum(config.ackQuorum())
-                .reconnectBackoff(Duration.ofMillis(50), Duration.ofMillis(500))
+                // the followers start their sinks once they see this node is primary: every pause past that is
+                // failover time
+                .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100))
                 // a follower refused as divergent sets its directory aside and listens again, empty
                 .retryDivergedSinks();
         source = (config.insecure() ? sourceBuilder.insecure() : sourceBuilder.sharedSecret(config.secret())).start();
@@ -367,8 +369,9 @@ final class NodeAgent implements Agent {
     private void follow(final String primary, final long current) {
         try (SpoolQueue local = LocalQueue.open(config)) {
             demote(local, current);
-            term = Failover.term(local);
         }
+        // the primary's: the replica takes it when that primary's source has checked its history
+        term = current;
         startSink();
         state = NodeState.FOLLOWER;
         standingIn = -1;

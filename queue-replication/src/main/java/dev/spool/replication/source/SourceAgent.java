@@ -21,6 +21,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.UnresolvedAddressException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -57,6 +58,7 @@ final class SourceAgent implements Agent {
     private final long minBackoffNs;
     private final long maxBackoffNs;
     private final boolean retryDiverged;
+    private static final long DIVERGED_RETRY_NS = TimeUnit.SECONDS.toNanos(1);
     private final NanoClock clock;
     /** Makes the API's exception that stops replication to this sink for good. */
     private final Function<String, RuntimeException> stopError;
@@ -139,9 +141,10 @@ final class SourceAgent implements Agent {
             }
         } catch (ReplicaStopped e) {
             if (e.diverged() && retryDiverged) {
+                // at most once a second, whatever the back-off: a replica is rebuilt rarely, and each refusal is an ERROR
+                backoffNs = Math.max(maxBackoffNs, DIVERGED_RETRY_NS);
                 LOG.error("replication source of {}: {}; retrying in {} ms, once the replica is rebuilt",
-                        queue.directory(), e.getMessage(), maxBackoffNs / 1_000_000);
-                backoffNs = maxBackoffNs;
+                        queue.directory(), e.getMessage(), backoffNs / 1_000_000);
                 retry();
                 return 0;
             }
