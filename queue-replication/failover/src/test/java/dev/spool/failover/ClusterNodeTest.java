@@ -86,8 +86,7 @@ class ClusterNodeTest extends SpoolTestBase {
         startNodes(3, 1);
         final ClusterNode first = awaitPrimary(1);
         final List<byte[]> sent = publish(first, 0, 50);
-        first.close();
-        nodes.remove(first);
+        leave(first);
         final ClusterNode second = awaitPrimary(2);
         assertTrue(second != first);
         sent.addAll(publish(second, 50, 60));
@@ -113,8 +112,7 @@ class ClusterNodeTest extends SpoolTestBase {
                 if (i == 100) {
                     // the rest go out while the primary leaves: the client finds the next one and sends again
                     // what was not committed
-                    first.close();
-                    nodes.remove(first);
+                    leave(first);
                 }
                 final byte[] message = ("message " + i).getBytes(StandardCharsets.UTF_8);
                 sequences.add(client.publish(message, 0, message.length, CommitStage.ACKED_BY_QUORUM));
@@ -139,8 +137,7 @@ class ClusterNodeTest extends SpoolTestBase {
                 .queueSettings(settings -> settings.epochClock(() -> System.currentTimeMillis() - behind)).start());
         await(() -> nodes.get(1).state() == NodeState.FOLLOWER, "b follows");
         final List<byte[]> sent = publish(first, 0, 10);
-        first.close();
-        nodes.remove(first);
+        leave(first);
         final ClusterNode second = awaitPrimary(2);
         assertEquals("b", second.nodeId());
         final ClusterNode back = builder("a", tempDir.resolve("a"), 1).start();
@@ -159,8 +156,7 @@ class ClusterNodeTest extends SpoolTestBase {
         startNodes(2, 1);
         final ClusterNode first = awaitPrimary(1);
         final List<byte[]> sent = publish(first, 0, 20);
-        first.close();
-        nodes.remove(first);
+        leave(first);
         final ClusterNode second = awaitPrimary(2);
         final ClusterNode back = builder(first.nodeId(), tempDir.resolve(first.nodeId()), 1).start();
         nodes.add(back);
@@ -184,8 +180,7 @@ class ClusterNodeTest extends SpoolTestBase {
         expectWarning("lost: dev.spool.replication.protocol.Connection$PeerClosedException");
         final ClusterNode follower = nodes.get(oldId.equals("a") ? 1 : 0);
         await(() -> lastIndexOf(follower) == lastIndexOf(first), "the follower caught up");
-        follower.close();
-        nodes.remove(follower);
+        leave(follower);
         closeAll();
         try (SpoolQueue old = SpoolQueue.open(tempDir.resolve(oldId)); ExcerptAppender appender = old.createAppender()) {
             for (int i = 0; i < 3; i++) {
@@ -222,10 +217,8 @@ class ClusterNodeTest extends SpoolTestBase {
             }
         }
         expectWarning("lost: dev.spool.replication.protocol.Connection$PeerClosedException");
-        follower.close();
-        nodes.remove(follower);
-        first.close();
-        nodes.remove(first);
+        leave(follower);
+        leave(first);
         final ClusterNode last = nodes.get(0);
         await(() -> last.waitingFor() != null && last.waitingFor().startsWith("1 of the 2 candidates"),
                 "the last follower says why it does not promote");
@@ -344,8 +337,20 @@ class ClusterNodeTest extends SpoolTestBase {
         }
     }
 
+    /**
+     * Closes a node while others run: their sinks and sources see its connections go, which they log at WARN.
+     */
+    private void leave(final ClusterNode node) {
+        expectWarning(": connection from ");
+        expectWarning(": connection to ");
+        node.close();
+        nodes.remove(node);
+    }
+
     /** Closes the primary first, so that its source does not see its followers leave. */
     private void closeAll() {
+        // a sink may be writing an ack as its source goes
+        expectWarning(": connection from ");
         nodes.sort((one, other) -> Boolean.compare(other.isPrimary(), one.isPrimary()));
         for (final ClusterNode node : nodes) {
             node.close();
