@@ -307,7 +307,9 @@ final class NodeAgent implements Agent {
         if (recorded != current) {
             return false;
         }
-        final long next = current + 1;
+        // past this node's own term too: ZooKeeper's record may be younger than the queues (a cluster started again
+        // on kept directories)
+        final long next = Math.max(current, candidacy.term()) + 1;
         queue = LocalQueue.open(config);
         try {
             final Map<String, String> promotion = new LinkedHashMap<>();

@@ -151,6 +151,30 @@ class ClusterNodeTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldStartAgainOnKeptDirectoriesWhenZooKeeperForgotTheCluster() throws Exception {
+        members = members(2);
+        startNodes(2, 1);
+        final ClusterNode first = awaitPrimary(1);
+        final List<byte[]> sent = publish(first, 0, 10);
+        final ClusterNode follower = nodes.get(first.nodeId().equals("a") ? 1 : 0);
+        await(() -> lastIndexOf(follower) == lastIndexOf(first), "the follower caught up");
+        leave(follower);
+        closeAll();
+        try (CuratorFramework client = CuratorFrameworkFactory.newClient(zookeeper.getConnectString(),
+                new RetryOneTime(100))) {
+            client.start();
+            client.delete().deletingChildrenIfNeeded().forPath("/spool/" + queueId);
+        }
+        startNodes(2, 1);
+        await(() -> primary() != null, "a primary of the cluster started again");
+        final ClusterNode again = primary();
+        assertTrue(again.term() > 1, "a term past the queues' own: " + again.term());
+        sent.addAll(publish(again, 10, 20));
+        closeAll();
+        assertSameMessages(sent, read(tempDir.resolve(again.nodeId())), "the primary after the restart");
+    }
+
+    @Test
     void shouldFailOverBetweenTwoNodes() throws Exception {
         members = members(2);
         startNodes(2, 1);
