@@ -13,7 +13,7 @@ public final class TestSummary {
 
     public static void main(final String[] args) throws IOException {
         final List<Path> reports;
-        try (Stream<Path> files = Files.walk(Path.of("."), 4)) {
+        try (Stream<Path> files = Files.walk(Path.of("."), 5)) {
             reports = files.filter(f -> f.getFileName().toString().startsWith("TEST-") && f.toString().endsWith(".xml")
                     && f.toString().contains("surefire-reports")).collect(Collectors.toList());
         }
