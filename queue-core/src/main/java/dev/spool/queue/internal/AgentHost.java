@@ -187,7 +187,8 @@ public final class AgentHost implements AutoCloseable {
     /**
      * Stops the duty once. On its own thread: runs the builder's {@link Builder#wakeOnClose(Runnable) wake}, then
      * stops the thread after the pass in hand, and the runner calls the duty's {@link Agent#onClose()} on it; called
-     * from that thread itself, the thread stops after the pass that called. Invoked: waits for a pass in progress and
+     * from that thread itself, the thread stops after the pass that called; from any other thread, returns once the
+     * thread has ended. Invoked: waits for a pass in progress and
      * calls {@link Agent#onClose()} here. Closing again does nothing.
      */
     @Override
@@ -201,6 +202,8 @@ public final class AgentHost implements AutoCloseable {
             }
             if (Thread.currentThread() != thread) {
                 runner.close();
+                // the runner returns once the duty's onClose ran, a moment before its thread ends
+                awaitEnd(thread);
             }
         } else {
             while (!busy.compareAndSet(false, true)) {
@@ -215,6 +218,20 @@ public final class AgentHost implements AutoCloseable {
         }
         log.flush();
         unregister();
+    }
+
+    private static void awaitEnd(final Thread thread) {
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (final InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void unregister() {
