@@ -61,6 +61,38 @@ class ReadOnlyQueueTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldOpenACycleFileWhileAWriterGrowsIt() throws Exception {
+        final Path directory = tempDir.resolve("growing");
+        final byte[] message = new byte[60 << 10];
+        final int count = 2_000;
+        try (SpoolQueue writer = SpoolQueue.builder(directory).chunkLength(1 << 20).openOrCreate();
+             ExcerptAppender appender = writer.createAppender()) {
+            appender.append(message);
+            final Thread growing = new Thread(() -> {
+                for (int i = 1; i < count; i++) {
+                    appender.append(message);
+                }
+            }, "grows-the-cycle-file");
+            growing.start();
+            int opens = 0;
+            try {
+                // each open reads the file's length and its write-position hint while the writer grows it a chunk
+                // at a time and moves the hint past the old length
+                while (growing.isAlive() || opens == 0) {
+                    try (SpoolQueue reader = SpoolQueue.builder(directory).readOnly().openOrCreate();
+                         ExcerptTailer tailer = reader.createTailer()) {
+                        assertTrue(tailer.read((bytes, offset, length, index) -> assertEquals(message.length, length)));
+                    }
+                    opens++;
+                }
+            } finally {
+                growing.join();
+            }
+            assertTrue(opens > 1, "opened " + opens + " times while the writer grew the file");
+        }
+    }
+
+    @Test
     void shouldRefuseEverythingThatWritesWithAMessageSayingReadOnly() throws IOException {
         final Path directory = writeQueue();
         Files.delete(directory.resolve("metadata.lock"));

@@ -107,6 +107,19 @@ final class CycleFile implements ReferenceOwner {
      */
     static CycleFile open(final Path path, final long cycle, final RollCycle rollCycle, final long chunkLength,
                           final boolean readOnly) {
+        // the hint before the length: a writer in another process grows the file before it writes and moves the
+        // hint, so a length read after the hint covers it; read the other way round, a writer that grows the file
+        // and writes past its old length between the two reads would look like a truncation
+        final long hint;
+        try {
+            hint = readHint(path);
+        } catch (SpoolException e) {
+            if (e.getCause() instanceof NoSuchFileException) {
+                // deleted by retention in another process since it was listed
+                return null;
+            }
+            throw e;
+        }
         final long length;
         try {
             length = Files.size(path);
@@ -119,8 +132,7 @@ final class CycleFile implements ReferenceOwner {
             throw new CorruptQueueException(path, length, "cycle file truncated: length=" + length
                     + ", the header and root index alone need " + DATA_OFFSET);
         }
-        // before mapping: mapping the first chunk grows the file, which would hide a truncation
-        final long hint = readHint(path);
+        // both read before mapping: mapping the first chunk grows the file, which would hide a truncation
         if (hint < DATA_OFFSET || hint > length) {
             // a writer grows the file before it writes, so excerpts end inside the file
             throw new CorruptQueueException(path, WRITE_POSITION_OFFSET, "write position=" + hint + " outside the data of a file of length="
