@@ -338,15 +338,20 @@ class ChecksumTest extends SpoolTestBase {
                 appender.append(message);
                 tailer.read(handler);
             }
-            final long before = threads.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < 20_000; i++) {
-                message[0] = (byte) i;
-                appender.append(message);
-                tailer.read(handler);
+            // the least of a few rounds: on a loaded machine a round may still run code the JIT has not finished
+            // compiling, whose allocations escape analysis later removes; a per-excerpt allocation shows in every one
+            long allocated = Long.MAX_VALUE;
+            for (int round = 0; round < 5 && allocated >= 1024; round++) {
+                final long before = threads.getCurrentThreadAllocatedBytes();
+                for (int i = 0; i < 20_000; i++) {
+                    message[0] = (byte) i;
+                    appender.append(message);
+                    tailer.read(handler);
+                }
+                allocated = Math.min(allocated, threads.getCurrentThreadAllocatedBytes() - before);
             }
-            final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-            assertTrue(allocated < 1024, "appending and reading 20,000 checksummed excerpts allocated " + allocated
-                    + " bytes");
+            assertTrue(allocated < 1024, "appending and reading 20,000 checksummed excerpts allocated at least "
+                    + allocated + " bytes in each of 5 rounds");
             assertTrue(sum[0] != 0);
         }
     }
