@@ -315,6 +315,9 @@ final class SourceAgent implements Agent {
     /** Back to backing off: the next connection is tried once the back-off has passed, and the next waits twice as long. */
     private void retry() {
         disconnect();
+        // off the cycle it read: a file open here is never deleted, and a sink away must not hold retention back past
+        // the replica lag limit; the next handshake moves the tailer to the sink's last index
+        tailer.toEnd();
         state = BACKOFF;
         deadlineNs = clock.nanoTime() + backoffNs;
         backoffNs = Math.min(backoffNs * 2, maxBackoffNs);
