@@ -74,6 +74,7 @@ class ReplicaRetentionTest extends SpoolTestBase {
                 awaitAcknowledged(source, primary);
                 acked = source.ackedIndex(0);
                 sink.kill();
+                Replicas.await(() -> !source.isConnected(0), "the source sees the replica gone");
                 fill(primary, 3);
                 assertEquals(4, primary.cycles().length, "the killed replica's cycle and every one after it stay");
             }
@@ -117,12 +118,15 @@ class ReplicaRetentionTest extends SpoolTestBase {
                 fill(primary, 2);
                 awaitAcknowledged(source, primary);
                 sink.kill();
+                Replicas.await(() -> !source.isConnected(0), "the source sees the replica gone");
                 fill(primary, 3);
                 assertEquals(4, primary.cycles().length, "three cycles behind, the replica still keeps its cycles");
                 assertEquals(0, countLogged("past maxReplicaLagCycles"));
+                assertTrue(source.isRetainedFor(0));
                 fill(primary, 3);
                 assertEquals(RETAIN_CYCLES, primary.cycles().length, "past the limit, the replica keeps nothing");
                 assertEquals(1, countLogged("past maxReplicaLagCycles=3"), "one WARN, not one per retention pass");
+                assertFalse(source.isRetainedFor(0), "the source tells that the replica no longer keeps its cycles");
                 assertTrue(logged(":" + port + " acknowledged index "), "the WARN names the replica");
             }
             final List<byte[]> before = excerpts(replicaDir);

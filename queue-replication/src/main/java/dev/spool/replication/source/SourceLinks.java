@@ -123,6 +123,14 @@ public final class SourceLinks implements Agent {
 
     /**
      * @param replica a replica's number.
+     * @return false if the queue's retention, at its last run in this instance, found the replica past the lag limit.
+     */
+    public boolean isRetainedFor(final int replica) {
+        return !internals.replicasPastLagLimit().contains(ReplicaPositions.nameOf(links[replica].sink()));
+    }
+
+    /**
+     * @param replica a replica's number.
      * @return true while connected to its sink and past the handshake.
      */
     public boolean isConnected(final int replica) {
