@@ -107,8 +107,7 @@ final class Retention {
     private int applyLimits() {
         // the used lengths of ended cycles are read before taking the write lock, which writers wait for
         usedLengthsBelow(metadata.highestCycle(), cycleFiles.cycles());
-        // read before the lock, with the names it logs: an acknowledged index only rises, so this pin keeps no less
-        final long replicaPin = replicaPinnedCycle();
+        final List<String> lagging = new ArrayList<>();
         final long[] deleted;
         int count = 0;
         final WriteLock lock = store.writeLock();
@@ -122,7 +121,8 @@ final class Retention {
                 return 0;
             }
             final int keepFrom = keepFrom(cycles, started, highest);
-            final long pin = Math.min(pinnedByNamedTailers ? pinnedCycle() : Long.MAX_VALUE, replicaPin);
+            final long pin = Math.min(pinnedByNamedTailers ? pinnedCycle() : Long.MAX_VALUE,
+                    replicaPinnedCycle(lagging));
             deleted = new long[keepFrom];
             int first = 0;
             while (first < keepFrom && cycles[first] < pin) {
@@ -141,6 +141,11 @@ final class Retention {
             }
         } finally {
             lock.unlock();
+        }
+        for (final String replica : lagging) {
+            LOG.warn("retention of {}: replica {}: past maxReplicaLagCycles={}, it no longer keeps cycles from"
+                    + " deletion; once they are deleted, the replica is rebuilt from the oldest cycle left",
+                    store.directory(), replica, maxReplicaLagCycles);
         }
         for (int i = 0; i < count; i++) {
             listener.onDeleted(deleted[i], cycleFiles.path(deleted[i]));
@@ -182,10 +187,13 @@ final class Retention {
     }
 
     /**
+     * Caller holds the write lock, and logs what {@code lagging} holds once it is released.
+     *
+     * @param lagging receives, for each replica that crossed the lag limit since the last run, its name and lag.
      * @return the oldest cycle a replica within the lag limit still needs, -1 if one has acknowledged nothing, or
      * MAX_VALUE if none pins.
      */
-    private long replicaPinnedCycle() {
+    private long replicaPinnedCycle(final List<String> lagging) {
         final Map<String, Long> replicas = metadata.replicaIndices();
         if (replicas.isEmpty() && unpinned.isEmpty()) {
             return Long.MAX_VALUE;
@@ -193,7 +201,6 @@ final class Retention {
         final long highest = metadata.highestCycle();
         final long lowest = metadata.lowestCycle();
         long pin = Long.MAX_VALUE;
-        List<String> warnings = null;
         for (final Map.Entry<String, Long> replica : replicas.entrySet()) {
             final long index = replica.getValue();
             // a replica with nothing acknowledged needs every cycle: it lags from the lowest
@@ -203,10 +210,7 @@ final class Retention {
             // one that acknowledged nothing stays unpinned: the lowest cycle rises as retention deletes, not its lag
             if (lag > maxReplicaLagCycles || index < 0 && unpinned.contains(name)) {
                 if (unpinned.add(name)) {
-                    if (warnings == null) {
-                        warnings = new ArrayList<>();
-                    }
-                    warnings.add(name.substring(MetadataDescriptor.REPLICA_NAME_PREFIX.length()) + " acknowledged "
+                    lagging.add(name.substring(MetadataDescriptor.REPLICA_NAME_PREFIX.length()) + " acknowledged "
                             + (index < 0 ? "nothing" : "index " + IndexFormat.format(index, rollCycle)) + ", " + lag
                             + " cycles behind the highest cycle");
                 }
@@ -216,13 +220,6 @@ final class Retention {
             }
         }
         unpinned.retainAll(replicas.keySet());
-        if (warnings != null) {
-            for (final String warning : warnings) {
-                LOG.warn("retention of {}: replica {}: past maxReplicaLagCycles={}, it no longer keeps cycles from"
-                        + " deletion; once they are deleted, the replica is rebuilt from the oldest cycle left",
-                        store.directory(), warning, maxReplicaLagCycles);
-            }
-        }
         return pin;
     }
 
