@@ -417,6 +417,8 @@ class RetentionTest extends SpoolTestBase {
                     "a replica back within the limit pins again");
             assertEquals(2, countLogged("past maxReplicaLagCycles=2"), "no WARN per pass");
         }
+        assertTrue(verify(dir()).contains("replica 'replica@dead:7001': acknowledged index="),
+                "verify tells a replica whose cycle is gone");
     }
 
     @Test
