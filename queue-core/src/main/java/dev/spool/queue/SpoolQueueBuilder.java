@@ -59,6 +59,10 @@ public final class SpoolQueueBuilder {
     public static final long DEFAULT_PRETOUCH_LENGTH = 4L << 20;
     /** Default time before a roll at which a {@link Pretoucher} creates the next cycle's file. */
     public static final Duration DEFAULT_PRETOUCH_LEAD_TIME = Duration.ofSeconds(5);
+    /** Default of {@link #maxReplicaLagCycles(int)} when only {@link #retainBytes(long)} limits retention. */
+    public static final int DEFAULT_MAX_REPLICA_LAG_CYCLES = 24;
+    private static final int UNSET = Integer.MIN_VALUE;
+
     /**
      * Default permissions of the files a queue creates, {@code rw-r-----} (0640): the owner writes, its group may
      * read, others may not. The lock file gets {@code rw-------}: see {@link #fileMode(Set)}.
@@ -98,6 +102,8 @@ public final class SpoolQueueBuilder {
     private int retainCycles = Integer.MAX_VALUE;
     private long retainBytes = Long.MAX_VALUE;
     private boolean retainForNamedTailers = true;
+    /** {@link #UNSET} until given: then twice retainCycles, or {@link #DEFAULT_MAX_REPLICA_LAG_CYCLES} without it. */
+    private int maxReplicaLagCycles = UNSET;
     private CycleListener cycleListener = CycleListener.NONE;
     private long pretouchLength = DEFAULT_PRETOUCH_LENGTH;
     private Duration pretouchLeadTime = DEFAULT_PRETOUCH_LEAD_TIME;
@@ -344,6 +350,24 @@ public final class SpoolQueueBuilder {
     }
 
     /**
+     * A replication source records in this queue's metadata the index each of its replicas acknowledged, and
+     * retention keeps every cycle from that index's on, so that a replica away for a while catches up when it comes
+     * back; but only while the replica lags at most this many cycles behind the highest cycle. Past it, the replica
+     * stops keeping cycles from deletion, with one WARN naming it and its lag: a replica that is dead or gone never
+     * fills the disk. A replica whose next index retention then deletes is rebuilt from the oldest cycle left, its
+     * old directory set aside. Not persisted. Default: twice {@link #retainCycles(int)}, so that the disk holds at
+     * most about twice what retention keeps; {@link #DEFAULT_MAX_REPLICA_LAG_CYCLES} if only
+     * {@link #retainBytes(long)} limits retention.
+     *
+     * @param maxReplicaLagCycles at least 1.
+     * @return this builder.
+     */
+    public SpoolQueueBuilder maxReplicaLagCycles(final int maxReplicaLagCycles) {
+        this.maxReplicaLagCycles = maxReplicaLagCycles;
+        return this;
+    }
+
+    /**
      * @param cycleListener told when this queue instance opens, closes and deletes cycle files; default
      *                      {@link CycleListener#NONE}.
      * @return this builder.
@@ -539,6 +563,8 @@ public final class SpoolQueueBuilder {
         require(rollCycle != null, "rollCycle", null, "must not be null");
         require(retainCycles >= 1, "retainCycles", retainCycles, "must be at least 1: the highest cycle always stays");
         require(retainBytes >= 1, "retainBytes", retainBytes, "must be at least 1");
+        require(maxReplicaLagCycles == UNSET || maxReplicaLagCycles >= 1, "maxReplicaLagCycles", maxReplicaLagCycles,
+                "must be at least 1");
         require(pretouchLength >= 0, "pretouchLength", pretouchLength, "must not be negative");
         require(pretouchLeadTime != null && !pretouchLeadTime.isNegative(), "pretouchLeadTime", pretouchLeadTime,
                 "must not be negative");
@@ -562,8 +588,17 @@ public final class SpoolQueueBuilder {
         return new QueueConfig(absolute, mayOpen, mayCreate && !readOnly, readOnly, Set.copyOf(files),
                 Set.copyOf(directories),
                 layout(mayCreate && !readOnly), syncPolicy, SyncPolicy::newTrigger, syncMarkers, retainCycles,
-                retainBytes, retainForNamedTailers, cycleListener, pretouchLength, pretouchLeadTime, verifyChecksums,
+                retainBytes, retainForNamedTailers, maxReplicaLagCycles(), cycleListener, pretouchLength, pretouchLeadTime, verifyChecksums,
                 registerMBean, epochClock, nanoClock, idleStrategy, errorHandler, threadFactory);
+    }
+
+    /** @return the replica lag limit given, or its default. */
+    private int maxReplicaLagCycles() {
+        if (maxReplicaLagCycles != UNSET) {
+            return maxReplicaLagCycles;
+        }
+        return retainCycles == Integer.MAX_VALUE ? DEFAULT_MAX_REPLICA_LAG_CYCLES
+                : (int) Math.min(Integer.MAX_VALUE, 2L * retainCycles);
     }
 
     /**

@@ -51,7 +51,8 @@ import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
  * else the oldest. A peer that has not proved the secret learns nothing of the replica, changes nothing and stops
  * nothing: at most it takes a handshake's place for a while (docs/operations.md, "Security model"). A source that
  * proved the secret and refuses the replica's history as divergent (the replica holds excerpts the source lacks)
- * is reported by {@link #divergence()}.
+ * is reported by {@link #divergence()}; a replica that fell behind the source's retention is set aside and rebuilt
+ * on its own ({@link #rebuilt()}).
  * <p>
  * An {@link Agent} (Agrona's): each {@link #doWork()} selects without blocking, accepts, reads and writes what
  * arrived, acknowledges, and checks the connection's heartbeats. By default it runs on its own thread,
@@ -217,6 +218,18 @@ public final class ReplicationSink implements Agent, AutoCloseable {
         final SinkSession.Divergence divergence = session.divergence();
         return divergence == null ? null : new ReplicaDivergedException(divergence.message(),
                 divergence.replicaLastIndex(), divergence.sourceLastIndex());
+    }
+
+    /**
+     * A replica whose last index is below its source's oldest cycle (the primary's retention deleted what it needs
+     * next) is rebuilt without an operator: its directory is set aside as {@code <directory>.behind-retention} (or
+     * {@code -1}, {@code -2} ... after it), kept with every file and named in an ERROR, and the replica is created
+     * afresh and streamed from the source's oldest excerpt.
+     *
+     * @return how many times that happened since the sink started; any thread.
+     */
+    public int rebuilt() {
+        return session.rebuilt();
     }
 
     /**

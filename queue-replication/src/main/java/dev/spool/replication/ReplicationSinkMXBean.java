@@ -26,4 +26,10 @@ public interface ReplicationSinkMXBean {
      * naming both indices, or an empty string if there is none.
      */
     String getDivergence();
+
+    /**
+     * @return how many times since the sink started its replica fell behind its source's retention and was set
+     * aside, kept, and rebuilt from the source's oldest cycle ({@link ReplicationSink#rebuilt()}).
+     */
+    int getRebuilt();
 }

@@ -218,6 +218,16 @@ public final class ReplicationSource implements Agent, AutoCloseable {
 
     /**
      * @param replica a replica's number.
+     * @return true unless the queue's retention, at its last run in this queue instance, found the replica more than
+     * {@link dev.spool.queue.SpoolQueueBuilder#maxReplicaLagCycles(int)} cycles behind, so that the cycles it still
+     * needs are no longer kept: until it catches up to within the limit, it may have to be rebuilt.
+     */
+    public boolean isRetainedFor(final int replica) {
+        return agent.isRetainedFor(checked(replica));
+    }
+
+    /**
+     * @param replica a replica's number.
      * @return the last index sent to it on its current (or last) connection, or its last index when it connected;
      * -1 if none.
      */

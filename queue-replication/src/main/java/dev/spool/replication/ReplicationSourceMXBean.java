@@ -38,6 +38,12 @@ public interface ReplicationSourceMXBean {
     long[] getUnackedBytes();
 
     /**
+     * @return for each replica, false once the primary's retention found it past the queue's replica lag limit, so
+     * that the cycles it still needs are no longer kept ({@link ReplicationSource#isRetainedFor(int)}); else true.
+     */
+    boolean[] getRetainedFor();
+
+    /**
      * @return each replica's error that stopped replication to it for good, or, while its sink keeps refusing this
      * source's proof of the shared secret (3 times in a row or more), that refusal; else an empty string.
      */

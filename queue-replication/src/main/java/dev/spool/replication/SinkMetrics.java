@@ -41,4 +41,9 @@ final class SinkMetrics implements ReplicationSinkMXBean {
         final ReplicaDivergedException divergence = sink.divergence();
         return divergence == null ? "" : divergence.getMessage();
     }
+
+    @Override
+    public int getRebuilt() {
+        return sink.rebuilt();
+    }
 }

@@ -50,6 +50,15 @@ final class SourceMetrics implements ReplicationSourceMXBean {
     }
 
     @Override
+    public boolean[] getRetainedFor() {
+        final boolean[] retained = new boolean[source.replicas()];
+        for (int i = 0; i < retained.length; i++) {
+            retained[i] = source.isRetainedFor(i);
+        }
+        return retained;
+    }
+
+    @Override
     public long[] getAckedIndices() {
         final long[] indices = new long[source.replicas()];
         for (int i = 0; i < indices.length; i++) {

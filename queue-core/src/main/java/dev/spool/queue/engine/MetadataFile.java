@@ -44,6 +44,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * the write with a {@link SpoolException} instead of letting the store kill the JVM, whichever writer asks.
  */
 final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
+    private static final byte[] REPLICA_PREFIX_UTF8 = REPLICA_NAME_PREFIX.getBytes(StandardCharsets.UTF_8);
     private final Path path;
     private final MappedFile mappedFile;
     private final MappedBytesStore store;
@@ -345,14 +346,15 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
 
     /**
      * @return the smallest last-read index of the named tailers, -1 if one of them has read nothing yet, or
-     * {@link Long#MAX_VALUE} if there are none.
+     * {@link Long#MAX_VALUE} if there are none; the replicas' entries are not named tailers and do not count.
      */
     long oldestNamedTailerIndex() {
         long oldest = Long.MAX_VALUE;
         for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
             final long position = namedTailerPosition(entry);
             // acquire: an entry counts as used only once its name and index are complete
-            if (MEMORY.readVolatileInt(address(position + NAMED_TAILER_NAME_LENGTH_OFFSET)) != 0) {
+            final int length = MEMORY.readVolatileInt(address(position + NAMED_TAILER_NAME_LENGTH_OFFSET));
+            if (length != 0 && !isReplicaEntry(position, length)) {
                 oldest = Math.min(oldest, Math.max(-1, readVolatileLong(position + NAMED_TAILER_INDEX_OFFSET)));
             }
         }
@@ -570,6 +572,31 @@ final class MetadataFile implements ReferenceOwner, SchemaFiles.Generation {
             }
         }
         return indices;
+    }
+
+    /**
+     * @return the acknowledged index of each replica a replication source recorded (-1 if none), by the entry's
+     * name, {@link MetadataDescriptor#REPLICA_NAME_PREFIX} included, in entry order.
+     */
+    Map<String, Long> replicaIndices() {
+        final Map<String, Long> indices = new LinkedHashMap<>();
+        for (int entry = 0; entry < NAMED_TAILER_COUNT; entry++) {
+            final long position = namedTailerPosition(entry);
+            final int length = MEMORY.readVolatileInt(address(position + NAMED_TAILER_NAME_LENGTH_OFFSET));
+            if (isReplicaEntry(position, length)) {
+                final String name = namedTailerName(position);
+                if (name != null) {
+                    indices.put(name, Math.max(-1, readVolatileLong(position + NAMED_TAILER_INDEX_OFFSET)));
+                }
+            }
+        }
+        return indices;
+    }
+
+    /** @return true if the used entry at {@code position}, of name length {@code length}, is a replica's. */
+    private boolean isReplicaEntry(final long position, final int length) {
+        return length > REPLICA_PREFIX_UTF8.length && length <= NAMED_TAILER_MAX_NAME_LENGTH
+                && nameEquals(position, REPLICA_PREFIX_UTF8);
     }
 
     /** @return the name of the entry at {@code position}, or null if it is free. */

@@ -40,6 +40,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -360,6 +361,11 @@ public final class QueueEngine implements QueueInternals {
     @Override
     public NamedPosition namedPosition(final String name) {
         return openPosition(name);
+    }
+
+    @Override
+    public Set<String> replicasPastLagLimit() {
+        return store.retention().unpinnedReplicas();
     }
 
     private StoreNamedPosition openPosition(final String name) {

@@ -2,9 +2,13 @@ package dev.spool.queue.engine;
 
 import dev.spool.queue.CorruptQueueException;
 import dev.spool.queue.CycleListener;
+import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.format.MetadataDescriptor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -14,8 +18,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Deletes the files of old cycles: all but the newest {@code retainCycles} cycle files up to the highest cycle,
@@ -27,6 +35,10 @@ import java.util.Map;
  * stays: see {@link CycleFiles#delete(long)};</li>
  * <li>with named tailers pinning, a cycle a named tailer has not passed stays: the cycle of its last read index
  * and all after it, every cycle if it has read nothing.</li>
+ * <li>a cycle a replica still needs stays: the cycle of the index a replication source recorded as that replica's
+ * acknowledged one ({@link MetadataDescriptor#REPLICA_NAME_PREFIX}) and all after it, every cycle if it has none;
+ * unless the replica lags more than {@code maxReplicaLagCycles} cycles behind the highest, when it stops pinning,
+ * with one WARN naming it and its lag, until it is back within the limit: a dead replica never fills the disk.</li>
  * </ul>
  * A tailer of another process cannot be protected: its mapping of a deleted file stays valid, so it reads that
  * file to its end, then moves on to the next file that exists; files it had not reached are lost to it.
@@ -36,6 +48,7 @@ import java.util.Map;
  * and is remembered.
  */
 final class Retention {
+    private static final Logger LOG = LoggerFactory.getLogger(Retention.class);
     private final Store store;
     private final MetadataFile metadata;
     private final CycleFiles cycleFiles;
@@ -43,7 +56,10 @@ final class Retention {
     private final int retainCycles;
     private final long retainBytes;
     private final boolean pinnedByNamedTailers;
+    private final int maxReplicaLagCycles;
     private final CycleListener listener;
+    /** The replicas past the lag limit, warned of once: each WARN is logged when a replica crosses it. */
+    private final Set<String> unpinned = new HashSet<>();
     private final Map<Long, Long> usedLengths = new HashMap<>();
     private final ByteBuffer hint = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
 
@@ -51,9 +67,10 @@ final class Retention {
      * @param retainCycles         cycle files to keep, {@link Integer#MAX_VALUE} for no limit.
      * @param retainBytes          used bytes to keep, {@link Long#MAX_VALUE} for no limit.
      * @param pinnedByNamedTailers whether a named tailer's unread cycles stay.
+     * @param maxReplicaLagCycles  cycles a replica may lag behind the highest and still pin its cycles.
      */
     Retention(final Store store, final int retainCycles, final long retainBytes, final boolean pinnedByNamedTailers,
-              final CycleListener listener) {
+              final int maxReplicaLagCycles, final CycleListener listener) {
         this.store = store;
         this.metadata = store.metadata();
         this.cycleFiles = store.cycleFiles();
@@ -61,6 +78,7 @@ final class Retention {
         this.retainCycles = retainCycles;
         this.retainBytes = retainBytes;
         this.pinnedByNamedTailers = pinnedByNamedTailers;
+        this.maxReplicaLagCycles = maxReplicaLagCycles;
         this.listener = listener;
     }
 
@@ -89,6 +107,7 @@ final class Retention {
     private int applyLimits() {
         // the used lengths of ended cycles are read before taking the write lock, which writers wait for
         usedLengthsBelow(metadata.highestCycle(), cycleFiles.cycles());
+        final List<String> lagging = new ArrayList<>();
         final long[] deleted;
         int count = 0;
         final WriteLock lock = store.writeLock();
@@ -102,7 +121,8 @@ final class Retention {
                 return 0;
             }
             final int keepFrom = keepFrom(cycles, started, highest);
-            final long pin = pinnedByNamedTailers ? pinnedCycle() : Long.MAX_VALUE;
+            final long pin = Math.min(pinnedByNamedTailers ? pinnedCycle() : Long.MAX_VALUE,
+                    replicaPinnedCycle(lagging));
             deleted = new long[keepFrom];
             int first = 0;
             while (first < keepFrom && cycles[first] < pin) {
@@ -121,6 +141,11 @@ final class Retention {
             }
         } finally {
             lock.unlock();
+        }
+        for (final String replica : lagging) {
+            LOG.warn("retention of {}: replica {}: past maxReplicaLagCycles={}, it no longer keeps cycles from"
+                    + " deletion; once they are deleted, the replica is rebuilt from the oldest cycle left",
+                    store.directory(), replica, maxReplicaLagCycles);
         }
         for (int i = 0; i < count; i++) {
             listener.onDeleted(deleted[i], cycleFiles.path(deleted[i]));
@@ -159,6 +184,48 @@ final class Retention {
             return Long.MAX_VALUE;
         }
         return index < 0 ? -1 : rollCycle.toCycle(index);
+    }
+
+    /**
+     * Caller holds the write lock, and logs what {@code lagging} holds once it is released.
+     *
+     * @param lagging receives, for each replica that crossed the lag limit since the last run, its name and lag.
+     * @return the oldest cycle a replica within the lag limit still needs, -1 if one has acknowledged nothing, or
+     * MAX_VALUE if none pins.
+     */
+    private long replicaPinnedCycle(final List<String> lagging) {
+        final Map<String, Long> replicas = metadata.replicaIndices();
+        if (replicas.isEmpty() && unpinned.isEmpty()) {
+            return Long.MAX_VALUE;
+        }
+        final long highest = metadata.highestCycle();
+        final long lowest = metadata.lowestCycle();
+        long pin = Long.MAX_VALUE;
+        for (final Map.Entry<String, Long> replica : replicas.entrySet()) {
+            final long index = replica.getValue();
+            // a replica with nothing acknowledged needs every cycle: it lags from the lowest
+            final long cycle = index < 0 ? lowest : rollCycle.toCycle(index);
+            final long lag = highest - cycle;
+            final String name = replica.getKey();
+            // one that acknowledged nothing stays unpinned: the lowest cycle rises as retention deletes, not its lag
+            if (lag > maxReplicaLagCycles || index < 0 && unpinned.contains(name)) {
+                if (unpinned.add(name)) {
+                    lagging.add(name.substring(MetadataDescriptor.REPLICA_NAME_PREFIX.length()) + " acknowledged "
+                            + (index < 0 ? "nothing" : "index " + IndexFormat.format(index, rollCycle)) + ", " + lag
+                            + " cycles behind the highest cycle");
+                }
+            } else {
+                unpinned.remove(name);
+                pin = Math.min(pin, index < 0 ? -1 : cycle);
+            }
+        }
+        unpinned.retainAll(replicas.keySet());
+        return pin;
+    }
+
+    /** @return the names of the replicas that lag past the limit, so that retention no longer keeps their cycles. */
+    synchronized Set<String> unpinnedReplicas() {
+        return Set.copyOf(unpinned);
     }
 
     private void usedLengthsBelow(final long highest, final long[] cycles) {

@@ -95,7 +95,7 @@ final class Store {
         this.cycleFiles = new CycleFiles(directory, calendar, metadata.chunkLength(), listener, config.readOnly(),
                 config.fileMode());
         this.retention = new Retention(this, config.retainCycles(), config.retainBytes(), config.retainForNamedTailers(),
-                listener);
+                config.maxReplicaLagCycles(), listener);
         // the system clock is read through the JVM's shared roll clock; any other is read exactly, on every append
         this.rollClock = epochClock == SystemEpochClock.INSTANCE ? RollClock.acquire(calendar) : null;
     }

@@ -256,6 +256,12 @@ public final class MetadataDescriptor {
     public static final int NAMED_TAILER_MAX_NAME_LENGTH = 48;
     /** Length in bytes of the named tailer. */
     public static final int NAMED_TAILER_LENGTH = NAMED_TAILER_NAME_OFFSET + NAMED_TAILER_MAX_NAME_LENGTH;
+    /**
+     * Start of the name of a named tailer entry that holds a replica's acknowledged index, kept by the primary's
+     * replication source: such an entry pins retention up to the queue's replica lag limit, whether or not named
+     * tailers pin, and no tailer reads under it.
+     */
+    public static final String REPLICA_NAME_PREFIX = "replica@";
 
     /** Length of the whole file: 64 KiB, room to grow after the named tailers. */
     public static final int FILE_LENGTH = 1 << 16;

@@ -36,6 +36,7 @@ import java.util.function.Supplier;
  * @param retainCycles          cycle files to keep; {@link Integer#MAX_VALUE} for every one.
  * @param retainBytes           used bytes to keep; {@link Long#MAX_VALUE} for no limit.
  * @param retainForNamedTailers whether a named tailer's unread cycles stay.
+ * @param maxReplicaLagCycles   cycles a replica may lag behind the highest and still keep its cycles from retention.
  * @param cycleListener         told of cycle files acquired, released and deleted.
  * @param pretouchLength        bytes a pretoucher touches ahead of the writer.
  * @param pretouchLeadTime      how long before a roll a pretoucher creates the next file.
@@ -50,7 +51,8 @@ import java.util.function.Supplier;
 public record QueueConfig(Path directory, boolean mayOpen, boolean mayCreate, boolean readOnly,
                           Set<PosixFilePermission> fileMode, Set<PosixFilePermission> directoryMode, Layout layout,
                           SyncPolicy syncPolicy, SyncTriggers syncTriggers, boolean syncMarkers, int retainCycles,
-                          long retainBytes, boolean retainForNamedTailers, CycleListener cycleListener,
+                          long retainBytes, boolean retainForNamedTailers, int maxReplicaLagCycles,
+                          CycleListener cycleListener,
                           long pretouchLength, Duration pretouchLeadTime, boolean verifyChecksums,
                           boolean registerMBean, EpochClock epochClock, NanoClock nanoClock,
                           Supplier<IdleStrategy> idleStrategy, ErrorHandler errorHandler,

@@ -7,6 +7,7 @@ import org.agrona.ErrorHandler;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -116,6 +117,13 @@ public interface QueueInternals {
      * @throws dev.spool.queue.SpoolException if the name does not fit or the metadata has no room for it.
      */
     NamedPosition namedPosition(String name);
+
+    /**
+     * @return the names of the replicas' entries ({@link dev.spool.queue.format.MetadataDescriptor#REPLICA_NAME_PREFIX})
+     * that this instance's retention found past the queue's replica lag limit at its last run: their cycles are no
+     * longer kept. Empty if retention never ran here.
+     */
+    Set<String> replicasPastLagLimit();
 
     /**
      * @param wake run on the thread that calls {@link #recordAcked(long)} on this queue instance, while the doorbell

@@ -439,6 +439,13 @@ final class QueueVerifier {
             final long count = counts.getOrDefault(cycle, 0L);
             if (rollCycle.toSequence(index) >= count) {
                 final boolean deleted = !counts.containsKey(cycle) && !cycles.isEmpty() && cycle < cycles.get(0).name().cycle();
+                if (deleted && tailer.name().startsWith(MetadataDescriptor.REPLICA_NAME_PREFIX)) {
+                    warning(queue.metadataPath(), tailer.position() + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET,
+                            "replica '" + tailer.name() + "': acknowledged index=" + IndexFormat.format(index, rollCycle)
+                                    + " is not in the queue: its cycle was deleted (past maxReplicaLagCycles), the"
+                                    + " replica is set aside and rebuilt from the first cycle when it comes back");
+                    continue;
+                }
                 warning(queue.metadataPath(), tailer.position() + MetadataDescriptor.NAMED_TAILER_INDEX_OFFSET,
                         "named tailer '" + tailer.name() + "': last read index=" + IndexFormat.format(index, rollCycle)
                                 + " is not in the queue: " + (deleted

@@ -13,6 +13,8 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.internal.NamedPosition;
+import dev.spool.queue.internal.QueueInternals;
 
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.core.io.BackgroundResourceReleaser;
@@ -25,6 +27,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.*;
@@ -359,5 +362,69 @@ class RetentionTest extends SpoolTestBase {
             assertArrayEquals(cycles(2), queue.cycles());
         }
         assertFalse(verify(dir()).contains("WARNING"));
+    }
+
+    /** Records {@code index} as the replica's acknowledged one, as a replication source does. */
+    private static void acknowledge(final SpoolQueue queue, final String replica, final long index) {
+        try (NamedPosition position = queue.unwrap(QueueInternals.class).namedPosition("replica@" + replica)) {
+            position.commit(index);
+        }
+    }
+
+    @Test
+    void shouldKeepTheCyclesAReplicaHasNotAcknowledgedWhenNamedTailersDoNotPin() {
+        try (SpoolQueue queue = builder().retainCycles(1).retainForNamedTailers(false).maxReplicaLagCycles(10)
+                .openOrCreate(); ExcerptAppender appender = queue.createAppender()) {
+            final List<Long> indices = fill(appender, 2, 2);
+            acknowledge(queue, "replica-1:7001", indices.get(2));
+            queue.createTailer("billing").close();
+            fill(appender, 3, 2);
+            assertArrayEquals(cycles(1, 2, 3, 4), queue.cycles(), "the replica acknowledged an index of cycle 1");
+            acknowledge(queue, "replica-1:7001", indices.get(3));
+            assertEquals(0, queue.applyRetention(), "still in cycle 1");
+        }
+        try (SpoolQueue queue = builder().retainCycles(1).retainForNamedTailers(false).maxReplicaLagCycles(10)
+                .openOrCreate(); ExcerptAppender appender = queue.createAppender()) {
+            fill(appender, 1, 1);
+            assertArrayEquals(cycles(1, 2, 3, 4, 5), queue.cycles(), "reopened, the queue still knows the replica");
+            acknowledge(queue, "replica-1:7001", RollCycle.SECONDLY.toIndex(FIRST + 4, 0));
+            assertEquals(3, queue.applyRetention());
+            assertArrayEquals(cycles(4, 5), queue.cycles());
+        }
+        assertFalse(verify(dir()).contains("WARNING"));
+    }
+
+    @Test
+    void shouldStopPinningForAReplicaPastMaxReplicaLagCyclesWithOneWarning() {
+        expectWarning("past maxReplicaLagCycles=2");
+        try (SpoolQueue queue = builder().retainCycles(1).maxReplicaLagCycles(2).openOrCreate();
+             ExcerptAppender appender = queue.createAppender()) {
+            final List<Long> indices = fill(appender, 1, 2);
+            acknowledge(queue, "dead:7001", indices.get(0));
+            acknowledge(queue, "fresh:7002", -1);
+            fill(appender, 2, 2);
+            assertArrayEquals(cycles(0, 1, 2), queue.cycles(), "two cycles behind: both replicas still pin");
+            assertEquals(0, countLogged("past maxReplicaLagCycles"));
+            fill(appender, 3, 2);
+            assertArrayEquals(cycles(5), queue.cycles(), "past the limit, neither pins");
+            assertEquals(1, countLogged("replica dead:7001 acknowledged index "), "one WARN per replica");
+            assertEquals(1, countLogged("replica fresh:7002 acknowledged nothing, "));
+            assertTrue(logged(" cycles behind the highest cycle: past maxReplicaLagCycles=2"), "the WARN gives the lag");
+            acknowledge(queue, "fresh:7002", RollCycle.SECONDLY.toIndex(FIRST + 5, 0));
+            fill(appender, 2, 2);
+            queue.applyRetention();
+            assertEquals(Set.of("replica@dead:7001"), Stores.of(queue).retention().unpinnedReplicas(),
+                    "a replica back within the limit pins again");
+            assertEquals(2, countLogged("past maxReplicaLagCycles=2"), "no WARN per pass");
+        }
+        assertTrue(verify(dir()).contains("replica 'replica@dead:7001': acknowledged index="),
+                "verify tells a replica whose cycle is gone");
+    }
+
+    @Test
+    void shouldRejectAReplicaLagLimitBelowOne() {
+        final SpoolQueueBuilder builder = builder().maxReplicaLagCycles(0);
+        assertTrue(assertThrows(SpoolException.class, builder::openOrCreate).getMessage()
+                .contains("maxReplicaLagCycles=0"));
     }
 }

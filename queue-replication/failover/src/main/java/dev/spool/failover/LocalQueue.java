@@ -3,6 +3,7 @@ package dev.spool.failover;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
+import dev.spool.queue.internal.SetAside;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -54,18 +55,11 @@ final class LocalQueue {
      * @return where the directory went.
      */
     static Path moveAside(final NodeConfig config, final long term) {
-        final Path directory = config.directory().toAbsolutePath().normalize();
-        Path aside = directory.resolveSibling(directory.getFileName() + ".diverged-term-" + term);
-        for (int n = 1; Files.exists(aside); n++) {
-            aside = directory.resolveSibling(directory.getFileName() + ".diverged-term-" + term + "-" + n);
-        }
         try {
-            Files.move(directory, aside);
-        } catch (IOException e) {
-            throw new UncheckedIOException("node " + config.nodeId() + " could not set " + directory + " aside as "
-                    + aside, e);
+            return SetAside.move(config.directory(), "diverged-term-" + term);
+        } catch (UncheckedIOException e) {
+            throw new UncheckedIOException("node " + config.nodeId() + ": " + e.getMessage(), e.getCause());
         }
-        return aside;
     }
 
     /**

@@ -298,6 +298,12 @@ public final class FrameDescriptor {
      * the gateway no longer holds; or another connection took the client id over.
      */
     public static final int ERROR_SEQUENCE = 8;
+    /**
+     * The sink's last index is below the source's oldest cycle: retention deleted the excerpts after it, which the
+     * sink needs next. Unlike {@link #ERROR_DIVERGED}, the sink holds nothing the source contradicts; it sets its
+     * replica aside and rebuilds it from the source's oldest excerpt.
+     */
+    public static final int ERROR_BEHIND_RETENTION = 9;
 
     private FrameDescriptor() {
     }

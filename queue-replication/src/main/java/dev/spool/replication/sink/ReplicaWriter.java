@@ -10,6 +10,7 @@ import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
+import dev.spool.queue.internal.SetAside;
 import dev.spool.replication.protocol.AckFlyweight;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.DataFlyweight;
@@ -281,6 +282,29 @@ public final class ReplicaWriter {
                     + ": no source ever completed a handshake with it");
         }
         return internals.promote(term);
+    }
+
+    /**
+     * Closes the replica and sets its directory aside, every file kept, so that the next handshake creates it afresh,
+     * empty, and the source streams it from its oldest excerpt: the source no longer holds what the replica needs
+     * next. The sink's thread, between sessions.
+     *
+     * @return where the directory went.
+     * @throws java.io.UncheckedIOException naming both paths, if it cannot be renamed; the replica is closed then.
+     */
+    Path moveAside() {
+        final SpoolQueue replica = queue;
+        queue = null;
+        internals = null;
+        appender = null;
+        written = -1;
+        acked = -1;
+        lastIndex = -1;
+        rollCycle = null;
+        if (replica != null) {
+            replica.close();
+        }
+        return SetAside.move(directory, "behind-retention");
     }
 
     /** Closes the replica, if it was opened. */

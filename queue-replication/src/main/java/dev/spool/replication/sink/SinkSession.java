@@ -20,6 +20,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_AUTHENTICATION;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BEHIND_RETENTION;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_DIVERGED;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_PROTOCOL;
@@ -70,6 +71,8 @@ public final class SinkSession {
     private volatile boolean connected;
     /** The last refusal of the replica's history as divergent, until a source accepts the history; or null. */
     private volatile Divergence divergence;
+    /** Times the replica was set aside and rebuilt: it fell behind its source's retention. */
+    private volatile int rebuilt;
     /** The last index the streaming source announced in its HELLO; -2 until a source streams. */
     private volatile long sourceLastIndex = -2;
 
@@ -340,6 +343,11 @@ public final class SinkSession {
         final Connection c = peer.connection;
         error.wrap(c.received(), c.frameOffset());
         final String message = error.message(c.frameLength());
+        if (error.code() == ERROR_BEHIND_RETENTION && replica.lastIndex() >= 0) {
+            rebuild(c, message);
+            disconnect(peer);
+            return;
+        }
         LOG.error("replication sink of {}: the source at {} reports error {}: {}", directory, c.peer(), error.code(),
                 message);
         if (error.code() == ERROR_DIVERGED) {
@@ -352,6 +360,33 @@ public final class SinkSession {
                     + " primary", replicaLast, sourceLast);
         }
         disconnect(peer);
+    }
+
+    /**
+     * The source that proved the secret no longer holds the replica's next index: retention deleted it. The replica
+     * holds nothing the source contradicts, so it is rebuilt without an operator: its directory is set aside, kept and
+     * named in the log, and the source's next connection creates it afresh and streams it from its oldest excerpt.
+     */
+    private void rebuild(final Connection c, final String reason) {
+        final String last = IndexFormat.format(replica.lastIndex(), replica.rollCycle());
+        final Path aside;
+        try {
+            aside = replica.moveAside();
+        } catch (UncheckedIOException e) {
+            LOG.error("replication sink of {}: the source at {} no longer holds what follows the replica's last index"
+                    + " {}, and the replica cannot be set aside to be rebuilt: {}", directory, c.peer(), last,
+                    e.getMessage());
+            return;
+        }
+        rebuilt++;
+        LOG.error("replication sink of {}: the source at {} no longer holds what follows the replica's last index {}"
+                + " ({}): the replica's directory is set aside as {}, kept with every file, and the replica is rebuilt"
+                + " from the source's oldest cycle", directory, c.peer(), last, reason, aside);
+    }
+
+    /** @return how many times the replica was set aside and rebuilt since the sink started; any thread. */
+    public int rebuilt() {
+        return rebuilt;
     }
 
     /**

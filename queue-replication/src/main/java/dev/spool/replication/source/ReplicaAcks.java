@@ -11,12 +11,14 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * BookKeeper's ack quorum; replicas away count with what they acknowledged before they left) and by every replica
  * connected now (the lowest of theirs; -1 while none is). The source's pass writes, after each acknowledgement or
  * change of connection; "any" and "quorum" are recorded in the queue's metadata (raised, never lowered, and seen
- * by other processes), which rings the ack doorbells; waiters on any thread read. While {@link #held()}, the
+ * by other processes), which rings the ack doorbells; waiters on any thread read. Each replica's own is persisted
+ * too ({@link ReplicaPositions}), for retention to keep what it still needs. While {@link #held()}, the
  * acknowledgements are still counted and recorded, but no commit stage that waits for them is reached. Allocates
  * nothing.
  */
 public final class ReplicaAcks {
     private final QueueInternals internals;
+    private final ReplicaPositions positions;
     private final int quorum;
     /** Per replica, its highest acknowledged index, -1 until it acknowledged one; read by any thread. */
     private final AtomicLongArray acked;
@@ -30,15 +32,18 @@ public final class ReplicaAcks {
     private volatile boolean held;
 
     /**
-     * @param replicas N, the number of replicas.
-     * @param quorum   k, the ack quorum, 1 to N.
+     * @param positions where each replica's acknowledged index is persisted.
+     * @param replicas  N, the number of replicas.
+     * @param quorum    k, the ack quorum, 1 to N.
      */
-    ReplicaAcks(final QueueInternals internals, final int replicas, final int quorum) {
+    ReplicaAcks(final QueueInternals internals, final ReplicaPositions positions, final int replicas,
+                final int quorum) {
         if (quorum < 1 || quorum > replicas) {
             throw new SpoolException("ackQuorum=" + quorum + " with " + replicas + " replicas: it must be"
                     + " from 1 to " + replicas);
         }
         this.internals = internals;
+        this.positions = positions;
         this.quorum = quorum;
         this.acked = new AtomicLongArray(replicas);
         this.connected = new boolean[replicas];
@@ -66,6 +71,7 @@ public final class ReplicaAcks {
     void connected(final int replica, final long sinkLast) {
         connected[replica] = true;
         acked.set(replica, sinkLast);
+        positions.record(replica, sinkLast);
         publish();
     }
 
@@ -81,6 +87,7 @@ public final class ReplicaAcks {
     void acked(final int replica, final long index) {
         if (index > acked.get(replica)) {
             acked.lazySet(replica, index);
+            positions.record(replica, index);
             publish();
         }
     }

@@ -67,7 +67,13 @@ final class SourceAgent implements Agent {
     private final Connection connection;
     private final SourceHandshake handshake;
     private final SourceStream stream;
-    private final ExcerptTailer tailer;
+    /** The queue's, as the source reads it: from each handshake to the end of its connection; else null. */
+    private final QueueInternals internals;
+    /**
+     * Open only while connected: a cycle file open in this process is never deleted, and a sink away must not hold
+     * retention back, whatever the replica lag limit.
+     */
+    private ExcerptTailer tailer;
     private int state = BACKOFF;
     private long deadlineNs;
     private long backoffNs;
@@ -109,8 +115,7 @@ final class SourceAgent implements Agent {
         this.stream = new SourceStream(acks, replica, sink, connection, frameLimit, heartbeatNs, queue.checksums(),
                 queue.unwrap(QueueInternals.class).schemaFiles(), clock);
         this.selector = selector;
-        // stored bodies: with checksums, the CRC32C travels with each excerpt and the replica's files equal these
-        this.tailer = queue.unwrap(QueueInternals.class).createBodyTailer();
+        this.internals = queue.unwrap(QueueInternals.class);
         this.deadlineNs = clock.nanoTime();
     }
 
@@ -183,7 +188,6 @@ final class SourceAgent implements Agent {
         state = STOPPED;
         disconnect();
         connection.close();
-        tailer.close();
     }
 
     /** @return the sink's address. */
@@ -274,6 +278,8 @@ final class SourceAgent implements Agent {
         connecting = null;
         connection.attach(channel);
         channel.register(selector, SelectionKey.OP_READ);
+        // stored bodies: with checksums, the CRC32C travels with each excerpt and the replica's files equal these
+        tailer = internals.createBodyTailer();
         handshake.begin();
         state = HANDSHAKE;
         return 1;
@@ -331,6 +337,10 @@ final class SourceAgent implements Agent {
         if (connected) {
             connected = false;
             acks.disconnected(replica);
+        }
+        if (tailer != null) {
+            tailer.close();
+            tailer = null;
         }
         connection.detach();
         if (connecting != null) {

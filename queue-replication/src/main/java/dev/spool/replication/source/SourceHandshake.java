@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_AUTHENTICATION;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BEHIND_RETENTION;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_DIVERGED;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_FENCED;
@@ -287,9 +288,13 @@ final class SourceHandshake {
         return mac.verify(connection.received(), connection.frameOffset(), length);
     }
 
-    /** The sink must hold a prefix of the source's history: its last excerpt is the source's at that index. */
+    /**
+     * The sink must hold a prefix of the source's history: its last excerpt is the source's at that index. A sink
+     * whose last index is below the oldest cycle left here is told to rebuild ({@link #behindRetention}); one ahead,
+     * or with another excerpt at its last index, or an index this source never had, is refused as divergent.
+     */
     private void checkHistory(final ExcerptTailer tailer, final long sinkLast, final long sinkChecksum)
-            throws ReplicaStopped {
+            throws IOException {
         final long sourceLast = queue.lastIndex();
         if (sinkLast > sourceLast) {
             refuse(ERROR_DIVERGED, "the sink at " + sink + " is ahead of the source: its last index is "
@@ -302,6 +307,9 @@ final class SourceHandshake {
             return;
         }
         final long checksum = Handshake.checksumAt(tailer, sinkLast);
+        if (checksum < 0 && isBelowRetention(sinkLast)) {
+            behindRetention(sinkLast);
+        }
         if (checksum < 0) {
             refuse(ERROR_DIVERGED, "the source " + queue.directory() + " has no excerpt at the sink's last index "
                     + IndexFormat.format(sinkLast, queue.rollCycle()) + " (deleted by retention, or never written here)");
@@ -311,6 +319,30 @@ final class SourceHandshake {
                     + " the sink at %s and 0x%08x in the source %s", IndexFormat.format(sinkLast, queue.rollCycle()), sinkChecksum, sink, checksum,
                     queue.directory()));
         }
+    }
+
+    /**
+     * @return true if the sink's last index lies before the source's first excerpt, in a cycle below the oldest one
+     * left here: retention deleted it, and the source cannot tell whether the sink's excerpt was its own, but the sink
+     * holds nothing the source contradicts.
+     */
+    private boolean isBelowRetention(final long sinkLast) {
+        final long first = queue.firstIndex();
+        return first >= 0 && queue.rollCycle().toCycle(sinkLast) < queue.rollCycle().toCycle(first);
+    }
+
+    /**
+     * The sink needs excerpts retention deleted here: it is told so, sets its replica aside and rebuilds it from this
+     * source's first excerpt on its next connection, which is retried as a failed one.
+     */
+    private void behindRetention(final long sinkLast) throws IOException {
+        final String message = "the sink at " + sink + " needs the excerpts after its last index "
+                + IndexFormat.format(sinkLast, queue.rollCycle()) + ", which retention deleted from the source "
+                + queue.directory() + " (its first index is " + IndexFormat.format(queue.firstIndex(), queue.rollCycle())
+                + "): the replica is to be set aside and rebuilt from the source's oldest cycle";
+        LOG.warn("replication source of {}: {}", queue.directory(), message);
+        tell(ERROR_BEHIND_RETENTION, message);
+        throw new IOException(message);
     }
 
     /** Fences this queue: the sink has seen a later primary. What was never acknowledged is reported, not merged. */

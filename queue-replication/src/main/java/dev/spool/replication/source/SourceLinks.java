@@ -28,6 +28,7 @@ public final class SourceLinks implements Agent {
     private final String directory;
     private final SourceAgent[] links;
     private final ReplicaAcks acks;
+    private final ReplicaPositions positions;
     private final Selector selector;
     /** On its own thread, a stop ends the runner; invoked, the caller reads {@link #failure()}. */
     private final boolean terminateOnStop;
@@ -46,11 +47,17 @@ public final class SourceLinks implements Agent {
         this.terminateOnStop = terminateOnStop;
         this.stopError = config.stopError();
         final int n = config.sinks().size();
-        this.acks = new ReplicaAcks(internals, n, config.ackQuorum());
-        this.selector = Selector.open();
-        this.links = new SourceAgent[n];
-        for (int i = 0; i < n; i++) {
-            links[i] = new SourceAgent(config, i, acks, selector);
+        this.positions = new ReplicaPositions(internals, config.sinks());
+        this.acks = new ReplicaAcks(internals, positions, n, config.ackQuorum());
+        try {
+            this.selector = Selector.open();
+            this.links = new SourceAgent[n];
+            for (int i = 0; i < n; i++) {
+                links[i] = new SourceAgent(config, i, acks, selector);
+            }
+        } catch (IOException | RuntimeException e) {
+            positions.close();
+            throw e;
         }
     }
 
@@ -88,6 +95,7 @@ public final class SourceLinks implements Agent {
         for (final SourceAgent link : links) {
             link.onClose();
         }
+        positions.close();
         try {
             selector.close();
         } catch (IOException e) {
@@ -111,6 +119,14 @@ public final class SourceLinks implements Agent {
      */
     public InetSocketAddress sink(final int replica) {
         return links[replica].sink();
+    }
+
+    /**
+     * @param replica a replica's number.
+     * @return false if the queue's retention, at its last run in this instance, found the replica past the lag limit.
+     */
+    public boolean isRetainedFor(final int replica) {
+        return !internals.replicasPastLagLimit().contains(ReplicaPositions.nameOf(links[replica].sink()));
     }
 
     /**
