@@ -16,6 +16,7 @@ import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
+import dev.spool.queue.internal.DamagedRange;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.MappingGuard;
@@ -43,6 +44,7 @@ import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /**
@@ -306,6 +308,19 @@ public final class QueueEngine implements QueueInternals {
             tailer.toStart();
             return tailer;
         }
+    }
+
+    @Override
+    public List<DamagedRange> damagedRanges() {
+        store.checkOpen();
+        return new ExcerptRepairer(store).damagedRanges();
+    }
+
+    @Override
+    public int repairExcerpts(final long fromIndex, final long toIndex, final LongFunction<byte[]> bodies) {
+        store.checkOpen();
+        store.checkWritable("a repair");
+        return new ExcerptRepairer(store).repair(fromIndex, toIndex, bodies);
     }
 
     @Override
