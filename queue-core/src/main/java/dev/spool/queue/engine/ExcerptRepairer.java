@@ -55,11 +55,18 @@ final class ExcerptRepairer {
         this.maxDataLength = store.maxDataLength();
     }
 
-    /** @return the damaged ranges of every cycle, ascending: excerpts whose CRC32C fails, and bad data headers. */
-    List<DamagedRange> damagedRanges() {
+    /**
+     * @return the damaged ranges of the cycles from that of {@code fromIndex} on, ascending: excerpts whose CRC32C
+     * fails, and bad data headers.
+     */
+    List<DamagedRange> damagedRanges(final long fromIndex) {
         checkChecksums(-1, -1);
         final List<DamagedRange> ranges = new ArrayList<>();
+        final long fromCycle = rollCycle.toCycle(Math.max(0, fromIndex));
         for (final long cycle : store.cycleFiles().cycles()) {
+            if (cycle < fromCycle) {
+                continue;
+            }
             final Path path = store.cycleFiles().path(cycle);
             try (CycleReader reader = CycleReader.open(path)) {
                 if (reader == null) {

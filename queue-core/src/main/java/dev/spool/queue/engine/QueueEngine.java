@@ -311,9 +311,9 @@ public final class QueueEngine implements QueueInternals {
     }
 
     @Override
-    public List<DamagedRange> damagedRanges() {
+    public List<DamagedRange> damagedRanges(final long fromIndex) {
         store.checkOpen();
-        return new ExcerptRepairer(store).damagedRanges();
+        return new ExcerptRepairer(store).damagedRanges(fromIndex);
     }
 
     @Override

@@ -237,13 +237,15 @@ public interface QueueInternals {
     IndexedAppender createIndexedAppender();
 
     /**
-     * Scans every cycle file of the queue for excerpts its checksums prove damaged (a CRC32C that fails) and data
-     * headers no writer produces; a walk stops at a bad header, so a second scan after its repair may find more.
+     * Scans the cycle files of the queue from the cycle of {@code fromIndex} on for excerpts its checksums prove
+     * damaged (a CRC32C that fails) and data headers no writer produces; a walk stops at a bad header, so a second
+     * scan after its repair may find more. Reads every excerpt: a start-up or tool call.
      *
+     * @param fromIndex an index of the first cycle to scan; 0 scans every cycle.
      * @return the damaged ranges, ascending; empty if none.
      * @throws dev.spool.queue.RepairRefusedException if the queue has no checksums, which could prove nothing.
      */
-    List<DamagedRange> damagedRanges();
+    List<DamagedRange> damagedRanges(long fromIndex);
 
     /**
      * Rewrites in place the damaged excerpts of {@code fromIndex} to {@code toIndex} with another copy's bodies, each

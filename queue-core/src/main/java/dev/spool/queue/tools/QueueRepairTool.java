@@ -56,7 +56,7 @@ final class QueueRepairTool {
             }
             List<DamagedRange> previous = null;
             for (int pass = 0; pass < MAX_PASSES; pass++) {
-                final List<DamagedRange> damaged = internals.damagedRanges();
+                final List<DamagedRange> damaged = internals.damagedRanges(0);
                 if (damaged.isEmpty()) {
                     out.println("OK: no damage the checksums prove; " + repaired + " rewritten");
                     return true;

@@ -130,13 +130,13 @@ class ExcerptRepairTest extends SpoolTestBase {
         final Map<Long, byte[]> bodies = bodies(dirs[1]);
         try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open()) {
             final QueueInternals internals = queue.unwrap(QueueInternals.class);
-            final List<DamagedRange> damaged = internals.damagedRanges();
+            final List<DamagedRange> damaged = internals.damagedRanges(0);
             assertEquals(1, damaged.size(), damaged.toString());
             final long index = damaged.get(0).fromIndex();
             assertEquals(17, queue.rollCycle().toSequence(index));
             assertTrue(damaged.get(0).what().contains("position=" + header), damaged.get(0).what());
             assertEquals(1, internals.repairExcerpts(index, index, bodies::get));
-            assertEquals(List.of(), internals.damagedRanges());
+            assertEquals(List.of(), internals.damagedRanges(0));
             assertEquals(0, internals.repairExcerpts(index, index, bodies::get), "a second repair finds nothing to do");
         }
         assertSameCycleFiles(dirs[1], dirs[0]);
@@ -153,12 +153,12 @@ class ExcerptRepairTest extends SpoolTestBase {
         final Map<Long, byte[]> bodies = bodies(dirs[1]);
         try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open()) {
             final QueueInternals internals = queue.unwrap(QueueInternals.class);
-            final List<DamagedRange> damaged = internals.damagedRanges();
+            final List<DamagedRange> damaged = internals.damagedRanges(0);
             assertEquals(1, damaged.size(), damaged.toString());
             assertTrue(damaged.get(0).what().startsWith("bad header"), damaged.get(0).what());
             final long index = damaged.get(0).fromIndex();
             assertEquals(1, internals.repairExcerpts(index, index, bodies::get));
-            assertEquals(List.of(), internals.damagedRanges());
+            assertEquals(List.of(), internals.damagedRanges(0));
         }
         assertSameCycleFiles(dirs[1], dirs[0]);
     }
@@ -171,7 +171,7 @@ class ExcerptRepairTest extends SpoolTestBase {
         final Map<Long, byte[]> bodies = bodies(dirs[1]);
         try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open()) {
             final QueueInternals internals = queue.unwrap(QueueInternals.class);
-            final long index = internals.damagedRanges().get(0).fromIndex();
+            final long index = internals.damagedRanges(0).get(0).fromIndex();
             bodies.get(index)[ExcerptDescriptor.CHECKSUM_LENGTH + 2] ^= 4;
             final Map<String, byte[]> before = cycleContents(dirs[0]);
             final RepairRefusedException refused = assertThrows(RepairRefusedException.class,
@@ -193,7 +193,7 @@ class ExcerptRepairTest extends SpoolTestBase {
         final Map<Long, byte[]> bodies = bodies(dirs[1]);
         try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open()) {
             final QueueInternals internals = queue.unwrap(QueueInternals.class);
-            final long index = internals.damagedRanges().get(0).fromIndex();
+            final long index = internals.damagedRanges(0).get(0).fromIndex();
             // a longer body that passes its own checksum: right by its CRC32C, but not the stored excerpt's length
             final byte[] longer = Arrays.copyOf(bodies.get(index), bodies.get(index).length + 8);
             final java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
@@ -216,7 +216,7 @@ class ExcerptRepairTest extends SpoolTestBase {
             final RepairRefusedException refused = assertThrows(RepairRefusedException.class,
                     () -> internals.repairExcerpts(0, 3, index -> null));
             assertTrue(refused.getMessage().contains("without checksums"), refused.getMessage());
-            assertThrows(RepairRefusedException.class, internals::damagedRanges);
+            assertThrows(RepairRefusedException.class, () -> internals.damagedRanges(0));
         }
     }
 
@@ -236,7 +236,7 @@ class ExcerptRepairTest extends SpoolTestBase {
                 header + ExcerptDescriptor.HEADER_LENGTH, body)));
         expectWarning("is applied again");
         try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open()) {
-            assertEquals(List.of(), queue.unwrap(QueueInternals.class).damagedRanges());
+            assertEquals(List.of(), queue.unwrap(QueueInternals.class).damagedRanges(0));
         }
         assertSameCycleFiles(dirs[1], dirs[0]);
         assertFalse(Files.exists(dirs[0].resolve(RepairJournalDescriptor.FILE_NAME)));
@@ -254,7 +254,7 @@ class ExcerptRepairTest extends SpoolTestBase {
         expectWarning("is incomplete");
         final Map<String, byte[]> before = cycleContents(dirs[0]);
         try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open()) {
-            assertEquals(List.of(), queue.unwrap(QueueInternals.class).damagedRanges());
+            assertEquals(List.of(), queue.unwrap(QueueInternals.class).damagedRanges(0));
         }
         before.forEach((name, bytes) -> assertArrayEquals(bytes, readUnchecked(dirs[0].resolve(name))));
         assertFalse(Files.exists(journal));

@@ -34,7 +34,7 @@ final class RepairCrashMain {
                     }
                 }
                 // one repair of the span of every damaged range: one journal for all of them
-                final List<DamagedRange> ranges = internals.damagedRanges();
+                final List<DamagedRange> ranges = internals.damagedRanges(0);
                 internals.repairExcerpts(ranges.get(0).fromIndex(), ranges.get(ranges.size() - 1).toIndex(),
                         index -> RepairCrashTest.readBody(bodies, index));
                 if (round == 0) {
