@@ -1,11 +1,15 @@
 package dev.spool.queue.engine;
 
+import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RepairRefusedException;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.internal.DamagedRange;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -16,7 +20,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongFunction;
 import java.util.zip.CRC32C;
 
@@ -42,6 +48,10 @@ import static dev.spool.queue.format.ExcerptDescriptor.*;
  * them, and a repair neither needs a mapping nor moves one of a tailer's.
  */
 final class ExcerptRepairer {
+    private static final Logger LOG = LoggerFactory.getLogger(ExcerptRepairer.class);
+    /** Scans at most in a repair of what scans find: each finds what a bad header hid from the one before. */
+    private static final int MAX_PASSES = 64;
+
     private final Store store;
     private final RollCycle rollCycle;
     private final int prefixLength;
@@ -168,6 +178,56 @@ final class ExcerptRepairer {
         RepairJournal.apply(directory, plan);
         checkWritten(directory, plan);
         return plan.size();
+    }
+
+    /**
+     * Repairs {@code fromIndex} to {@code toIndex}, or (with {@code fromIndex} -1) every damaged range a scan finds,
+     * with the bodies {@code copy} holds, scanning again after each pass until no damage is left or a scan finds what
+     * the one before found: a bad header hides what follows it in its cycle until it is repaired.
+     *
+     * @param copy a body tailer of the copy: the bodies of each range are read through it.
+     * @return the number of regions rewritten.
+     */
+    long repairFrom(final ExcerptTailer copy, final long fromIndex, final long toIndex) {
+        long repaired = 0;
+        if (fromIndex >= 0) {
+            repaired += repairRange(copy, fromIndex, toIndex);
+            return repaired;
+        }
+        List<DamagedRange> previous = null;
+        for (int pass = 0; pass < MAX_PASSES; pass++) {
+            final List<DamagedRange> damaged = damagedRanges(0);
+            if (damaged.isEmpty() || damaged.equals(previous)) {
+                return repaired;
+            }
+            for (final DamagedRange range : damaged) {
+                repaired += repairRange(copy, range.fromIndex(), range.toIndex());
+            }
+            previous = damaged;
+        }
+        return repaired;
+    }
+
+    private int repairRange(final ExcerptTailer copy, final long fromIndex, final long toIndex) {
+        final Map<Long, byte[]> bodies = new HashMap<>();
+        if (copy.moveToIndex(fromIndex)) {
+            boolean more = true;
+            while (more) {
+                more = copy.read((bytes, offset, length, index) -> {
+                    if (index <= toIndex) {
+                        final byte[] body = new byte[length];
+                        bytes.read(offset, body, 0, length);
+                        bodies.put(index, body);
+                    }
+                }) && copy.index() <= toIndex;
+            }
+        }
+        final int count = repair(fromIndex, toIndex, bodies::get);
+        if (count > 0) {
+            LOG.info("repaired {}..{} of {}: {} damaged regions rewritten with a copy's verified bytes", format(fromIndex),
+                    format(toIndex), store.directory(), count);
+        }
+        return count;
     }
 
     /** Plans the body of a data excerpt with a good header: nothing if it verifies, the other copy's if proven. */

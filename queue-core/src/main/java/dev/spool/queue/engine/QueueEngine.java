@@ -310,6 +310,30 @@ public final class QueueEngine implements QueueInternals {
         }
     }
 
+    /**
+     * Rewrites the damaged excerpts checksums prove with {@code copy}'s verified bodies (see
+     * {@code SpoolQueue.repairFrom}).
+     *
+     * @param copy      the engine of the copy.
+     * @param fromIndex the first index, or -1 for every damaged range a scan finds.
+     * @param toIndex   the last index, inclusive.
+     * @return the number of regions rewritten.
+     */
+    public long repairFrom(final QueueEngine copy, final long fromIndex, final long toIndex) {
+        store.checkOpen();
+        store.checkWritable("a repair");
+        if (copy.store.directory().toAbsolutePath().normalize().equals(store.directory().toAbsolutePath().normalize())) {
+            throw new SpoolException("cannot repair " + store.directory() + " from itself: give another copy of the queue");
+        }
+        if (!copy.queueId().equals(queueId())) {
+            throw new SpoolException("cannot repair " + store.directory() + " (queue id " + queueId() + ") from "
+                    + copy.store.directory() + " (queue id " + copy.queueId() + "): another queue, not a copy");
+        }
+        try (ExcerptTailer bodies = copy.createBodyTailer()) {
+            return new ExcerptRepairer(store).repairFrom(bodies, fromIndex, toIndex);
+        }
+    }
+
     @Override
     public List<DamagedRange> damagedRanges(final long fromIndex) {
         store.checkOpen();

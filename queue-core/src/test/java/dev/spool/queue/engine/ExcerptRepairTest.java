@@ -144,6 +144,35 @@ class ExcerptRepairTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRepairEveryDamagedRangeFromACopyInOneApplicationCall() throws IOException {
+        final Path[] dirs = primaryAndReplica(true);
+        final Path file = cycleFile(dirs[0]);
+        flip(file, headerPosition(file, 2) + ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET, 0);
+        flip(file, headerPosition(file, 3) + ExcerptDescriptor.CHECKSUM_OFFSET, 7);
+        // a bad header hides the damage after it until it is repaired: a second scan finds the flip at 120
+        flip(file, headerPosition(file, 90) + 3, 5);
+        flip(file, headerPosition(file, 120) + ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET + 4, 2);
+        try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open();
+             SpoolQueue copy = SpoolQueue.builder(dirs[1]).readOnly().open()) {
+            assertEquals(4, queue.repairFrom(copy));
+            assertEquals(0, queue.repairFrom(copy));
+            assertThrows(dev.spool.queue.SpoolException.class, () -> queue.repairFrom(queue));
+        }
+        assertSameCycleFiles(dirs[1], dirs[0]);
+    }
+
+    @Test
+    void shouldRefuseToRepairFromAnotherQueue() throws IOException {
+        final Path[] dirs = primaryAndReplica(true);
+        try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open();
+             SpoolQueue other = SpoolQueue.builder(tempDir.resolve("other")).checksums(true).openOrCreate()) {
+            final dev.spool.queue.SpoolException refused = assertThrows(dev.spool.queue.SpoolException.class,
+                    () -> queue.repairFrom(other));
+            assertTrue(refused.getMessage().contains("another queue, not a copy"), refused.getMessage());
+        }
+    }
+
+    @Test
     void shouldRestoreABadDataHeaderWhenTheBytesAfterItAreTheReplicasBody() throws IOException {
         final Path[] dirs = primaryAndReplica(true);
         final Path file = cycleFile(dirs[0]);
