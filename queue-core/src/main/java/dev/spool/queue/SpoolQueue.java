@@ -262,8 +262,10 @@ public final class SpoolQueue implements AutoCloseable {
      * Repairs this queue from a copy of it (a replica's directory, a backup), opened read-only or not: finds the
      * excerpts whose CRC32C fails and the data headers no writer produces, and rewrites each in place with the copy's
      * body of the same index when that body passes its own CRC32C and has exactly the stored length (for a bad
-     * header: when the bytes after it are exactly that body). A range that cannot be proven right is refused, with
-     * nothing of it written. The writes go through a journal in the queue's directory: a crash leaves each excerpt
+     * header: when the bytes after it are exactly that body; for an index entry: when the excerpt it should point at
+     * is the copy's). If any damage a scan finds cannot be proven right, the repair is refused and nothing the scan
+     * found is written; a bad header hides the damage after it in its cycle until it is repaired, so a refusal of what
+     * only a later scan finds says what was rewritten before it. The writes go through a journal in the queue's directory: a crash leaves each excerpt
      * as it was or repaired, and the next writer to open the queue finishes the repair. A reader of a damaged excerpt
      * throws its checksum mismatch until the repair is done, and reads the original bytes after. Reads every excerpt
      * of the queue: an operator's call, not for a hot path. See docs/operations.md, "Damaged files".

@@ -33,8 +33,13 @@ import static dev.spool.queue.format.ExcerptDescriptor.*;
  * with another copy's bytes (a replica's, or the primary's), through a {@link RepairJournal}. A replacement is written
  * only when it is proven right: an excerpt whose CRC32C fails gets the other copy's body when that body passes its
  * own CRC32C and has exactly the stored length; a data header that no writer produces gets the other copy's length
- * when the bytes after it equal that copy's body. Anything else is refused with a {@link RepairRefusedException}
- * naming the range, before anything is written.
+ * when the bytes after it equal that copy's body; an index entry that points elsewhere than at the excerpt of its
+ * sequence, found where the walk by headers is proven (by the checksums of every excerpt before it), gets that
+ * excerpt's position when the excerpt there is the copy's. Anything else is refused with a
+ * {@link RepairRefusedException} naming the range, before anything is written.
+ * <p>
+ * Every position a repair writes at is proven: the walk from the start of the cycle checks the CRC32C of every
+ * excerpt before the range, and refuses at the first that fails.
  * <p>
  * What a reader sees while bytes change: only damaged excerpts are rewritten, and a reader of one already throws its
  * checksum mismatch or bad header. During the rewrite it reads the old bytes, the new ones, or a mix: a mix fails the
@@ -86,11 +91,17 @@ final class ExcerptRepairer {
                 long damagedFrom = -1;
                 String what = null;
                 long last = -1;
+                // the positions of the walk are proven until the first damage: index entries are checked against them
+                boolean proven = true;
                 for (int step = walk.next(); step != Walk.END; step = walk.next()) {
                     final long index = rollCycle.toIndex(cycle, walk.sequence);
-                    final String problem = step == Walk.BAD_HEADER ? walk.badHeader()
+                    String problem = step == Walk.BAD_HEADER ? walk.badHeader()
                             : passes(reader.read(walk.position + HEADER_LENGTH, walk.length)) ? null
                             : "CRC32C mismatch in the excerpt at position=" + walk.position + " of " + path;
+                    proven &= problem == null;
+                    if (proven) {
+                        problem = walk.wrongEntry();
+                    }
                     if (problem != null && damagedFrom >= 0 && index == last + 1) {
                         last = index;
                     } else if (problem != null) {
@@ -150,15 +161,25 @@ final class ExcerptRepairer {
                 final Walk walk = new Walk(reader);
                 for (int step = walk.next(); step != Walk.END && walk.sequence <= toSequence; step = walk.next()) {
                     final long index = rollCycle.toIndex(cycle, walk.sequence);
-                    if (step == Walk.BAD_HEADER) {
-                        if (walk.sequence < fromSequence) {
-                            throw refused(fromIndex, toIndex, walk.badHeader() + ", at index " + format(index)
-                                    + " before the range: the excerpts of the range cannot be found past it; repair from "
-                                    + format(index));
+                    if (step == Walk.BAD_HEADER && walk.sequence < fromSequence) {
+                        throw refused(fromIndex, toIndex, walk.badHeader() + ", at index " + format(index)
+                                + " before the range: the excerpts of the range cannot be found past it; repair from "
+                                + format(index));
+                    }
+                    if (walk.sequence < fromSequence && !passes(reader.read(walk.position + HEADER_LENGTH, walk.length))) {
+                        // a length damaged before the range would put the walk, and the rewrites, at wrong positions
+                        throw refused(fromIndex, toIndex, "the excerpt of index " + format(index) + " at position="
+                                + walk.position + " of " + path + ", before the range, fails its CRC32C: the positions"
+                                + " of the range cannot be proven past it; repair from " + format(index));
+                    }
+                    if (walk.sequence >= fromSequence) {
+                        final byte[] replacement = bodies.apply(index);
+                        if (step == Walk.BAD_HEADER) {
+                            walk.length = repairHeader(reader, walk, index, replacement, plan, fromIndex, toIndex);
+                        } else {
+                            repairBody(reader, walk, index, replacement, plan, fromIndex, toIndex);
                         }
-                        walk.length = repairHeader(reader, walk, index, bodies.apply(index), plan, fromIndex, toIndex);
-                    } else if (walk.sequence >= fromSequence) {
-                        repairBody(reader, walk, index, bodies.apply(index), plan, fromIndex, toIndex);
+                        repairEntry(reader, walk, index, replacement, plan, fromIndex, toIndex);
                     }
                     if (walk.sequence >= fromSequence) {
                         found++;
@@ -182,47 +203,66 @@ final class ExcerptRepairer {
 
     /**
      * Repairs {@code fromIndex} to {@code toIndex}, or (with {@code fromIndex} -1) every damaged range a scan finds,
-     * with the bodies {@code copy} holds, scanning again after each pass until no damage is left or a scan finds what
-     * the one before found: a bad header hides what follows it in its cycle until it is repaired.
+     * all of a scan's ranges in one repair, with the bodies {@code copy} holds; then scans again, until no damage is
+     * left or a scan finds what the one before found: a bad header hides what follows it in its cycle until it is
+     * repaired.
      *
      * @param copy a body tailer of the copy: the bodies of each range are read through it.
      * @return the number of regions rewritten.
      */
     long repairFrom(final ExcerptTailer copy, final long fromIndex, final long toIndex) {
-        long repaired = 0;
         if (fromIndex >= 0) {
-            repaired += repairRange(copy, fromIndex, toIndex);
-            return repaired;
+            final Map<Long, byte[]> bodies = new HashMap<>();
+            readBodies(copy, fromIndex, toIndex, bodies);
+            return logged(fromIndex, toIndex, repair(fromIndex, toIndex, bodies::get));
         }
+        long repaired = 0;
         List<DamagedRange> previous = null;
         for (int pass = 0; pass < MAX_PASSES; pass++) {
             final List<DamagedRange> damaged = damagedRanges(0);
             if (damaged.isEmpty() || damaged.equals(previous)) {
                 return repaired;
             }
+            // one repair of the span of every range a scan found: all of them are written, or none
+            final Map<Long, byte[]> bodies = new HashMap<>();
             for (final DamagedRange range : damaged) {
-                repaired += repairRange(copy, range.fromIndex(), range.toIndex());
+                readBodies(copy, range.fromIndex(), range.toIndex(), bodies);
+            }
+            final long from = damaged.get(0).fromIndex();
+            final long to = damaged.get(damaged.size() - 1).toIndex();
+            try {
+                repaired += logged(from, to, repair(from, to, bodies::get));
+            } catch (RepairRefusedException e) {
+                if (repaired == 0) {
+                    throw e;
+                }
+                throw new RepairRefusedException(e.fromIndex(), e.toIndex(), e.getMessage() + " (but " + repaired
+                        + " regions were rewritten before, by the repair of the damage an earlier scan found, which"
+                        + " hid this damage)");
             }
             previous = damaged;
         }
         return repaired;
     }
 
-    private int repairRange(final ExcerptTailer copy, final long fromIndex, final long toIndex) {
-        final Map<Long, byte[]> bodies = new HashMap<>();
-        if (copy.moveToIndex(fromIndex)) {
-            boolean more = true;
-            while (more) {
-                more = copy.read((bytes, offset, length, index) -> {
-                    if (index <= toIndex) {
-                        final byte[] body = new byte[length];
-                        bytes.read(offset, body, 0, length);
-                        bodies.put(index, body);
-                    }
-                }) && copy.index() <= toIndex;
-            }
+    private static void readBodies(final ExcerptTailer copy, final long fromIndex, final long toIndex,
+                                   final Map<Long, byte[]> bodies) {
+        if (!copy.moveToIndex(fromIndex)) {
+            return;
         }
-        final int count = repair(fromIndex, toIndex, bodies::get);
+        boolean more = true;
+        while (more) {
+            more = copy.read((bytes, offset, length, index) -> {
+                if (index <= toIndex) {
+                    final byte[] body = new byte[length];
+                    bytes.read(offset, body, 0, length);
+                    bodies.put(index, body);
+                }
+            }) && copy.index() <= toIndex;
+        }
+    }
+
+    private int logged(final long fromIndex, final long toIndex, final int count) {
         if (count > 0) {
             LOG.info("repaired {}..{} of {}: {} damaged regions rewritten with a copy's verified bytes", format(fromIndex),
                     format(toIndex), store.directory(), count);
@@ -271,6 +311,25 @@ final class ExcerptRepairer {
         final byte[] header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN).putInt(0, length).array();
         plan.add(new RepairJournal.Entry(reader.path.getFileName().toString(), walk.position, header));
         return length;
+    }
+
+    /**
+     * Plans the index entry of the excerpt the walk is at, if it points elsewhere: the right position is proven when
+     * the excerpt there is, once repaired, the copy's excerpt of the entry's index.
+     */
+    private void repairEntry(final CycleReader reader, final Walk walk, final long index, final byte[] replacement,
+                             final List<RepairJournal.Entry> plan, final long fromIndex, final long toIndex) {
+        final String wrong = walk.wrongEntry();
+        if (wrong == null) {
+            return;
+        }
+        if (replacement == null) {
+            throw refused(fromIndex, toIndex, wrong + ", and the other copy does not hold index " + format(index)
+                    + " to prove the excerpt there is that index's");
+        }
+        // repairBody and repairHeader refused unless the excerpt at the walk's position is, or becomes, the copy's
+        final byte[] entry = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, walk.position).array();
+        plan.add(new RepairJournal.Entry(reader.path.getFileName().toString(), walk.entryPosition(), entry));
     }
 
     private void checkReplacement(final byte[] replacement, final long index, final String where, final long fromIndex,
@@ -332,6 +391,10 @@ final class ExcerptRepairer {
 
         private final CycleReader reader;
         private final int metadataLimit;
+        /** The cycle's index settings, or 0 when the header's are not powers of two: its entries prove nothing then. */
+        private final int indexSpacing;
+        private final int indexBlockEntries;
+        private final int blockLength;
         long position = CycleDescriptor.DATA_OFFSET;
         long sequence;
         int header;
@@ -339,8 +402,50 @@ final class ExcerptRepairer {
 
         Walk(final CycleReader reader) {
             this.reader = reader;
-            this.metadataLimit = Math.max(maxDataLength, CycleDescriptor.blockPayloadLength(
-                    reader.readInt(CycleDescriptor.INDEX_BLOCK_ENTRIES_OFFSET), reader.readInt(CycleDescriptor.FEATURES_OFFSET)));
+            final int spacing = reader.readInt(CycleDescriptor.INDEX_SPACING_OFFSET);
+            final int entries = reader.readInt(CycleDescriptor.INDEX_BLOCK_ENTRIES_OFFSET);
+            final boolean valid = spacing > 0 && (spacing & (spacing - 1)) == 0 && entries > 0 && (entries & (entries - 1)) == 0;
+            this.indexSpacing = valid ? spacing : 0;
+            this.indexBlockEntries = valid ? entries : 0;
+            this.blockLength = valid ? CycleDescriptor.blockPayloadLength(entries, reader.readInt(CycleDescriptor.FEATURES_OFFSET)) : 0;
+            this.metadataLimit = Math.max(maxDataLength, blockLength);
+        }
+
+        /**
+         * @return the position of the index entry of the data excerpt the walk is at, or -1 if it has none, or none
+         * written, or the root entry does not lead to an index block.
+         */
+        long entryPosition() {
+            if (indexSpacing == 0 || (sequence & (indexSpacing - 1)) != 0) {
+                return -1;
+            }
+            final long entry = sequence / indexSpacing;
+            final long block = entry / indexBlockEntries;
+            if (block >= CycleDescriptor.ROOT_ENTRIES) {
+                return -1;
+            }
+            final long blockPosition = reader.readLong(CycleDescriptor.rootEntryPosition((int) block));
+            if (blockPosition < CycleDescriptor.DATA_OFFSET || !reader.contains(blockPosition, alignedLength(blockLength))) {
+                return -1;
+            }
+            final int blockHeader = reader.readInt(blockPosition);
+            if (!isMetadata(blockHeader) || length(blockHeader) != blockLength
+                    || reader.readInt(blockPosition + CycleDescriptor.BLOCK_TYPE_OFFSET) != TYPE_INDEX_BLOCK) {
+                return -1;
+            }
+            return CycleDescriptor.indexEntryPosition(blockPosition, (int) (entry % indexBlockEntries));
+        }
+
+        /** @return what is wrong with the index entry of the excerpt the walk is at, or null if it is right or unwritten. */
+        String wrongEntry() {
+            final long at = entryPosition();
+            if (at < 0) {
+                return null;
+            }
+            final long entry = reader.readLong(at);
+            return entry == 0 || entry == position ? null : "the index entry at position=" + at + " of " + reader.path
+                    + " holds position=" + entry + ", but the excerpt of its sequence " + sequence + " is at position="
+                    + position;
         }
 
         /** @return the next data excerpt or bad header from {@link #position}, skipping metadata; or the end. */
@@ -405,6 +510,10 @@ final class ExcerptRepairer {
 
         int readInt(final long position) {
             return ByteBuffer.wrap(read(position, Integer.BYTES)).order(ByteOrder.LITTLE_ENDIAN).getInt();
+        }
+
+        long readLong(final long position) {
+            return ByteBuffer.wrap(read(position, Long.BYTES)).order(ByteOrder.LITTLE_ENDIAN).getLong();
         }
 
         byte[] read(final long position, final int length) {

@@ -162,6 +162,37 @@ class ExcerptRepairTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRestoreAnIndexEntryThatPointsElsewhereThanAtTheExcerptOfItsSequence() throws IOException {
+        final Path[] dirs = primaryAndReplica(true);
+        final Path file = cycleFile(dirs[0]);
+        // sequence 44 has an index entry (every 4th); make it point at the excerpt of sequence 45
+        final long entry = indexEntryPosition(file, 44);
+        final long wrong = headerPosition(file, 45);
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+            raf.seek(entry);
+            raf.write(java.nio.ByteBuffer.allocate(8).order(java.nio.ByteOrder.LITTLE_ENDIAN).putLong(0, wrong).array());
+        }
+        try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open();
+             SpoolQueue copy = SpoolQueue.builder(dirs[1]).readOnly().open()) {
+            final List<DamagedRange> damaged = queue.unwrap(QueueInternals.class).damagedRanges(0);
+            assertEquals(1, damaged.size(), damaged.toString());
+            assertTrue(damaged.get(0).what().contains("the index entry at position=" + entry), damaged.get(0).what());
+            assertEquals(44, queue.rollCycle().toSequence(damaged.get(0).fromIndex()));
+            assertEquals(1, queue.repairFrom(copy));
+        }
+        assertSameCycleFiles(dirs[1], dirs[0]);
+    }
+
+    /** @return the position of the index entry of {@code sequence}, a multiple of the spacing of 4 in blocks of 8. */
+    private static long indexEntryPosition(final Path cycleFile, final int sequence) throws IOException {
+        final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(Files.readAllBytes(cycleFile))
+                .order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        final int entry = sequence / 4;
+        final long block = bytes.getLong((int) dev.spool.queue.format.CycleDescriptor.rootEntryPosition(entry / 8));
+        return dev.spool.queue.format.CycleDescriptor.indexEntryPosition(block, entry % 8);
+    }
+
+    @Test
     void shouldRefuseToRepairFromAnotherQueue() throws IOException {
         final Path[] dirs = primaryAndReplica(true);
         try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open();
