@@ -399,6 +399,9 @@ final class ExcerptRepairer {
         long sequence;
         int header;
         int length;
+        /** The index block last looked up, and its position if it is one (else -1): a block serves many entries. */
+        private long checkedBlock = -1;
+        private long checkedBlockPosition = -1;
 
         Walk(final CycleReader reader) {
             this.reader = reader;
@@ -424,16 +427,23 @@ final class ExcerptRepairer {
             if (block >= CycleDescriptor.ROOT_ENTRIES) {
                 return -1;
             }
-            final long blockPosition = reader.readLong(CycleDescriptor.rootEntryPosition((int) block));
+            if (block != checkedBlock) {
+                checkedBlock = block;
+                checkedBlockPosition = validBlock(reader.readLongAside(CycleDescriptor.rootEntryPosition((int) block)));
+            }
+            return checkedBlockPosition < 0 ? -1
+                    : CycleDescriptor.indexEntryPosition(checkedBlockPosition, (int) (entry % indexBlockEntries));
+        }
+
+        /** @return {@code blockPosition} if an index block of this file's layout is there, else -1. */
+        private long validBlock(final long blockPosition) {
             if (blockPosition < CycleDescriptor.DATA_OFFSET || !reader.contains(blockPosition, alignedLength(blockLength))) {
                 return -1;
             }
-            final int blockHeader = reader.readInt(blockPosition);
-            if (!isMetadata(blockHeader) || length(blockHeader) != blockLength
-                    || reader.readInt(blockPosition + CycleDescriptor.BLOCK_TYPE_OFFSET) != TYPE_INDEX_BLOCK) {
-                return -1;
-            }
-            return CycleDescriptor.indexEntryPosition(blockPosition, (int) (entry % indexBlockEntries));
+            final int blockHeader = (int) reader.readLongAside(blockPosition);
+            final int type = (int) reader.readLongAside(blockPosition + CycleDescriptor.BLOCK_TYPE_OFFSET);
+            return isMetadata(blockHeader) && length(blockHeader) == blockLength && type == TYPE_INDEX_BLOCK
+                    ? blockPosition : -1;
         }
 
         /** @return what is wrong with the index entry of the excerpt the walk is at, or null if it is right or unwritten. */
@@ -442,7 +452,7 @@ final class ExcerptRepairer {
             if (at < 0) {
                 return null;
             }
-            final long entry = reader.readLong(at);
+            final long entry = reader.readLongAside(at);
             return entry == 0 || entry == position ? null : "the index entry at position=" + at + " of " + reader.path
                     + " holds position=" + entry + ", but the excerpt of its sequence " + sequence + " is at position="
                     + position;
@@ -492,11 +502,19 @@ final class ExcerptRepairer {
             this.size = size;
         }
 
-        /** @return a reader, or null if the file no longer exists (deleted by retention). */
+        /**
+         * @return a reader, or null if the file no longer exists (deleted by retention) or is too short to hold its
+         * header and root index, which nothing here could repair.
+         */
         static CycleReader open(final Path path) {
             try {
                 final FileChannel channel = FileChannel.open(path, StandardOpenOption.READ);
-                return new CycleReader(path, channel, channel.size());
+                final long size = channel.size();
+                if (size < CycleDescriptor.DATA_OFFSET) {
+                    channel.close();
+                    return null;
+                }
+                return new CycleReader(path, channel, size);
             } catch (NoSuchFileException e) {
                 return null;
             } catch (IOException e) {
@@ -512,8 +530,11 @@ final class ExcerptRepairer {
             return ByteBuffer.wrap(read(position, Integer.BYTES)).order(ByteOrder.LITTLE_ENDIAN).getInt();
         }
 
-        long readLong(final long position) {
-            return ByteBuffer.wrap(read(position, Long.BYTES)).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        /** @return the long at {@code position}, read past the window: index lookups do not move the walk's window. */
+        long readLongAside(final long position) {
+            final ByteBuffer value = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            readFully(value, position);
+            return value.getLong(0);
         }
 
         byte[] read(final long position, final int length) {
