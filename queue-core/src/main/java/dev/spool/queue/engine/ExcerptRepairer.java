@@ -44,7 +44,8 @@ import static dev.spool.queue.format.ExcerptDescriptor.*;
  * What a reader sees while bytes change: only damaged excerpts are rewritten, and a reader of one already throws its
  * checksum mismatch or bad header. During the rewrite it reads the old bytes, the new ones, or a mix: a mix fails the
  * CRC32C as the damage did (and throws the same way), a header read half-written is one a reader treats as damage, an
- * end or a claim, never as a good excerpt of another length, and the new bytes are the excerpt's. So readers need no
+ * end or a claim, or whose length the CRC32C then fails, and the new bytes are the excerpt's. An index entry read
+ * half-written is checked against the walk from the entry before it, as the damaged entry it replaces was. So readers need no
  * new check and no wait on their path, and a reader that retries once the repair is done reads the original bytes.
  * Marking the header in progress instead would make readers wait, but would hide every excerpt after it from a
  * forward reader while a crash leaves the mark, and would need the write lock the excerpts' writer may be holding.
