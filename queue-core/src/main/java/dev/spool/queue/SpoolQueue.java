@@ -259,6 +259,47 @@ public final class SpoolQueue implements AutoCloseable {
     }
 
     /**
+     * Repairs this queue from a copy of it (a replica's directory, a backup), opened read-only or not: finds the
+     * excerpts whose CRC32C fails and the data headers no writer produces, and rewrites each in place with the copy's
+     * body of the same index when that body passes its own CRC32C and has exactly the stored length (for a bad
+     * header: when the bytes after it are exactly that body; for an index entry: when the excerpt it should point at
+     * is the copy's). If any damage a scan finds cannot be proven right, the repair is refused and nothing the scan
+     * found is written; a bad header hides the damage after it in its cycle until it is repaired, so a refusal of what
+     * only a later scan finds says what was rewritten before it. The writes go through a journal in the queue's directory: a crash leaves each excerpt
+     * as it was or repaired, and the next writer to open the queue finishes the repair. A reader of a damaged excerpt
+     * throws its checksum mismatch until the repair is done, and reads the original bytes after. Reads every excerpt
+     * of the queue: an operator's call, not for a hot path. See docs/operations.md, "Damaged files".
+     *
+     * @param copy another copy of this queue (the same queue id).
+     * @return the number of regions rewritten (bodies and headers); 0 if nothing the checksums prove was damaged.
+     * @throws RepairRefusedException naming the index range and why, if a range cannot be proven right, or the queue
+     *                                was created without checksums.
+     * @throws SpoolException         if this queue was opened read-only or is closed, or {@code copy} is another queue.
+     */
+    public long repairFrom(final SpoolQueue copy) {
+        return engine.repairFrom(copy.engine, -1, -1);
+    }
+
+    /**
+     * Repairs the excerpts of {@code fromIndex} to {@code toIndex} from a copy of this queue, as
+     * {@link #repairFrom(SpoolQueue)} does every damaged range.
+     *
+     * @param copy      another copy of this queue (the same queue id).
+     * @param fromIndex the first index to repair.
+     * @param toIndex   the last index to repair, inclusive.
+     * @return the number of regions rewritten; 0 if nothing in the range was damaged.
+     * @throws RepairRefusedException naming the range and why, if it cannot be proven right; nothing is written then.
+     * @throws SpoolException         if this queue was opened read-only or is closed, or {@code copy} is another queue.
+     */
+    public long repairFrom(final SpoolQueue copy, final long fromIndex, final long toIndex) {
+        if (fromIndex < 0 || toIndex < fromIndex) {
+            throw new RepairRefusedException(fromIndex, toIndex, "repair of " + fromIndex + ".." + toIndex
+                    + " refused: not a range of indices; nothing was written");
+        }
+        return engine.repairFrom(copy.engine, fromIndex, toIndex);
+    }
+
+    /**
      * @return true if the queue was created with {@link SpoolQueueBuilder#checksums(boolean) checksums}: every
      * excerpt carries a CRC32C of its payload.
      */

@@ -14,6 +14,7 @@
  * SpoolException                    a bad argument or option, a closed or fenced object, a missing or foreign
  *  |                                directory, a full disk: the message names the option, path and value
  *  +-- CorruptQueueException        a queue file holds bytes no writer produces: file, position, value
+ *  +-- RepairRefusedException       a repair of damage that cannot be proven right: the index range, why
  *  +-- RingFullException            (queue-ringbuffer) a full ring under the throwing back-pressure policy
  *  +-- ReplicationException         (queue-replication) peers that cannot go on without a person
  * </pre>

@@ -23,7 +23,7 @@ class ArchitectureTest {
     private static final String DOCUMENTED_API_TYPES = "dev\\.spool\\.queue\\.(SpoolQueue|SpoolQueueBuilder"
             + "|ExcerptAppender|ExcerptReader|ExcerptTailer|ExcerptHandler|Direction|CommitMode|IndexFormat"
             + "|SyncPolicy|ExcerptPredicate|ExcerptValue|SyncMarkerHandler|GroupCommit|Pretoucher|RollCycle"
-            + "|CycleListener|SpoolException|CorruptQueueException|QueueMXBean|AgentMXBean)";
+            + "|CycleListener|SpoolException|CorruptQueueException|RepairRefusedException|QueueMXBean|AgentMXBean)";
 
     /** QueueEngine and its nested types: the engine's one public entry point. */
     private static final String ENGINE_ENTRY_POINT = "dev\\.spool\\.queue\\.engine\\.QueueEngine(\\$.*)?";

@@ -37,7 +37,12 @@ import org.agrona.concurrent.EpochClock;
  * {@link CorruptQueueException} naming its file and header position, never return its bytes; every other excerpt
  * must read back exactly; and {@code verify} must report it with its position and index and exit with 1.
  * <p>
- * {@code template work seed firstCase cases clockMillis [payload]}: prints {@code CASE n} before case {@code n},
+ * In the {@code repair} mode the template (checksums again) stands for the replica, whose files equal the primary's,
+ * and the damaged copy for the primary: {@code spool repair --copy} must restore every flip inside an excerpt's CRC32C
+ * field and payload to the replica's bytes exactly, write nothing but the replica's bytes whatever was damaged, and
+ * write nothing at all when it refuses or proves nothing.
+ * <p>
+ * {@code template work seed firstCase cases clockMillis [payload|repair]}: prints {@code CASE n} before case {@code n},
  * {@code PASS n <what was damaged>} or {@code FAIL n <what was damaged>: <why>} after it, and {@code DONE} at the end.
  */
 final class DamageFuzz {
@@ -86,7 +91,9 @@ final class DamageFuzz {
     public static void main(final String[] args) throws IOException {
         final DamageFuzz fuzz = new DamageFuzz(Path.of(args[0]), Path.of(args[1]), Long.parseLong(args[5]));
         final long seed = Long.parseLong(args[2]);
-        final boolean payloadFlips = args.length > 6 && args[6].equals("payload");
+        final String mode = args.length > 6 ? args[6] : "structure";
+        final boolean payloadFlips = mode.equals("payload");
+        final boolean repair = mode.equals("repair");
         final int first = Integer.parseInt(args[3]);
         final int cases = Integer.parseInt(args[4]);
         fuzz.learnTemplate();
@@ -95,10 +102,12 @@ final class DamageFuzz {
             System.out.println("CASE " + n);
             deleteRecursively(fuzz.work);
             final SplittableRandom random = new SplittableRandom(seed + n);
-            final Damage damage = payloadFlips ? fuzz.damagePayload(random) : fuzz.damageCopy(random);
+            final Damage damage = payloadFlips ? fuzz.damagePayload(random) : repair ? fuzz.damageForRepair(random)
+                    : fuzz.damageCopy(random);
             String failure;
             try {
-                failure = payloadFlips ? fuzz.checkPayload(damage) : fuzz.check(damage, random);
+                failure = payloadFlips ? fuzz.checkPayload(damage) : repair ? fuzz.checkRepair(damage)
+                        : fuzz.check(damage, random);
             } catch (Throwable e) {
                 failure = "the checker itself failed: " + stackTrace(e);
             }
@@ -169,6 +178,114 @@ final class DamageFuzz {
         }
         Files.write(file, bytes);
         return new Damage(file, positions, -1);
+    }
+
+    /**
+     * Copies the template to the work directory and, three times in four, flips one to three bits of one excerpt (its
+     * header, CRC32C field and payload); else damages the copy as a structural case does.
+     */
+    private Damage damageForRepair(final SplittableRandom random) throws IOException {
+        if (random.nextInt(4) == 0) {
+            return damageCopy(random);
+        }
+        copyTemplate();
+        final List<Excerpt> all = new ArrayList<>(excerpts.values());
+        final Excerpt hit = all.get(random.nextInt(all.size()));
+        final Path file = work.resolve(hit.file().getFileName());
+        final byte[] bytes = Files.readAllBytes(file);
+        final int span = payloadOffset + hit.payload().length;
+        final long[] positions = random.longs(span, 0, span).distinct().limit(1 + random.nextInt(3))
+                .map(at -> hit.headerPosition() + at).toArray();
+        for (final long position : positions) {
+            bytes[(int) position] ^= (byte) (1 << random.nextInt(8));
+        }
+        Files.write(file, bytes);
+        return new Damage(file, positions, -1);
+    }
+
+    /**
+     * Repairs the damaged copy from the template, the replica whose files equal the primary's, with {@code spool
+     * repair}. @return why the case broke a rule, or null: every byte the repair changed is the replica's; damage the
+     * checksums prove in an excerpt's CRC32C field or payload is restored exactly; a repair that writes anything
+     * leaves the damaged excerpts as the replica holds them; and a refusal (or a scan that proves nothing) writes
+     * nothing.
+     */
+    private String checkRepair(final Damage damage) throws IOException {
+        final java.util.Map<Path, byte[]> before = cycleFiles(work);
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        final int status;
+        try (java.io.PrintStream print = new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8)) {
+            status = dev.spool.queue.tools.SpoolTool.run(new String[]{"repair", work.toString(), "--copy",
+                    template.toString()}, print, print);
+        }
+        final String text = out.toString(java.nio.charset.StandardCharsets.UTF_8).replace('\n', '|');
+        final java.util.Map<Path, byte[]> after = cycleFiles(work);
+        final java.util.Map<Path, byte[]> replica = cycleFiles(template);
+        boolean changed = false;
+        for (final java.util.Map.Entry<Path, byte[]> file : before.entrySet()) {
+            final byte[] was = file.getValue();
+            final byte[] now = after.get(file.getKey());
+            final byte[] theirs = replica.get(file.getKey());
+            if (now == null || now.length != was.length) {
+                return "the repair deleted or resized " + file.getKey() + " (exit " + status + "): " + text;
+            }
+            for (int i = 0; i < was.length; i++) {
+                if (now[i] != was[i]) {
+                    changed = true;
+                    if (theirs == null || i >= theirs.length || now[i] != theirs[i]) {
+                        return "the repair wrote a byte the replica does not hold, at position=" + i + " of "
+                                + file.getKey().getFileName() + " (exit " + status + "): " + text;
+                    }
+                }
+            }
+        }
+        final boolean inPayload = damage.truncatedTo() < 0 && Arrays.stream(damage.positions()).allMatch(at -> {
+            for (final Excerpt excerpt : excerpts.values()) {
+                if (damage.flipped(excerpt.file(), excerpt.headerPosition() + ExcerptDescriptor.CHECKSUM_OFFSET,
+                        excerpt.headerPosition() + payloadOffset + excerpt.payload().length)
+                        && at >= excerpt.headerPosition() + ExcerptDescriptor.CHECKSUM_OFFSET
+                        && at < excerpt.headerPosition() + payloadOffset + excerpt.payload().length) {
+                    return true;
+                }
+            }
+            return false;
+        });
+        if (inPayload && (status != dev.spool.queue.tools.SpoolTool.EXIT_OK || !sameFiles(after, replica))) {
+            return "damage inside one excerpt's CRC32C field and payload was not restored to the replica's bytes (exit "
+                    + status + "): " + text;
+        }
+        if (!text.contains("REPAIRED") && !text.contains("regions were rewritten before") && changed) {
+            return "a repair that reported no repaired range changed the files (exit " + status + "): " + text;
+        }
+        if (status != dev.spool.queue.tools.SpoolTool.EXIT_OK && status != dev.spool.queue.tools.SpoolTool.EXIT_FAILED) {
+            return "repair exited with " + status + ": " + text;
+        }
+        return null;
+    }
+
+    /** @return the bytes of each cycle file in {@code directory}, by name. */
+    private static java.util.Map<Path, byte[]> cycleFiles(final Path directory) throws IOException {
+        final java.util.Map<Path, byte[]> files = new java.util.TreeMap<>();
+        try (Stream<Path> list = Files.list(directory)) {
+            for (final Path file : (Iterable<Path>) list::iterator) {
+                if (file.getFileName().toString().endsWith(RollCycle.FILE_SUFFIX)) {
+                    files.put(file.getFileName(), Files.readAllBytes(file));
+                }
+            }
+        }
+        return files;
+    }
+
+    private static boolean sameFiles(final java.util.Map<Path, byte[]> a, final java.util.Map<Path, byte[]> b) {
+        if (!a.keySet().equals(b.keySet())) {
+            return false;
+        }
+        for (final java.util.Map.Entry<Path, byte[]> file : a.entrySet()) {
+            if (!Arrays.equals(file.getValue(), b.get(file.getKey()))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** @return the excerpt whose CRC32C field or payload holds the flipped bytes of a payload case. */

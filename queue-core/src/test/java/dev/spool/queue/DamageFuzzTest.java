@@ -18,7 +18,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Every read returns the original bytes or throws a {@link SpoolException} naming the file; an append never hides
  * what was readable. Without checksums a flip inside a payload only changes that excerpt (see docs/operations.md);
  * with them, payload flips are a case of their own: each must be detected by every read and by {@code verify}, with
- * no silent wrong read. 60 structural and 40 payload cases in every build, 3,000 of each with {@code -Pslow};
+ * no silent wrong read. Repair cases take the undamaged queue for the replica: {@code spool repair} restores what
+ * checksums prove exactly and writes nothing else. 60 structural, 40 payload and 40 repair cases in every build, 3,000
+ * of each with {@code -Pslow};
  * {@code -Dspool.fuzz.seed=N} replays a seed.
  */
 @Tag("slow")
@@ -44,6 +46,13 @@ class DamageFuzzTest extends SpoolTestBase {
         final Path template = tempDir.resolve("template");
         writeTemplate(template, true);
         fuzz(template, Soak.count(40, 3_000), "payload");
+    }
+
+    @Test
+    void shouldRestoreFromTheReplicaWhatChecksumsProveAndWriteNothingElse() throws Exception {
+        final Path template = tempDir.resolve("template");
+        writeTemplate(template, true);
+        fuzz(template, Soak.count(40, 3_000), "repair");
     }
 
     /** Runs {@code cases} cases of {@link DamageFuzz} in the given mode over copies of {@code template}. */

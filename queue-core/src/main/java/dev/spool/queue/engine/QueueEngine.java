@@ -16,6 +16,7 @@ import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
+import dev.spool.queue.internal.DamagedRange;
 import dev.spool.queue.internal.Doorbell;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.internal.MappingGuard;
@@ -44,6 +45,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 /**
@@ -307,6 +309,43 @@ public final class QueueEngine implements QueueInternals {
             tailer.toStart();
             return tailer;
         }
+    }
+
+    /**
+     * Rewrites the damaged excerpts checksums prove with {@code copy}'s verified bodies (see
+     * {@code SpoolQueue.repairFrom}).
+     *
+     * @param copy      the engine of the copy.
+     * @param fromIndex the first index, or -1 for every damaged range a scan finds.
+     * @param toIndex   the last index, inclusive.
+     * @return the number of regions rewritten.
+     */
+    public long repairFrom(final QueueEngine copy, final long fromIndex, final long toIndex) {
+        store.checkOpen();
+        store.checkWritable("a repair");
+        if (copy.store.directory().toAbsolutePath().normalize().equals(store.directory().toAbsolutePath().normalize())) {
+            throw new SpoolException("cannot repair " + store.directory() + " from itself: give another copy of the queue");
+        }
+        if (!copy.queueId().equals(queueId())) {
+            throw new SpoolException("cannot repair " + store.directory() + " (queue id " + queueId() + ") from "
+                    + copy.store.directory() + " (queue id " + copy.queueId() + "): another queue, not a copy");
+        }
+        try (ExcerptTailer bodies = copy.createBodyTailer()) {
+            return new ExcerptRepairer(store).repairFrom(bodies, fromIndex, toIndex);
+        }
+    }
+
+    @Override
+    public List<DamagedRange> damagedRanges(final long fromIndex) {
+        store.checkOpen();
+        return new ExcerptRepairer(store).damagedRanges(fromIndex);
+    }
+
+    @Override
+    public int repairExcerpts(final long fromIndex, final long toIndex, final LongFunction<byte[]> bodies) {
+        store.checkOpen();
+        store.checkWritable("a repair");
+        return new ExcerptRepairer(store).repair(fromIndex, toIndex, bodies);
     }
 
     @Override

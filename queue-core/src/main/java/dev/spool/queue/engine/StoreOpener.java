@@ -64,6 +64,10 @@ final class StoreOpener {
         }
         try {
             checkAgainst(config.layout(), metadata);
+            if (!config.readOnly()) {
+                // a repair cut short by a crash is finished before anything reads or writes the cycle files
+                RepairJournal.recover(directory);
+            }
             checkCycleFiles(directory, metadata);
             if (config.syncPolicy().needsMsync()) {
                 Msync.checkAvailable(config.syncPolicy().toString());

@@ -7,8 +7,10 @@ import org.agrona.ErrorHandler;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.NanoClock;
 
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.LongFunction;
 
 /**
  * Not API: what the replication and ring-buffer modules need from a queue beyond its public methods, implemented by
@@ -241,4 +243,31 @@ public interface QueueInternals {
      * @throws dev.spool.queue.SpoolException if the queue is fenced or closed.
      */
     IndexedAppender createIndexedAppender();
+
+    /**
+     * Scans the cycle files of the queue from the cycle of {@code fromIndex} on for excerpts its checksums prove
+     * damaged (a CRC32C that fails) and data headers no writer produces; a walk stops at a bad header, so a second
+     * scan after its repair may find more. Reads every excerpt: a start-up or tool call.
+     *
+     * @param fromIndex an index of the first cycle to scan; 0 scans every cycle.
+     * @return the damaged ranges, ascending; empty if none.
+     * @throws dev.spool.queue.RepairRefusedException if the queue has no checksums, which could prove nothing.
+     */
+    List<DamagedRange> damagedRanges(long fromIndex);
+
+    /**
+     * Rewrites in place the damaged excerpts of {@code fromIndex} to {@code toIndex} with another copy's bodies, each
+     * only if proven right: it passes its own CRC32C and has exactly the stored length (or, for a bad header, the
+     * bytes after the header are exactly that body). Nothing is written unless every one is; the writes go through a
+     * journal in the queue's directory, so a crash leaves each excerpt as it was or repaired, and the next writer to
+     * open the queue finishes a repair cut short. Allocates; not for a hot path.
+     *
+     * @param fromIndex the first index.
+     * @param toIndex   the last index, inclusive.
+     * @param bodies    the other copy's body of an index, as a body tailer delivers it, or null if it has none.
+     * @return the number of regions rewritten (bodies and headers); 0 if nothing in the range was damaged.
+     * @throws dev.spool.queue.RepairRefusedException naming the range and why, having written nothing.
+     * @throws dev.spool.queue.SpoolException         if the queue was opened read-only or is closed.
+     */
+    int repairExcerpts(long fromIndex, long toIndex, LongFunction<byte[]> bodies);
 }

@@ -25,7 +25,7 @@ import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 
 /**
- * {@link SpoolTool}'s command line, declared for picocli: the {@code spool} command and its four subcommands, each
+ * {@link SpoolTool}'s command line, declared for picocli: the {@code spool} command and its five subcommands, each
  * a check that its directory holds a queue, then the tool that does the work.
  */
 final class Commands {
@@ -45,7 +45,8 @@ final class Commands {
                 .addSubcommand(new Dump(out))
                 .addSubcommand(new Tail(out, err, stop))
                 .addSubcommand(new Stats(out))
-                .addSubcommand(new Verify(out));
+                .addSubcommand(new Verify(out))
+                .addSubcommand(new Repair(out));
         for (final CommandLine subcommand : commandLine.getSubcommands().values()) {
             // a subcommand's header is its line in the command list; its own help starts with the usage line
             final List<String> sections = new ArrayList<>(subcommand.getHelpSectionKeys());
@@ -256,6 +257,73 @@ final class Commands {
                 return SpoolTool.EXIT_USAGE;
             }
             return new QueueVerifier(QueueFiles.read(queue.directory), out).verify() ? SpoolTool.EXIT_OK : SpoolTool.EXIT_FAILED;
+        }
+    }
+
+    @Command(name = "repair", synopsisHeading = "usage: ", header = "Rewrites damaged excerpts with a copy's verified bytes.",
+            description = "Finds the excerpts whose CRC32C fails and the data headers no writer produces (or takes "
+                    + "--range), reads the same indices from a copy of the queue (a replica's directory, a backup) and "
+                    + "rewrites each damaged excerpt in place when the copy's bytes pass their own CRC32C and have the "
+                    + "stored length, crash-safely (a journal the next writer finishes). A range that cannot be proven "
+                    + "right is refused, naming it and why, with nothing of it written. Needs a queue created with "
+                    + "checksums. Prints 'REPAIRED <from>..<to>: ...' for each range, then 'OK: ...' or the damage left.",
+            exitCodeListHeading = EXIT_CODES,
+            exitCodeList = {"0:no damage left", "1:a repair was refused, or damage is left",
+                    "2:usage error, or no queue at a path"})
+    static final class Repair implements Callable<Integer> {
+        private final PrintStream out;
+        @Mixin
+        QueueDirectory queue;
+        @Option(names = "--copy", paramLabel = "DIR", required = true,
+                description = "A copy of the queue to take the bytes from: a replica's directory, or a backup.")
+        Path copy;
+        @Option(names = "--range", paramLabel = "FROM..TO",
+                description = "Repairs these indices only (0x<hex>, decimal or <cycle>:<seq>, TO inclusive); default: "
+                        + "every damaged range a scan finds.")
+        String range;
+
+        Repair(final PrintStream out) {
+            this.out = out;
+        }
+
+        @Override
+        public Integer call() {
+            if (!queue.holdsQueue()) {
+                return SpoolTool.EXIT_USAGE;
+            }
+            if (!QueueFiles.isQueue(copy)) {
+                queue.spec.commandLine().getErr().println("spool: no Spool queue at " + copy + " (--copy)");
+                return SpoolTool.EXIT_USAGE;
+            }
+            long from = -1;
+            long to = -1;
+            if (range != null) {
+                final String[] ends = range.split("\\.\\.", -1);
+                final RollCycle rollCycle = QueueFiles.read(queue.directory).rollCycle();
+                if (ends.length != 2 || rollCycle == null) {
+                    throw new ParameterException(queue.spec.commandLine(), "bad range '" + range + "' for --range: expected FROM..TO");
+                }
+                from = indexOf(ends[0], rollCycle);
+                to = indexOf(ends[1], rollCycle);
+                if (to < from) {
+                    throw new ParameterException(queue.spec.commandLine(), "bad range '" + range + "' for --range: TO is before FROM");
+                }
+            }
+            return new QueueRepairTool(queue.directory, out).repair(copy, from, to) ? SpoolTool.EXIT_OK : SpoolTool.EXIT_FAILED;
+        }
+
+        private long indexOf(final String text, final RollCycle rollCycle) {
+            final From end;
+            try {
+                end = From.parse(text);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(queue.spec.commandLine(), "bad index '" + text + "' in --range: " + e.getMessage());
+            }
+            if (end.kind() != From.Kind.INDEX && end.kind() != From.Kind.CYCLE_SEQUENCE) {
+                throw new ParameterException(queue.spec.commandLine(), "bad index '" + text + "' in --range: expected 0x<hex>,"
+                        + " a decimal index or <cycle>:<seq>");
+            }
+            return end.index(rollCycle);
         }
     }
 }

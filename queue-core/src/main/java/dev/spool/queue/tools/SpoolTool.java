@@ -21,13 +21,15 @@ import java.util.function.BooleanSupplier;
  * spool tail   QUEUE_DIR [-f] [--from START]
  * spool stats  QUEUE_DIR
  * spool verify QUEUE_DIR
+ * spool repair QUEUE_DIR --copy COPY_DIR [--range FROM..TO]
  * spool [COMMAND] --help
  * </pre>
  * {@code START} is one of the forms {@code start}, {@code end}, an index ({@code 0x<hex>} or decimal),
  * {@code <cycle>:<seq>} or an ISO-8601 time; see {@code docs/operations.md}.
  * {@code dump}, {@code stats} and {@code verify} read the files with plain reads and never open the queue, so they
  * work on a damaged queue, cannot fault on any byte pattern, and change nothing on disk. {@code tail} reads through
- * an ordinary tailer, which is what an application sees. Exit status: 0 when all is well, 1 when {@code verify}
+ * an ordinary tailer, which is what an application sees. {@code repair} opens the queue to write the damaged
+ * excerpts it can prove, and nothing else. Exit status: 0 when all is well, 1 when {@code verify}
  * finds damage or a command cannot do its work, 2 for a usage error or a directory that holds no queue.
  */
 public final class SpoolTool {

@@ -62,7 +62,8 @@ public final class ReplicaWriter {
      *
      * @param localSettings makes a builder of the replica with its local settings, a new one at each call.
      * @param ackSynced     acknowledge what is synced rather than what is written.
-     * @throws SpoolException if the queue in the directory is not a replica.
+     * @throws SpoolException if the queue in the directory is not a replica, or its checksums prove its last cycle
+     *                        damaged ({@link ReplicaTailCheck}).
      */
     public ReplicaWriter(final Path directory, final Supplier<SpoolQueueBuilder> localSettings, final boolean ackSynced) {
         this.directory = directory;
@@ -75,6 +76,12 @@ public final class ReplicaWriter {
                 final String role = internals.role() + " queue of term " + internals.term();
                 queue.close();
                 throw new SpoolException("queue " + directory + " is a " + role + ": a sink writes only to a replica");
+            }
+            try {
+                ReplicaTailCheck.check(queue);
+            } catch (RuntimeException e) {
+                queue.close();
+                throw e;
             }
             lastIndex = queue.lastIndex();
             rollCycle = queue.rollCycle();

@@ -1,0 +1,133 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.format.ExcerptDescriptor;
+import dev.spool.queue.tools.SpoolTool;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static dev.spool.replication.Replicas.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * A primary and its replica heal each other's damage that checksums prove: the primary from the replica's files,
+ * the replica from the primary's; and a sink whose last cycle is damaged does not start, so it never acknowledges
+ * from damaged files.
+ */
+class ReplicaRepairTest extends SpoolTestBase {
+    private static final Duration HEARTBEAT = Duration.ofMillis(200);
+
+    private Path primaryDir() {
+        return tempDir.resolve("primary");
+    }
+
+    private Path replicaDir() {
+        return tempDir.resolve("replica");
+    }
+
+    private ReplicationSink sink() {
+        return ReplicationSink.builder(replicaDir()).queueSettings(b -> b.chunkLength(1 << 20))
+                .heartbeatInterval(HEARTBEAT).sharedSecret(Replicas.SECRET).start();
+    }
+
+    /** Replicates 300 excerpts of a checksummed primary and closes both. */
+    private void replicate() {
+        try (SpoolQueue primary = SpoolQueue.builder(primaryDir()).chunkLength(1 << 20).checksums(true).openOrCreate();
+             ExcerptAppender appender = primary.createAppender(); ReplicationSink sink = sink();
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).heartbeatInterval(HEARTBEAT)
+                     .sharedSecret(Replicas.SECRET).start()) {
+            append(appender, 0, 300);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
+            assertNull(source.failure());
+        }
+    }
+
+    private static Path lastCycleFile(final Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            final List<Path> cycles = files.filter(f -> f.toString().endsWith(".cycle")).sorted().toList();
+            return cycles.get(cycles.size() - 1);
+        }
+    }
+
+    /** Flips a payload bit of the {@code n}th data excerpt of {@code file}. */
+    private static void damage(final Path file, final int n) throws IOException {
+        final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        long position = CycleDescriptor.DATA_OFFSET;
+        int sequence = 0;
+        while (true) {
+            final int header = bytes.getInt((int) position);
+            if (ExcerptDescriptor.isData(header) && sequence++ == n) {
+                try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                    final long at = position + ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET + 1;
+                    raf.seek(at);
+                    final int value = raf.read();
+                    raf.seek(at);
+                    raf.write(value ^ 0x40);
+                }
+                return;
+            }
+            position += ExcerptDescriptor.alignedLength(ExcerptDescriptor.length(header));
+        }
+    }
+
+    private static int repair(final Path queue, final Path copy, final StringBuilder output) {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final int status;
+        try (PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            status = SpoolTool.run(new String[]{"repair", queue.toString(), "--copy", copy.toString()}, print, print);
+        }
+        output.append(out.toString(StandardCharsets.UTF_8));
+        return status;
+    }
+
+    @Test
+    void shouldRestoreThePrimaryByteForByteFromItsReplicasFiles() throws IOException {
+        replicate();
+        final Path file = lastCycleFile(primaryDir());
+        damage(file, 42);
+        damage(file, 250);
+        final StringBuilder output = new StringBuilder();
+        assertEquals(SpoolTool.EXIT_OK, repair(primaryDir(), replicaDir(), output), output.toString());
+        assertArrayEquals(Files.readAllBytes(lastCycleFile(replicaDir())), Files.readAllBytes(file));
+        verify(primaryDir());
+    }
+
+    @Test
+    void shouldNotStartASinkWhoseLastCycleIsDamagedAndStartOnceItIsRepairedFromThePrimary() throws IOException {
+        replicate();
+        damage(lastCycleFile(replicaDir()), 123);
+        final SpoolException refused = assertThrows(SpoolException.class, this::sink);
+        assertTrue(refused.getMessage().contains("holds damaged excerpts in its last cycle"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("seq 123)"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("spool repair " + replicaDir()), refused.getMessage());
+
+        final StringBuilder output = new StringBuilder();
+        assertEquals(SpoolTool.EXIT_OK, repair(replicaDir(), primaryDir(), output), output.toString());
+        try (SpoolQueue primary = SpoolQueue.builder(primaryDir()).chunkLength(1 << 20).checksums(true).openOrCreate();
+             ExcerptAppender appender = primary.createAppender(); ReplicationSink sink = sink();
+             ReplicationSource source = ReplicationSource.builder(primary, sink.address()).heartbeatInterval(HEARTBEAT)
+                     .sharedSecret(Replicas.SECRET).start()) {
+            append(appender, 300, 310);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated after the repair");
+            assertNull(source.failure());
+        }
+        assertArrayEquals(Files.readAllBytes(lastCycleFile(primaryDir())), Files.readAllBytes(lastCycleFile(replicaDir())));
+    }
+}
