@@ -56,6 +56,10 @@ class NamedTailerTest extends SpoolTestBase {
                     () -> queue.createTailer("x".repeat(49)));
             assertTrue(e.getMessage().contains("49"), e.getMessage());
             assertThrows(SpoolException.class, () -> queue.createTailer(""));
+            final SpoolException reserved = assertThrows(SpoolException.class,
+                    () -> queue.createTailer("replica@host:7000"));
+            assertTrue(reserved.getMessage().contains("replica@host:7000")
+                    && reserved.getMessage().contains("replication source"), reserved.getMessage());
         }
     }
 

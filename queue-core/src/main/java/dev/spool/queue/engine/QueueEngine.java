@@ -372,6 +372,10 @@ public final class QueueEngine implements QueueInternals {
      */
     public ExcerptTailer createTailer(final String name, final CommitMode mode) {
         Objects.requireNonNull(mode, "mode");
+        if (name != null && name.startsWith(MetadataDescriptor.REPLICA_NAME_PREFIX)) {
+            throw new SpoolException("tailer name '" + name + "' in " + store.directory() + ": names starting with '"
+                    + MetadataDescriptor.REPLICA_NAME_PREFIX + "' are the replication source's records of its replicas");
+        }
         synchronized (store.users()) {
             final StoreNamedPosition position = openPosition(name);
             final StoreTailer tailer = new StoreTailer(store, position, mode, idleStrategy.get());
