@@ -1,0 +1,498 @@
+package dev.spool.benchmarks.jmh;
+
+import dev.spool.benchmarks.support.BenchmarkDirectory;
+import dev.spool.benchmarks.support.Payloads;
+import dev.spool.benchmarks.support.RingPaths;
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.ringbuffer.AsyncAppender;
+import dev.spool.ringbuffer.AsyncQueue;
+import dev.spool.ringbuffer.AsyncTailer;
+import dev.spool.ringbuffer.BackPressure;
+import dev.spool.ringbuffer.Drainer;
+import dev.spool.ringbuffer.RingBuffer;
+import dev.spool.ringbuffer.RingHandler;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.bytes.BytesStore;
+import org.agrona.concurrent.SystemEpochClock;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.lang.invoke.VarHandle;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
+
+/**
+ * Where a ring record's time goes, next to the plain queue's, on the path docs/operations.md documents (an async
+ * queue with its ring on tmpfs, an {@link AsyncTailer} reading, the queue on the benchmark directory's disk, 32-byte
+ * payloads), one thread throughout so that a figure is the instructions' cost and not the machine's scheduling.
+ * <p>
+ * The round trips compare like with like: {@link #ringRoundTrip} appends into the ring and reads the record back
+ * with an async tailer, {@link #plainRoundTrip} appends to the queue and reads the excerpt back with a tailer.
+ * Their halves ({@code *Append}, {@code *ReadEmpty}) split them, and the {@code part*} controls isolate one
+ * candidate each: the claim's stamp ({@link #partClock} against {@link #partCachedClock}), the claim's
+ * compare-and-swaps ({@link #partClaimThreeCas} against {@link #partClaimOneCas}), the ring's own claim/commit
+ * ({@link #partRingClaimCommit}), and the checked copy of a ring record ({@link #partCheckedCopy}). A cost that
+ * only shows between two cores (a cache line that producer and reader both touch) is not measured here; the
+ * javadoc of each control says which line it touches.
+ */
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(1)
+public class RingPartsBenchmark {
+    /** The payload length of the documented path. */
+    static final int PAYLOAD_LENGTH = 32;
+    /** The ring's capacity: the builder's default. */
+    static final int RING_CAPACITY = 1 << 20;
+
+    /** JMH instantiates the benchmark. */
+    public RingPartsBenchmark() {
+    }
+
+    /**
+     * {@link AsyncAppender#append(BytesStore, long, int)} of 32 bytes, then {@link AsyncTailer#read} of it from the
+     * ring; when the ring is full the same thread runs the drainer, so the drainer's share per record is included
+     * (as {@link #plainRoundTrip} pays the queue's write).
+     *
+     * @param state the async queue, its appender and tailer.
+     * @return the record's index.
+     */
+    @Benchmark
+    public long ringRoundTrip(final RingTrip state) {
+        state.append();
+        return state.read();
+    }
+
+    /**
+     * {@link ExcerptAppender#append(BytesStore, long, int)} of 32 bytes to the queue, then {@link ExcerptTailer#read}
+     * of it.
+     *
+     * @param state the queue, its appender and tailer.
+     * @return the excerpt's index.
+     */
+    @Benchmark
+    public long plainRoundTrip(final PlainTrip state) {
+        state.append();
+        return state.read();
+    }
+
+    /**
+     * The appending half of {@link #ringRoundTrip}, with an async tailer of this process that does not read: its
+     * doorbell is in the set each commit rings.
+     *
+     * @param state the async queue.
+     * @return the record's ring position.
+     */
+    @Benchmark
+    public long ringAppend(final RingTrip state) {
+        return state.append();
+    }
+
+    /**
+     * The appending half of {@link #plainRoundTrip}.
+     *
+     * @param state the queue.
+     * @return the excerpt's index.
+     */
+    @Benchmark
+    public long plainAppend(final PlainTrip state) {
+        return state.append();
+    }
+
+    /**
+     * {@link AsyncTailer#read} of a tailer that has read everything, in the ring: what a spinning reader pays per
+     * poll, and the shared lines it loads each time (the ring's tail, the release limit, the next header word).
+     *
+     * @param state an async tailer at the end of the ring.
+     * @return false.
+     */
+    @Benchmark
+    public boolean ringReadEmpty(final RingAtEnd state) {
+        return state.poll();
+    }
+
+    /**
+     * {@link ExcerptTailer#read} of a tailer that has read everything: a spinning reader's poll of the plain queue,
+     * which loads the next excerpt's header word.
+     *
+     * @param state a tailer at the end of the queue.
+     * @return false.
+     */
+    @Benchmark
+    public boolean plainReadEmpty(final PlainAtEnd state) {
+        return state.poll();
+    }
+
+    /**
+     * The claim's stamp as the ring takes it: the queue's epoch clock, the system's wall clock by default.
+     *
+     * @return the time in milliseconds.
+     */
+    @Benchmark
+    public long partClock() {
+        return SystemEpochClock.INSTANCE.time();
+    }
+
+    /**
+     * A volatile load of a field another thread keeps current: what a cached or coarse clock costs the claim.
+     *
+     * @param state holds the field.
+     * @return its value.
+     */
+    @Benchmark
+    public long partCachedClock(final Words state) {
+        return state.cachedTime;
+    }
+
+    /**
+     * The ring's claim protocol without the ring: a compare-and-swap of a tail word, a compare-and-swap of a header
+     * word to "in progress", a load and a compare-and-swap of it to "committed", on memory this thread owns.
+     *
+     * @param state the words.
+     * @return the new tail.
+     */
+    @Benchmark
+    public long partClaimThreeCas(final Words state) {
+        return state.claimThreeCas();
+    }
+
+    /**
+     * Agrona's many-to-one protocol for the same record: a compare-and-swap of the tail word, release stores of the
+     * header word, in progress and then committed.
+     *
+     * @param state the words.
+     * @return the new tail.
+     */
+    @Benchmark
+    public long partClaimOneCas(final Words state) {
+        return state.claimOneCas();
+    }
+
+    /**
+     * {@link RingBuffer#tryClaim(int)}, a copy of 32 bytes at {@link RingBuffer#payloadOffset(long)} and
+     * {@link RingBuffer#commit(long)} on a bare ring (no async queue, no stamp from a queue's clock), read empty by
+     * this thread when full.
+     *
+     * @param state the ring.
+     * @return the record's position.
+     */
+    @Benchmark
+    public long partRingClaimCommit(final BareRing state) {
+        return state.claimCommit();
+    }
+
+    /**
+     * The ring reader's checked copy of a record without the ring: loads of a header word and a time, a 32-byte copy
+     * from native memory into the reader's buffer, an acquire fence, then the volatile load of a limit that says
+     * whether the copy may be trusted.
+     *
+     * @param state the words.
+     * @return the limit.
+     */
+    @Benchmark
+    public long partCheckedCopy(final Words state) {
+        return state.checkedCopy();
+    }
+
+    /** Keeps the first eight bytes of what it is handed, and its index, in fields: a read allocates nothing. */
+    static final class FirstLong implements ExcerptHandler {
+        private long value;
+        private long index = -1;
+
+        @Override
+        public void onExcerpt(final BytesStore<?, ?> bytes, final long offset, final int length, final long index) {
+            this.value = bytes.readLong(offset);
+            this.index = index;
+        }
+
+        long index() {
+            return index;
+        }
+
+        long value() {
+            return value;
+        }
+    }
+
+    /** An async queue in front of a queue in a new directory, its ring on tmpfs, one appender and one async tailer. */
+    @State(Scope.Thread)
+    public static class RingTrip {
+        private final FirstLong handler = new FirstLong();
+        private BenchmarkDirectory directory;
+        private Path ringPath;
+        private AsyncQueue async;
+        private AsyncAppender appender;
+        private AsyncTailer tailer;
+        private Drainer drainer;
+        private Bytes<?> message;
+
+        /** JMH instantiates the state. */
+        public RingTrip() {
+        }
+
+        /** Creates the queue, its ring, the drainer this thread runs when the ring is full, and the tailer. */
+        @Setup(Level.Trial)
+        public void open() {
+            directory = BenchmarkDirectory.create("spool-ring-parts-");
+            ringPath = RingPaths.create(directory.path());
+            async = AsyncQueue.builder(Payloads.spoolQueue(directory.path().resolve("queue")))
+                    .ringPath(ringPath)
+                    .ringCapacity(RING_CAPACITY)
+                    .backPressure(BackPressure.returnCode())
+                    .build();
+            appender = async.createAppender();
+            drainer = async.createDrainer();
+            tailer = async.createTailer();
+            message = Payloads.directMessage(PAYLOAD_LENGTH);
+        }
+
+        long append() {
+            final Bytes<?> message = this.message;
+            long position = appender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+            while (position < 0) {
+                drainer.doWork();
+                position = appender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+            }
+            return position;
+        }
+
+        boolean poll() {
+            return tailer.read(handler);
+        }
+
+        long read() {
+            if (!tailer.read(handler)) {
+                throw new IllegalStateException("the async tailer of " + ringPath + " found nothing after an append");
+            }
+            return handler.index();
+        }
+
+        /** @return the async tailer, for a test. */
+        AsyncTailer tailer() {
+            return tailer;
+        }
+
+        /** @return the first eight bytes of the last record read, for a test. */
+        long lastValue() {
+            return handler.value();
+        }
+
+        /** Closes and deletes the queue and the ring. */
+        @TearDown(Level.Trial)
+        public void close() {
+            tailer.close();
+            appender.close();
+            drainer.close();
+            async.close();
+            message.releaseLast();
+            RingPaths.delete(ringPath);
+            directory.delete();
+        }
+    }
+
+    /** A queue in a new directory, one appender and one tailer, the settings of {@link RingTrip}'s queue. */
+    @State(Scope.Thread)
+    public static class PlainTrip {
+        private final FirstLong handler = new FirstLong();
+        private BenchmarkDirectory directory;
+        private SpoolQueue queue;
+        private ExcerptAppender appender;
+        private ExcerptTailer tailer;
+        private Bytes<?> message;
+
+        /** JMH instantiates the state. */
+        public PlainTrip() {
+        }
+
+        /** Creates the queue, its appender and tailer. */
+        @Setup(Level.Trial)
+        public void open() {
+            directory = BenchmarkDirectory.create("spool-plain-parts-");
+            queue = Payloads.spoolQueue(directory.path().resolve("queue")).openOrCreate();
+            appender = queue.createAppender();
+            tailer = queue.createTailer();
+            message = Payloads.directMessage(PAYLOAD_LENGTH);
+        }
+
+        long append() {
+            return appender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+        }
+
+        boolean poll() {
+            return tailer.read(handler);
+        }
+
+        long read() {
+            if (!tailer.read(handler)) {
+                throw new IllegalStateException("the tailer of " + queue.directory() + " found nothing after an append");
+            }
+            return handler.index();
+        }
+
+        /** Closes and deletes the queue. */
+        @TearDown(Level.Trial)
+        public void close() {
+            tailer.close();
+            appender.close();
+            queue.close();
+            message.releaseLast();
+            directory.delete();
+        }
+    }
+
+    /** An async tailer that has read the one record appended, so that it is in the ring at its end. */
+    @State(Scope.Thread)
+    public static class RingAtEnd extends RingTrip {
+        /** JMH instantiates the state. */
+        public RingAtEnd() {
+        }
+
+        /** Appends one record and reads it. */
+        @Setup(Level.Trial)
+        public void readToEnd() {
+            append();
+            read();
+            if (!tailer().isReadingRing()) {
+                throw new IllegalStateException("the async tailer does not read the ring");
+            }
+        }
+    }
+
+    /** A tailer that has read the one excerpt appended. */
+    @State(Scope.Thread)
+    public static class PlainAtEnd extends PlainTrip {
+        /** JMH instantiates the state. */
+        public PlainAtEnd() {
+        }
+
+        /** Appends one excerpt and reads it. */
+        @Setup(Level.Trial)
+        public void readToEnd() {
+            append();
+            read();
+        }
+    }
+
+    /** A bare ring of the default capacity on tmpfs. */
+    @State(Scope.Thread)
+    public static class BareRing {
+        private static final RingHandler SKIP = (buffer, offset, length, position) -> { };
+        private Path ringPath;
+        private RingBuffer ring;
+        private Bytes<?> message;
+
+        /** JMH instantiates the state. */
+        public BareRing() {
+        }
+
+        /** Creates the ring. */
+        @Setup(Level.Trial)
+        public void open() {
+            ringPath = RingPaths.create(BenchmarkDirectory.base());
+            ring = RingBuffer.open(ringPath, RING_CAPACITY);
+            message = Payloads.directMessage(PAYLOAD_LENGTH);
+        }
+
+        long claimCommit() {
+            final RingBuffer ring = this.ring;
+            long position = ring.tryClaim(PAYLOAD_LENGTH);
+            if (position < 0) {
+                ring.read(SKIP, Integer.MAX_VALUE);
+                position = ring.tryClaim(PAYLOAD_LENGTH);
+            }
+            MEMORY.copyMemory(message.addressForRead(0), ring.buffer().addressForWrite(ring.payloadOffset(position)),
+                    (long) PAYLOAD_LENGTH);
+            ring.commit(position);
+            return position;
+        }
+
+        /** Closes and deletes the ring. */
+        @TearDown(Level.Trial)
+        public void close() {
+            ring.close();
+            message.releaseLast();
+            RingPaths.delete(ringPath);
+        }
+    }
+
+    /** Native words this thread owns, laid out as a ring record and its header's tail, and a clock field. */
+    @State(Scope.Thread)
+    public static class Words {
+        private static final int RECORD_LENGTH = 16 + PAYLOAD_LENGTH;
+        /** A field as a ticker thread would keep it. */
+        volatile long cachedTime = System.currentTimeMillis();
+        private BytesStore<?, Void> memory;
+        private long tailAddress;
+        private long recordAddress;
+        private long copyAddress;
+        private long limitAddress;
+
+        /** JMH instantiates the state. */
+        public Words() {
+        }
+
+        /** Allocates the words, each on a line of its own. */
+        @Setup(Level.Trial)
+        public void allocate() {
+            memory = BytesStore.nativeStoreWithFixedCapacity(1024);
+            final long base = (memory.addressForWrite(0) + 127) & -128L;
+            tailAddress = base;
+            limitAddress = base + 128;
+            recordAddress = base + 256;
+            copyAddress = base + 512;
+            MEMORY.writeLong(tailAddress, 0);
+            MEMORY.writeLong(limitAddress, 0);
+            MEMORY.writeLong(recordAddress, 0);
+        }
+
+        long claimThreeCas() {
+            final long tail = MEMORY.readVolatileLong(tailAddress);
+            MEMORY.compareAndSwapLong(tailAddress, tail, tail + RECORD_LENGTH);
+            MEMORY.compareAndSwapLong(recordAddress, 0, -RECORD_LENGTH);
+            final long claimed = MEMORY.readVolatileLong(recordAddress);
+            MEMORY.compareAndSwapLong(recordAddress, claimed, RECORD_LENGTH);
+            // the next claim finds the word unclaimed again, as the ring's next record would
+            MEMORY.writeLong(recordAddress, 0);
+            return tail;
+        }
+
+        long claimOneCas() {
+            final long tail = MEMORY.readVolatileLong(tailAddress);
+            MEMORY.compareAndSwapLong(tailAddress, tail, tail + RECORD_LENGTH);
+            MEMORY.writeOrderedLong(recordAddress, -RECORD_LENGTH);
+            MEMORY.writeOrderedLong(recordAddress, RECORD_LENGTH);
+            MEMORY.writeLong(recordAddress, 0);
+            return tail;
+        }
+
+        long checkedCopy() {
+            final long word = MEMORY.readVolatileLong(recordAddress);
+            final long time = MEMORY.readLong(recordAddress + 8);
+            MEMORY.copyMemory(recordAddress + 16, copyAddress, (long) PAYLOAD_LENGTH);
+            VarHandle.acquireFence();
+            return MEMORY.readVolatileLong(limitAddress) + word + time;
+        }
+
+        /** Frees the words. */
+        @TearDown(Level.Trial)
+        public void free() {
+            memory.releaseLast();
+        }
+    }
+}
