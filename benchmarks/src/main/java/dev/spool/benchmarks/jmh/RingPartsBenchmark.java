@@ -363,9 +363,11 @@ public class RingPartsBenchmark {
         public RingAtEnd() {
         }
 
-        /** Appends one record and reads it. */
+        /** Opens the async queue as {@link RingTrip} does, then appends one record and reads it. */
+        @Override
         @Setup(Level.Trial)
-        public void readToEnd() {
+        public void open() {
+            super.open();
             append();
             read();
             if (!tailer().isReadingRing()) {
@@ -381,9 +383,11 @@ public class RingPartsBenchmark {
         public PlainAtEnd() {
         }
 
-        /** Appends one excerpt and reads it. */
+        /** Opens the queue as {@link PlainTrip} does, then appends one excerpt and reads it. */
+        @Override
         @Setup(Level.Trial)
-        public void readToEnd() {
+        public void open() {
+            super.open();
             append();
             read();
         }
