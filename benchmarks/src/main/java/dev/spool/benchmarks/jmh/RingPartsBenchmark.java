@@ -20,15 +20,18 @@ import org.agrona.concurrent.SystemEpochClock;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Group;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Control;
 
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
@@ -39,7 +42,7 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 /**
  * Where a ring record's time goes, next to the plain queue's, on the path docs/operations.md documents (an async
  * queue with its ring on tmpfs, an {@link AsyncTailer} reading, the queue on the benchmark directory's disk, 32-byte
- * payloads), one thread throughout so that a figure is the instructions' cost and not the machine's scheduling.
+ * payloads). Most figures take one thread, so that they are the instructions' cost and not the machine's scheduling.
  * <p>
  * The round trips compare like with like: {@link #ringRoundTrip} appends into the ring and reads the record back
  * with an async tailer, {@link #plainRoundTrip} appends to the queue and reads the excerpt back with a tailer.
@@ -47,8 +50,9 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * candidate each: the claim's stamp ({@link #partClock} against {@link #partCachedClock}), the claim's
  * compare-and-swaps ({@link #partClaimThreeCas} against {@link #partClaimOneCas}), the ring's own claim/commit
  * ({@link #partRingClaimCommit}), and the checked copy of a ring record ({@link #partCheckedCopy}). A cost that
- * only shows between two cores (a cache line that producer and reader both touch) is not measured here; the
- * javadoc of each control says which line it touches.
+ * only shows between two cores (a cache line that producer and reader both touch) does not show in those; the
+ * ping-pong groups ({@code ringPingPong}, {@code plainPingPong}) hand a message to another thread and back, two
+ * threads on two cores, and show it.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -58,8 +62,13 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 public class RingPartsBenchmark {
     /** The payload length of the documented path. */
     static final int PAYLOAD_LENGTH = 32;
-    /** The ring's capacity: the builder's default. */
+    /** The bare ring's capacity. */
     static final int RING_CAPACITY = 1 << 20;
+    /**
+     * Round trips and appends per invocation: before each invocation, outside the measurement, the ring is drained
+     * into the queue, as the documented path's drainer does on its own thread; less than the default ring holds.
+     */
+    static final int BATCH = 1024;
 
     /** JMH instantiates the benchmark. */
     public RingPartsBenchmark() {
@@ -67,16 +76,21 @@ public class RingPartsBenchmark {
 
     /**
      * {@link AsyncAppender#append(BytesStore, long, int)} of 32 bytes, then {@link AsyncTailer#read} of it from the
-     * ring; when the ring is full the same thread runs the drainer, so the drainer's share per record is included
-     * (as {@link #plainRoundTrip} pays the queue's write).
+     * ring, {@value #BATCH} times an invocation; the drainer runs between invocations, not measured, as it runs on
+     * a thread of its own on the documented path.
      *
      * @param state the async queue, its appender and tailer.
-     * @return the record's index.
+     * @return the last record's index.
      */
     @Benchmark
+    @OperationsPerInvocation(BATCH)
     public long ringRoundTrip(final RingTrip state) {
-        state.append();
-        return state.read();
+        long index = 0;
+        for (int i = 0; i < BATCH; i++) {
+            state.append();
+            index = state.read();
+        }
+        return index;
     }
 
     /**
@@ -87,32 +101,47 @@ public class RingPartsBenchmark {
      * @return the excerpt's index.
      */
     @Benchmark
+    @OperationsPerInvocation(BATCH)
     public long plainRoundTrip(final PlainTrip state) {
-        state.append();
-        return state.read();
+        long index = 0;
+        for (int i = 0; i < BATCH; i++) {
+            state.append();
+            index = state.read();
+        }
+        return index;
     }
 
     /**
      * The appending half of {@link #ringRoundTrip}, with an async tailer of this process that does not read: its
-     * doorbell is in the set each commit rings.
+     * doorbell is in the set each commit rings; {@value #BATCH} an invocation, the ring drained between.
      *
      * @param state the async queue.
-     * @return the record's ring position.
+     * @return the last record's ring position.
      */
     @Benchmark
+    @OperationsPerInvocation(BATCH)
     public long ringAppend(final RingTrip state) {
-        return state.append();
+        long position = 0;
+        for (int i = 0; i < BATCH; i++) {
+            position = state.append();
+        }
+        return position;
     }
 
     /**
-     * The appending half of {@link #plainRoundTrip}.
+     * The appending half of {@link #plainRoundTrip}, {@value #BATCH} an invocation.
      *
      * @param state the queue.
-     * @return the excerpt's index.
+     * @return the last excerpt's index.
      */
     @Benchmark
+    @OperationsPerInvocation(BATCH)
     public long plainAppend(final PlainTrip state) {
-        return state.append();
+        long index = 0;
+        for (int i = 0; i < BATCH; i++) {
+            index = state.append();
+        }
+        return index;
     }
 
     /**
@@ -210,6 +239,61 @@ public class RingPartsBenchmark {
         return state.checkedCopy();
     }
 
+    /**
+     * Between two threads, the path E1 measures: this thread appends a ping into one async queue's ring and spins
+     * on an async tailer of a second async queue until {@link #ringPong} has read the ping and appended the pong
+     * there; each queue's drainer runs on its own thread ({@link AsyncQueue#startDrainer()}). One operation is two
+     * hand-overs between cores: the cache lines producer and reader share show here, not in the one-thread figures.
+     *
+     * @param state the two async queues.
+     * @param control tells a spinning thread that the iteration is over.
+     * @return the pong's index.
+     */
+    @Benchmark
+    @Group("ringPingPong")
+    public long ringPing(final RingPingPong state, final Control control) {
+        return state.ping(control);
+    }
+
+    /**
+     * The other thread of {@link #ringPing}: reads the ping from the first ring, appends the pong into the second.
+     *
+     * @param state the two async queues.
+     * @param control tells a spinning thread that the iteration is over.
+     * @return the ping's index.
+     */
+    @Benchmark
+    @Group("ringPingPong")
+    public long ringPong(final RingPingPong state, final Control control) {
+        return state.pong(control);
+    }
+
+    /**
+     * {@link #ringPing} on two plain queues: append to one, spin on a tailer of the other.
+     *
+     * @param state the two queues.
+     * @param control tells a spinning thread that the iteration is over.
+     * @return the pong's index.
+     */
+    @Benchmark
+    @Group("plainPingPong")
+    public long plainPing(final PlainPingPong state, final Control control) {
+        return state.ping(control);
+    }
+
+    /**
+     * The other thread of {@link #plainPing}.
+     *
+     * @param state the two queues.
+     * @param control tells a spinning thread that the iteration is over.
+     * @return the ping's index.
+     */
+    @Benchmark
+    @Group("plainPingPong")
+    public long plainPong(final PlainPingPong state, final Control control) {
+        return state.pong(control);
+    }
+
     /** Keeps the first eight bytes of what it is handed, and its index, in fields: a read allocates nothing. */
     static final class FirstLong implements ExcerptHandler {
         private long value;
@@ -230,9 +314,12 @@ public class RingPartsBenchmark {
         }
     }
 
-    /** An async queue in front of a queue in a new directory, its ring on tmpfs, one appender and one async tailer. */
+    /**
+     * An async queue in front of a queue in a new directory, its ring on tmpfs with the builder's default capacity,
+     * one appender and one async tailer.
+     */
     @State(Scope.Thread)
-    public static class RingTrip {
+    public static class RingQueue {
         private final FirstLong handler = new FirstLong();
         private BenchmarkDirectory directory;
         private Path ringPath;
@@ -243,17 +330,16 @@ public class RingPartsBenchmark {
         private Bytes<?> message;
 
         /** JMH instantiates the state. */
-        public RingTrip() {
+        public RingQueue() {
         }
 
-        /** Creates the queue, its ring, the drainer this thread runs when the ring is full, and the tailer. */
+        /** Creates the queue, its ring, the drainer this thread runs, and the tailer. */
         @Setup(Level.Trial)
         public void open() {
             directory = BenchmarkDirectory.create("spool-ring-parts-");
             ringPath = RingPaths.create(directory.path());
             async = AsyncQueue.builder(Payloads.spoolQueue(directory.path().resolve("queue")))
                     .ringPath(ringPath)
-                    .ringCapacity(RING_CAPACITY)
                     .backPressure(BackPressure.returnCode())
                     .build();
             appender = async.createAppender();
@@ -263,13 +349,18 @@ public class RingPartsBenchmark {
         }
 
         long append() {
-            final Bytes<?> message = this.message;
-            long position = appender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
-            while (position < 0) {
-                drainer.doWork();
-                position = appender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+            final long position = appender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+            if (position < 0) {
+                throw new IllegalStateException("ring " + ringPath + " is full: it holds less than a batch");
             }
             return position;
+        }
+
+        /** Drains the ring into the queue. */
+        void drain() {
+            while (drainer.doWork() > 0) {
+                // to the ring's tail
+            }
         }
 
         boolean poll() {
@@ -306,7 +397,21 @@ public class RingPartsBenchmark {
         }
     }
 
-    /** A queue in a new directory, one appender and one tailer, the settings of {@link RingTrip}'s queue. */
+    /** {@link RingQueue}, drained before each invocation, outside the measurement. */
+    @State(Scope.Thread)
+    public static class RingTrip extends RingQueue {
+        /** JMH instantiates the state. */
+        public RingTrip() {
+        }
+
+        /** Drains what the last invocation appended. */
+        @Setup(Level.Invocation)
+        public void drainBetween() {
+            drain();
+        }
+    }
+
+    /** A queue in a new directory, one appender and one tailer, the settings of {@link RingQueue}'s queue. */
     @State(Scope.Thread)
     public static class PlainTrip {
         private final FirstLong handler = new FirstLong();
@@ -358,12 +463,12 @@ public class RingPartsBenchmark {
 
     /** An async tailer that has read the one record appended, so that it is in the ring at its end. */
     @State(Scope.Thread)
-    public static class RingAtEnd extends RingTrip {
+    public static class RingAtEnd extends RingQueue {
         /** JMH instantiates the state. */
         public RingAtEnd() {
         }
 
-        /** Opens the async queue as {@link RingTrip} does, then appends one record and reads it. */
+        /** Opens the async queue as {@link RingQueue} does, then appends one record and reads it. */
         @Override
         @Setup(Level.Trial)
         public void open() {
@@ -390,6 +495,144 @@ public class RingPartsBenchmark {
             super.open();
             append();
             read();
+        }
+    }
+
+    /** Two async queues, each drained on its own thread, an appender and an async tailer of each for each side. */
+    @State(Scope.Group)
+    public static class RingPingPong {
+        private final FirstLong pingRead = new FirstLong();
+        private final FirstLong pongRead = new FirstLong();
+        private BenchmarkDirectory directory;
+        private Path pingRing;
+        private Path pongRing;
+        private AsyncQueue pings;
+        private AsyncQueue pongs;
+        private AsyncAppender pingAppender;
+        private AsyncAppender pongAppender;
+        private AsyncTailer pingTailer;
+        private AsyncTailer pongTailer;
+        private Bytes<?> message;
+
+        /** JMH instantiates the state. */
+        public RingPingPong() {
+        }
+
+        /** Creates both async queues and starts their drainers. */
+        @Setup(Level.Trial)
+        public void open() {
+            directory = BenchmarkDirectory.create("spool-ring-pingpong-");
+            pingRing = RingPaths.create(directory.path());
+            pongRing = RingPaths.create(directory.path());
+            pings = AsyncQueue.builder(Payloads.spoolQueue(directory.path().resolve("pings"))).ringPath(pingRing).build();
+            pongs = AsyncQueue.builder(Payloads.spoolQueue(directory.path().resolve("pongs"))).ringPath(pongRing).build();
+            pings.startDrainer();
+            pongs.startDrainer();
+            pingAppender = pings.createAppender();
+            pongAppender = pongs.createAppender();
+            pingTailer = pings.createTailer();
+            pongTailer = pongs.createTailer();
+            message = Payloads.directMessage(PAYLOAD_LENGTH);
+        }
+
+        long ping(final Control control) {
+            pingAppender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+            while (!pongTailer.read(pongRead)) {
+                if (control.stopMeasurement) {
+                    return -1;
+                }
+            }
+            return pongRead.index();
+        }
+
+        long pong(final Control control) {
+            while (!pingTailer.read(pingRead)) {
+                if (control.stopMeasurement) {
+                    return -1;
+                }
+            }
+            pongAppender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+            return pingRead.index();
+        }
+
+        /** Closes both async queues (which stops their drainers) and deletes them. */
+        @TearDown(Level.Trial)
+        public void close() {
+            pingTailer.close();
+            pongTailer.close();
+            pingAppender.close();
+            pongAppender.close();
+            pings.close();
+            pongs.close();
+            message.releaseLast();
+            RingPaths.delete(pingRing);
+            RingPaths.delete(pongRing);
+            directory.delete();
+        }
+    }
+
+    /** Two queues, an appender and a tailer of each for each side. */
+    @State(Scope.Group)
+    public static class PlainPingPong {
+        private final FirstLong pingRead = new FirstLong();
+        private final FirstLong pongRead = new FirstLong();
+        private BenchmarkDirectory directory;
+        private SpoolQueue pings;
+        private SpoolQueue pongs;
+        private ExcerptAppender pingAppender;
+        private ExcerptAppender pongAppender;
+        private ExcerptTailer pingTailer;
+        private ExcerptTailer pongTailer;
+        private Bytes<?> message;
+
+        /** JMH instantiates the state. */
+        public PlainPingPong() {
+        }
+
+        /** Creates both queues. */
+        @Setup(Level.Trial)
+        public void open() {
+            directory = BenchmarkDirectory.create("spool-plain-pingpong-");
+            pings = Payloads.spoolQueue(directory.path().resolve("pings")).openOrCreate();
+            pongs = Payloads.spoolQueue(directory.path().resolve("pongs")).openOrCreate();
+            pingAppender = pings.createAppender();
+            pongAppender = pongs.createAppender();
+            pingTailer = pings.createTailer();
+            pongTailer = pongs.createTailer();
+            message = Payloads.directMessage(PAYLOAD_LENGTH);
+        }
+
+        long ping(final Control control) {
+            pingAppender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+            while (!pongTailer.read(pongRead)) {
+                if (control.stopMeasurement) {
+                    return -1;
+                }
+            }
+            return pongRead.index();
+        }
+
+        long pong(final Control control) {
+            while (!pingTailer.read(pingRead)) {
+                if (control.stopMeasurement) {
+                    return -1;
+                }
+            }
+            pongAppender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+            return pingRead.index();
+        }
+
+        /** Closes and deletes both queues. */
+        @TearDown(Level.Trial)
+        public void close() {
+            pingTailer.close();
+            pongTailer.close();
+            pingAppender.close();
+            pongAppender.close();
+            pings.close();
+            pongs.close();
+            message.releaseLast();
+            directory.delete();
         }
     }
 
