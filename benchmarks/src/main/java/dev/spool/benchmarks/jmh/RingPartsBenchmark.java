@@ -62,6 +62,8 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 public class RingPartsBenchmark {
     /** The payload length of the documented path. */
     static final int PAYLOAD_LENGTH = 32;
+    /** The capacity of each ping-pong ring: it holds an iteration's records, drained only between iterations. */
+    static final int PING_PONG_RING_CAPACITY = 1 << 30;
     /** The bare ring's capacity. */
     static final int RING_CAPACITY = 1 << 20;
     /**
@@ -242,8 +244,9 @@ public class RingPartsBenchmark {
     /**
      * Between two threads, the path E1 measures: this thread appends a ping into one async queue's ring and spins
      * on an async tailer of a second async queue until {@link #ringPong} has read the ping and appended the pong
-     * there; each queue's drainer runs on its own thread ({@link AsyncQueue#startDrainer()}). One operation is two
-     * hand-overs between cores: the cache lines producer and reader share show here, not in the one-thread figures.
+     * there. One operation is two hand-overs between cores: the cache lines producer and reader share show here, not
+     * in the one-thread figures. The rings ({@value #PING_PONG_RING_CAPACITY} bytes) are drained between iterations,
+     * not by drainer threads, which on a machine of two cores would take the cores of the spinning threads.
      *
      * @param state the two async queues.
      * @param control tells a spinning thread that the iteration is over.
@@ -498,7 +501,7 @@ public class RingPartsBenchmark {
         }
     }
 
-    /** Two async queues, each drained on its own thread, an appender and an async tailer of each for each side. */
+    /** Two async queues drained between iterations, an appender and an async tailer of each for each side. */
     @State(Scope.Group)
     public static class RingPingPong {
         private final FirstLong pingRead = new FirstLong();
@@ -512,22 +515,24 @@ public class RingPartsBenchmark {
         private AsyncAppender pongAppender;
         private AsyncTailer pingTailer;
         private AsyncTailer pongTailer;
+        private Drainer pingDrainer;
+        private Drainer pongDrainer;
         private Bytes<?> message;
 
         /** JMH instantiates the state. */
         public RingPingPong() {
         }
 
-        /** Creates both async queues and starts their drainers. */
+        /** Creates both async queues and their drainers, run between iterations. */
         @Setup(Level.Trial)
         public void open() {
             directory = BenchmarkDirectory.create("spool-ring-pingpong-");
             pingRing = RingPaths.create(directory.path());
             pongRing = RingPaths.create(directory.path());
-            pings = AsyncQueue.builder(Payloads.spoolQueue(directory.path().resolve("pings"))).ringPath(pingRing).build();
-            pongs = AsyncQueue.builder(Payloads.spoolQueue(directory.path().resolve("pongs"))).ringPath(pongRing).build();
-            pings.startDrainer();
-            pongs.startDrainer();
+            pings = open(directory.path().resolve("pings"), pingRing);
+            pongs = open(directory.path().resolve("pongs"), pongRing);
+            pingDrainer = pings.createDrainer();
+            pongDrainer = pongs.createDrainer();
             pingAppender = pings.createAppender();
             pongAppender = pongs.createAppender();
             pingTailer = pings.createTailer();
@@ -535,8 +540,21 @@ public class RingPartsBenchmark {
             message = Payloads.directMessage(PAYLOAD_LENGTH);
         }
 
+        private static AsyncQueue open(final Path queue, final Path ring) {
+            return AsyncQueue.builder(Payloads.spoolQueue(queue)).ringPath(ring).ringCapacity(PING_PONG_RING_CAPACITY)
+                    .backPressure(BackPressure.returnCode()).build();
+        }
+
+        /** Drains both rings while neither thread runs. */
+        @Setup(Level.Iteration)
+        public void drain() {
+            while (pingDrainer.doWork() > 0 || pongDrainer.doWork() > 0) {
+                // to both tails
+            }
+        }
+
         long ping(final Control control) {
-            pingAppender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+            send(pingAppender);
             while (!pongTailer.read(pongRead)) {
                 if (control.stopMeasurement) {
                     return -1;
@@ -551,13 +569,22 @@ public class RingPartsBenchmark {
                     return -1;
                 }
             }
-            pongAppender.append(message.bytesStore(), 0, PAYLOAD_LENGTH);
+            send(pongAppender);
             return pingRead.index();
         }
 
-        /** Closes both async queues (which stops their drainers) and deletes them. */
+        private void send(final AsyncAppender appender) {
+            if (appender.append(message.bytesStore(), 0, PAYLOAD_LENGTH) < 0) {
+                throw new IllegalStateException("a ping-pong ring is full: its capacity holds one iteration of up to"
+                        + " a second or so");
+            }
+        }
+
+        /** Closes both async queues and deletes them. */
         @TearDown(Level.Trial)
         public void close() {
+            pingDrainer.close();
+            pongDrainer.close();
             pingTailer.close();
             pongTailer.close();
             pingAppender.close();
