@@ -97,7 +97,7 @@ public final class AsyncAppender implements AutoCloseable {
                 return position;
             }
             MEMORY.copyMemory(src, offset, ring.store().addressForWrite(payloadOffset(position)), length);
-            if (commit(position)) {
+            if (commit(position, length)) {
                 return position;
             }
         }
@@ -124,7 +124,7 @@ public final class AsyncAppender implements AutoCloseable {
             } else {
                 ring.store().write(payloadOffset, src, offset, length);
             }
-            if (commit(position)) {
+            if (commit(position, length)) {
                 return position;
             }
         }
@@ -214,18 +214,40 @@ public final class AsyncAppender implements AutoCloseable {
         checkOpen();
         if (crc != null) {
             // the claim's header holds minus its record's length until the commit below publishes it
-            final int payloadLength = -RecordDescriptor.length(ring.headerWordAt(position)) - RecordDescriptor.HEADER_LENGTH
-                    - CHECKSUM_LENGTH;
-            final long body = ring.store().addressForWrite(ring.payloadOffset(position));
-            // before the commit's release: the drainer and ring readers see the checksum with the payload
-            MEMORY.writeInt(body, crc.of(body + CHECKSUM_LENGTH, payloadLength));
+            writeChecksum(position, -RecordDescriptor.length(ring.headerWordAt(position)) - RecordDescriptor.HEADER_LENGTH
+                    - CHECKSUM_LENGTH);
         }
         if (ring.commit(position)) {
-            lastPosition = position;
-            commits.ring();
+            committed(position);
             return true;
         }
         return false;
+    }
+
+    /**
+     * {@link #commit(long)} of an append, which knows the payload's length: no load of the claim's header word, and
+     * no check that {@link #claim(int)} has just made.
+     */
+    private boolean commit(final long position, final int length) {
+        if (crc != null) {
+            writeChecksum(position, length);
+        }
+        if (ring.commit(position, length + checksumLength)) {
+            committed(position);
+            return true;
+        }
+        return false;
+    }
+
+    /** Writes the CRC32C of the claim's payload in front of it, before the commit's release publishes both. */
+    private void writeChecksum(final long position, final int payloadLength) {
+        final long body = ring.store().addressForWrite(ring.payloadOffset(position));
+        MEMORY.writeInt(body, crc.of(body + CHECKSUM_LENGTH, payloadLength));
+    }
+
+    private void committed(final long position) {
+        lastPosition = position;
+        commits.ring();
     }
 
     /**

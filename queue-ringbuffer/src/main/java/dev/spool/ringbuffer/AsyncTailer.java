@@ -81,6 +81,12 @@ public final class AsyncTailer implements ExcerptReader {
     private volatile Thread sleeper;
     private boolean inRing;
     private long ringPosition;
+    /**
+     * A stale lower bound of the ring's free position plus its capacity: every header word below it belongs to the
+     * lap of its position (unclaimed, in progress or committed), so a poll below it loads that word and nothing of
+     * the producers' (the tail's line stays in the cache of the producer that claims next).
+     */
+    private long readLimit;
     /** The header word of the record at {@link #ringPosition}, as {@link #peekRing()} checked it. */
     private long peekedWord;
     private long lastIndex = -1;
@@ -442,10 +448,11 @@ public final class AsyncTailer implements ExcerptReader {
     private int peekRing() {
         while (true) {
             final long position = ringPosition;
-            if (position >= ring.tail()) {
-                // unclaimed: the bytes there may still be the undrained record of the lap before
+            if (position >= readLimit && position >= (readLimit = ring.freePosition() + ring.capacity())) {
+                // the ring is full up to here: the bytes are still the unreleased record of the lap before
                 return 0;
             }
+            // acquire, after the free position's: a word that is not committed yet reads as length 0 or less
             final long word = ring.headerWordAt(position);
             if (ring.releaseLimit() > position) {
                 return -1;

@@ -39,8 +39,9 @@ package dev.spool.ringbuffer;
  * the lap, {@code position / capacity}, of the records that will use it ({@link #unclaimedWord(long)}). A new
  * ring is lap 0, all zeros; the drainer fills every word it has drained with the next lap's unclaimed word before
  * it gives the space back. Below the tail, a header word of length 0 therefore means "claimed, header not written
- * yet". At and above the tail the bytes may still be the undrained record of the lap before, so readers never
- * look there. Because the unclaimed word names the lap, a producer that stalled across the drainer's release of
+ * yet". A capacity or more past the free position the bytes may still be the unreleased record of the lap before,
+ * so readers never look there; below that bound a header word is of its own lap, unclaimed, in progress or
+ * committed. Because the unclaimed word names the lap, a producer that stalled across the drainer's release of
  * its space cannot publish into the next lap: its swap expects the old lap's word.
  * <p>
  * A padding record fills the end of the data region when a record does not fit before the wrap; it may be only

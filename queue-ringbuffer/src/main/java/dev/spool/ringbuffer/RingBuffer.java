@@ -248,10 +248,12 @@ public final class RingBuffer implements AutoCloseable {
             throw new SpoolException("length=" + length + " outside [0, " + maxPayloadLength + "] for ring " + path);
         }
         final int recordLength = length + RecordDescriptor.HEADER_LENGTH;
+        // read before the claim, not between its header swap and its commit: a reader polling the header waits less
+        final long claimTime = epochClock.time();
         long position;
         do {
             position = reserve(recordLength);
-        } while (position >= 0 && !publish(position, recordLength));
+        } while (position >= 0 && !publish(position, recordLength, claimTime));
         return position;
     }
 
@@ -301,12 +303,12 @@ public final class RingBuffer implements AutoCloseable {
      *
      * @return false if the consumer unblocked the space first: it is padding, and nothing may be written there.
      */
-    private boolean publish(final long position, final int recordLength) {
+    private boolean publish(final long position, final int recordLength, final long claimTime) {
         final long recordAddress = dataAddress + (position & mask);
         if (!MEMORY.compareAndSwapLong(recordAddress, unclaimedWord(lap(position)), headerWord(-recordLength, TYPE_DATA, owner))) {
             return false;
         }
-        MEMORY.writeLong(recordAddress + TIMESTAMP_OFFSET, epochClock.time());
+        MEMORY.writeLong(recordAddress + TIMESTAMP_OFFSET, claimTime);
         return true;
     }
 
@@ -317,7 +319,7 @@ public final class RingBuffer implements AutoCloseable {
 
     /** Test hook: the second step of {@link #tryClaim(int)}, for a claim of {@link #claimWithoutHeader(int)}. */
     boolean publishHeader(final long position, final int length) {
-        return publish(position, length + RecordDescriptor.HEADER_LENGTH);
+        return publish(position, length + RecordDescriptor.HEADER_LENGTH, epochClock.time());
     }
 
     /** @return the lap of {@code position}: how many times the producers have wrapped the data region before it. */
@@ -372,6 +374,26 @@ public final class RingBuffer implements AutoCloseable {
             return false;
         }
         return MEMORY.compareAndSwapLong(recordAddress, claimed, headerWord(-length(claimed), TYPE_DATA, owner));
+    }
+
+    /**
+     * {@link #commit(long)} of a claim whose payload length the caller knows: one compare-and-swap from the claim's
+     * header word as this instance published it, with no load of the word first, which would fetch its line for
+     * reading and then again for writing when a reader polls it. Only a claim that is no longer in progress fails
+     * the swap, and {@link #commit(long)} then says why.
+     *
+     * @param position the claim's position.
+     * @param length   the payload length it was claimed with.
+     * @return true if committed; false if the claim had been revoked.
+     */
+    boolean commit(final long position, final int length) {
+        guard.checkOpen();
+        final int recordLength = length + RecordDescriptor.HEADER_LENGTH;
+        if (MEMORY.compareAndSwapLong(dataAddress + (position & mask), headerWord(-recordLength, TYPE_DATA, owner),
+                headerWord(recordLength, TYPE_DATA, owner))) {
+            return true;
+        }
+        return commit(position);
     }
 
     /**

@@ -82,6 +82,42 @@ class AsyncTailerTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldNotReadThePreviousLapAgainWhenTheRingIsFullUpToTheTailer() {
+        // 64-byte records fill the smallest ring exactly: the tail reaches the free position plus the capacity, where
+        // the bytes are still the first record's, committed in the lap before
+        final int recordsPerLap = 4096 / 64;
+        try (AsyncQueue async = AsyncQueue.builder(SpoolQueue.builder(queueDir()).rollCycle(RollCycle.DAILY)
+                .chunkLength(1 << 20)).ringPath(tempDir.resolve("q.ring")).ringCapacity(4096)
+                .backPressure(BackPressure.returnCode()).build();
+             AsyncAppender appender = async.createAppender(); AsyncTailer tailer = async.createTailer()) {
+            final byte[] payload = new byte[64 - RecordDescriptor.HEADER_LENGTH];
+            final List<Long> firstLongs = new ArrayList<>();
+            for (long i = 0; i < recordsPerLap; i++) {
+                java.nio.ByteBuffer.wrap(payload).order(java.nio.ByteOrder.nativeOrder()).putLong(0, i);
+                assertTrue(appender.append(payload) >= 0);
+            }
+            java.nio.ByteBuffer.wrap(payload).order(java.nio.ByteOrder.nativeOrder()).putLong(0, recordsPerLap);
+            assertEquals(RingBuffer.INSUFFICIENT_CAPACITY, appender.append(payload), "the ring is full");
+            while (tailer.read((bytes, offset, length, index) -> firstLongs.add(bytes.readLong(offset)))) {
+                assertTrue(tailer.isReadingRing());
+            }
+            assertEquals(recordsPerLap, firstLongs.size(), "one lap, each record once: " + firstLongs);
+            assertFalse(tailer.read((bytes, offset, length, index) -> firstLongs.add(bytes.readLong(offset))),
+                    "nothing new: the first record's bytes a lap back are not a record of this lap");
+
+            drainAll(async.createDrainer());
+            assertTrue(appender.append(payload) >= 0, "the drainer released the lap");
+            final long[] next = new long[2];
+            assertTrue(tailer.read((bytes, offset, length, index) -> {
+                next[0] = bytes.readLong(offset);
+                next[1] = index;
+            }));
+            assertEquals(recordsPerLap, next[0], "the first record of the next lap");
+            assertEquals(recordsPerLap, async.queue().rollCycle().toSequence(next[1]));
+        }
+    }
+
+    @Test
     void shouldContinueFromTheQueueWhenTheDrainerReleasedWhatItHasNotRead() {
         try (AsyncQueue async = open(RollCycle.DAILY, 0)) {
             readWhileTheDrainerOvertakes(async, 30, "10 before the drain, 20 after it: the rest from the queue");

@@ -141,6 +141,29 @@ class RingBufferTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldCommitWithTheClaimedLengthAndTellTheProducerOfARevokedClaimAsTheLoadingCommitDoes()
+            throws InterruptedException {
+        try (RingBuffer ring = RingBuffer.open(ringPath(), CAPACITY, Duration.ofMillis(50))) {
+            final long stuck = ring.tryClaim(16);
+            final long live = ring.tryClaim(8);
+            ring.buffer().writeLong(ring.payloadOffset(live), 42L);
+            assertTrue(ring.commit(live, 8), "one swap from the header word the claim published");
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            final List<Long> read = new ArrayList<>();
+            while (read.isEmpty() && System.nanoTime() < deadline) {
+                ring.read((buffer, offset, length, position) -> {
+                    assertEquals(8, length);
+                    read.add(buffer.readLong(offset));
+                }, 10);
+                Thread.sleep(1);
+            }
+            assertEquals(List.of(42L), read, "the live claim committed, the stuck one skipped once revoked");
+            assertFalse(ring.commit(stuck, 16), "the late producer learns its claim was revoked");
+            assertEquals(1, ring.stats().revokedClaims());
+        }
+    }
+
+    @Test
     void shouldKeepEveryRecordOfConcurrentProducersIntactAndInEachProducersOrder() throws Exception {
         final int producers = 4;
         final int perProducer = Soak.count(50_000, 1_000_000);

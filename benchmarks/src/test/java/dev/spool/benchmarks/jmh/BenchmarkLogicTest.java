@@ -3,6 +3,7 @@ package dev.spool.benchmarks.jmh;
 import dev.spool.benchmarks.support.BenchmarkDirectory;
 import dev.spool.benchmarks.support.BenchmarkDirectoryCheck;
 import dev.spool.benchmarks.support.Payloads;
+import dev.spool.queue.RollCycle;
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptTailer;
 import org.junit.jupiter.api.Test;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -174,5 +176,49 @@ class BenchmarkLogicTest {
         typed.deleteQueue();
         hand.deleteQueue();
         chronicle.deleteQueue();
+    }
+
+    @Test
+    void ringPartsShouldReadBackEachRecordAndExcerptItAppendedAndFindNothingMoreAtTheEnd() {
+        final RingPartsBenchmark benchmark = new RingPartsBenchmark();
+        final RingPartsBenchmark.RingTrip ring = new RingPartsBenchmark.RingTrip();
+        ring.open();
+        final RingPartsBenchmark.PlainTrip plain = new RingPartsBenchmark.PlainTrip();
+        plain.open();
+        // past the default ring's capacity, drained between batches as JMH does between invocations
+        for (int batch = 1; batch <= 300; batch++) {
+            ring.drainBetween();
+            final long last = batch * (long) RingPartsBenchmark.BATCH - 1;
+            assertEquals(last, RollCycle.DAILY.toSequence(benchmark.ringRoundTrip(ring)));
+            assertTrue(ring.tailer().isReadingRing(), "the tailer reads the ring, not the queue");
+            assertEquals(Payloads.create(RingPartsBenchmark.PAYLOAD_LENGTH)[0], (byte) ring.lastValue());
+            assertEquals(last, RollCycle.DAILY.toSequence(benchmark.plainRoundTrip(plain)));
+        }
+        ring.close();
+        plain.close();
+
+        final RingPartsBenchmark.RingAtEnd ringAtEnd = new RingPartsBenchmark.RingAtEnd();
+        ringAtEnd.open();
+        assertFalse(benchmark.ringReadEmpty(ringAtEnd));
+        ringAtEnd.close();
+        final RingPartsBenchmark.PlainAtEnd plainAtEnd = new RingPartsBenchmark.PlainAtEnd();
+        plainAtEnd.open();
+        assertFalse(benchmark.plainReadEmpty(plainAtEnd));
+        plainAtEnd.close();
+
+        final RingPartsBenchmark.BareRing bare = new RingPartsBenchmark.BareRing();
+        bare.open();
+        long position = -1;
+        for (int i = 0; i < 100_000; i++) {
+            final long next = benchmark.partRingClaimCommit(bare);
+            assertTrue(next > position, "positions only grow, the ring read empty when full");
+            position = next;
+        }
+        bare.close();
+        final RingPartsBenchmark.Words words = new RingPartsBenchmark.Words();
+        words.allocate();
+        assertEquals(0, benchmark.partClaimThreeCas(words));
+        assertEquals(48, benchmark.partClaimOneCas(words));
+        words.free();
     }
 }
