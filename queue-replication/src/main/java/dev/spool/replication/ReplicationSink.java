@@ -113,7 +113,8 @@ public final class ReplicationSink implements Agent, AutoCloseable {
                     directory, server.getLocalAddress());
         }
         session = new SinkSession(directory, replica,
-                () -> new SinkHandshake(directory, replica, config.maxFrameLength(), config.secret()), selector, heartbeatNs,
+                () -> new SinkHandshake(directory, replica, config.maxFrameLength(), config.secret()), config.secret(),
+                selector, heartbeatNs,
                 config.nanoClock());
         ObjectName name = null;
         if (config.registerMBean()) {

@@ -1,0 +1,224 @@
+package dev.spool.replication;
+
+import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.RepairRefusedException;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.format.ExcerptDescriptor;
+import dev.spool.replication.protocol.ErrorFlyweight;
+import dev.spool.replication.protocol.Handshake;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static dev.spool.replication.Replicas.*;
+import static dev.spool.replication.protocol.FrameDescriptor.*;
+import static org.junit.jupiter.api.Assertions.*;
+
+/**
+ * A queue repairs its damage from a replica over the network: a repairer proves the shared secret on the replica's
+ * sink port, while the primary's source streams to it, and fetches the damaged range; a repair the replica cannot
+ * answer, or one by a peer without the secret, writes nothing, and the sink goes on replicating.
+ */
+class NetworkRepairTest extends SpoolTestBase {
+    private static final Duration HEARTBEAT = Duration.ofMillis(200);
+    private static final byte[] WRONG_SECRET = "not the replication tests' secret, 40 b".getBytes(StandardCharsets.US_ASCII);
+
+    private Path primaryDir() {
+        return tempDir.resolve("primary");
+    }
+
+    private Path replicaDir() {
+        return tempDir.resolve("replica");
+    }
+
+    private SpoolQueue primary() {
+        return SpoolQueue.builder(primaryDir()).chunkLength(1 << 20).checksums(true).openOrCreate();
+    }
+
+    private ReplicationSink sink() {
+        return ReplicationSink.builder(replicaDir()).queueSettings(b -> b.chunkLength(1 << 20))
+                .heartbeatInterval(HEARTBEAT).sharedSecret(SECRET).start();
+    }
+
+    private static ReplicationSource source(final SpoolQueue primary, final ReplicationSink sink) {
+        return ReplicationSource.builder(primary, sink.address()).heartbeatInterval(HEARTBEAT).sharedSecret(SECRET)
+                .start();
+    }
+
+    static Path lastCycleFile(final Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            final List<Path> cycles = files.filter(f -> f.toString().endsWith(".cycle")).sorted().toList();
+            return cycles.get(cycles.size() - 1);
+        }
+    }
+
+    /** Flips a payload bit of the {@code n}th data excerpt of {@code file}. */
+    static void damage(final Path file, final int n) throws IOException {
+        final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        long position = CycleDescriptor.DATA_OFFSET;
+        int sequence = 0;
+        while (true) {
+            final int header = bytes.getInt((int) position);
+            if (ExcerptDescriptor.isData(header) && sequence++ == n) {
+                try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                    final long at = position + ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET + 1;
+                    raf.seek(at);
+                    final int value = raf.read();
+                    raf.seek(at);
+                    raf.write(value ^ 0x40);
+                }
+                return;
+            }
+            position += ExcerptDescriptor.alignedLength(ExcerptDescriptor.length(header));
+        }
+    }
+
+    @Test
+    void shouldRestoreThePrimaryByteForByteFromAReplicaOverTheNetworkWhileItsSourceStreams() throws IOException {
+        try (SpoolQueue primary = primary(); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink)) {
+            append(appender, 0, 300);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
+            final Path file = lastCycleFile(primaryDir());
+            damage(file, 42);
+            damage(file, 250);
+            // message 5 is 6000 bytes: the answers hold several excerpts, or a long one alone
+            damage(file, 5);
+
+            final long rewritten = QueueRepair.fromReplica(sink.address()).sharedSecret(SECRET).repair(primary);
+
+            assertEquals(3, rewritten);
+            assertTrue(sink.isConnected(), "the source kept streaming to the sink during the repair");
+            append(appender, 300, 320);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated after the repair");
+            assertNull(source.failure());
+        }
+        assertArrayEquals(Files.readAllBytes(lastCycleFile(replicaDir())), Files.readAllBytes(lastCycleFile(primaryDir())));
+        verify(primaryDir());
+    }
+
+    @Test
+    void shouldRepairOnlyTheRangeGivenFromTheReplica() throws IOException {
+        try (SpoolQueue primary = primary(); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink)) {
+            append(appender, 0, 100);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
+            final Path file = lastCycleFile(primaryDir());
+            damage(file, 10);
+            damage(file, 90);
+            final long first = primary.firstIndex();
+
+            assertEquals(1, QueueRepair.fromReplica(sink.address()).sharedSecret(SECRET)
+                    .repair(primary, first + 5, first + 20));
+            assertEquals(1, QueueRepair.fromReplica(sink.address()).sharedSecret(SECRET).repair(primary));
+            assertNull(source.failure());
+        }
+        assertArrayEquals(Files.readAllBytes(lastCycleFile(replicaDir())), Files.readAllBytes(lastCycleFile(primaryDir())));
+    }
+
+    @Test
+    void shouldRefuseARangeTheReplicaDoesNotHoldNamingItAndWriteNothing() throws IOException {
+        try (SpoolQueue primary = primary(); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink()) {
+            try (ReplicationSource source = source(primary, sink)) {
+                append(appender, 0, 100);
+                await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
+            }
+            // the replica never gets these
+            append(appender, 100, 110);
+            final Path file = lastCycleFile(primaryDir());
+            damage(file, 105);
+            final byte[] before = Files.readAllBytes(file);
+
+            final RepairRefusedException refused = assertThrows(RepairRefusedException.class,
+                    () -> QueueRepair.fromReplica(sink.address()).sharedSecret(SECRET).repair(primary));
+
+            final String message = refused.getMessage();
+            assertTrue(message.contains("error " + ERROR_FETCH), message);
+            assertTrue(message.contains("the replica holds"), message);
+            assertTrue(message.contains("nothing was written"), message);
+            assertEquals(primary.firstIndex() + 105, refused.fromIndex());
+            assertArrayEquals(before, Files.readAllBytes(file));
+        }
+    }
+
+    @Test
+    void shouldGiveNothingToARepairerWithoutTheSecretAndKeepReplicating() throws IOException {
+        try (SpoolQueue primary = primary(); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink)) {
+            append(appender, 0, 100);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
+            final Path file = lastCycleFile(primaryDir());
+            damage(file, 50);
+            final byte[] before = Files.readAllBytes(file);
+            expectWarning("refusing the repairer at");
+
+            final SpoolException wrong = assertThrows(SpoolException.class,
+                    () -> QueueRepair.fromReplica(sink.address()).sharedSecret(WRONG_SECRET).repair(primary));
+            assertTrue(wrong.getMessage().contains("did not prove the shared secret"), wrong.getMessage());
+            final RepairRefusedException none = assertThrows(RepairRefusedException.class,
+                    () -> QueueRepair.fromReplica(sink.address()).insecure().repair(primary));
+            assertTrue(none.getMessage().contains("error " + ERROR_AUTHENTICATION), none.getMessage());
+            assertArrayEquals(before, Files.readAllBytes(file));
+
+            append(appender, 100, 120);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated after the refused repairers");
+            assertNull(source.failure());
+        }
+    }
+
+    @Test
+    void shouldRefuseAProofMadeForAGatewayAndAFetchWithoutAHandshake() throws IOException {
+        try (SpoolQueue primary = primary(); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink)) {
+            append(appender, 0, 10);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
+            expectWarning("refusing the repairer at");
+            expectWarning("FETCH frame from");
+            try (Socket socket = new Socket(sink.address().getAddress(), sink.address().getPort())) {
+                final ByteBuffer hello = Wire.frame(CLIENT_HELLO_LENGTH, TYPE_CLIENT_HELLO);
+                hello.put(CLIENT_HELLO_NONCE_OFFSET, Handshake.nonce());
+                Wire.write(socket, hello);
+                final ByteBuffer challenge = Wire.read(socket);
+                assertEquals(TYPE_CHALLENGE, Wire.type(challenge));
+                // right secret, a publish client's label: a proof of another kind of session
+                final ByteBuffer proof = Wire.frame(PROOF_LENGTH, TYPE_PROOF);
+                proof.put(PROOF_MAC_OFFSET, Handshake.mac(SECRET, Handshake.CLIENT_LABEL, Wire.bytes(hello, CLIENT_HELLO_LENGTH),
+                        Wire.bytes(challenge, CHALLENGE_LENGTH), Wire.bytes(proof, PROOF_MAC_OFFSET)));
+                Wire.write(socket, proof);
+                final ByteBuffer error = Wire.read(socket);
+                assertEquals(TYPE_ERROR, Wire.type(error));
+                assertEquals(ERROR_AUTHENTICATION, new ErrorFlyweight().wrap(error, 0).code());
+                Wire.awaitClosed(socket);
+            }
+            try (Socket socket = new Socket(sink.address().getAddress(), sink.address().getPort())) {
+                final ByteBuffer fetch = Wire.frame(FETCH_LENGTH, TYPE_FETCH);
+                fetch.putLong(FETCH_FROM_OFFSET, primary.firstIndex()).putLong(FETCH_TO_OFFSET, primary.firstIndex());
+                Wire.write(socket, fetch);
+                final ByteBuffer error = Wire.read(socket);
+                assertEquals(TYPE_ERROR, Wire.type(error));
+                final ErrorFlyweight flyweight = new ErrorFlyweight().wrap(error, 0);
+                assertEquals(ERROR_PROTOCOL, flyweight.code());
+                assertTrue(flyweight.message(error.capacity()).contains("FETCH frame"), flyweight.message(error.capacity()));
+                Wire.awaitClosed(socket);
+            }
+            append(appender, 10, 20);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated after the attacks");
+            assertNull(source.failure());
+        }
+    }
+}
