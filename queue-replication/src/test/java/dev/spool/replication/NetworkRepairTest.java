@@ -7,12 +7,15 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.format.CycleDescriptor;
 import dev.spool.queue.format.ExcerptDescriptor;
+import dev.spool.queue.tools.SpoolTool;
 import dev.spool.replication.protocol.ErrorFlyweight;
 import dev.spool.replication.protocol.Handshake;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.net.Socket;
 import java.nio.ByteBuffer;
@@ -109,6 +112,42 @@ class NetworkRepairTest extends SpoolTestBase {
         }
         assertArrayEquals(Files.readAllBytes(lastCycleFile(replicaDir())), Files.readAllBytes(lastCycleFile(primaryDir())));
         verify(primaryDir());
+    }
+
+    @Test
+    void shouldRepairFromAReplicaWithTheCommandLine() throws IOException {
+        final Path secretFile = tempDir.resolve("secret");
+        Files.write(secretFile, SECRET);
+        final String address;
+        try (SpoolQueue primary = primary(); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink)) {
+            append(appender, 0, 200);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
+            address = "localhost:" + sink.address().getPort();
+            source.close();
+            primary.close();
+            damage(lastCycleFile(primaryDir()), 77);
+
+            final StringBuilder output = new StringBuilder();
+            final int status = spool(output, "repair", primaryDir().toString(), "--replica", address, "--secret-file",
+                    secretFile.toString());
+
+            assertEquals(SpoolTool.EXIT_OK, status, output.toString());
+            assertTrue(output.toString().contains("REPAIRED what a scan found: 1 rewritten from the replica at "
+                    + address), output.toString());
+            assertTrue(output.toString().contains("OK: no damage the checksums prove"), output.toString());
+        }
+        assertArrayEquals(Files.readAllBytes(lastCycleFile(replicaDir())), Files.readAllBytes(lastCycleFile(primaryDir())));
+    }
+
+    private static int spool(final StringBuilder output, final String... args) {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final int status;
+        try (PrintStream print = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            status = SpoolTool.run(args, print, print);
+        }
+        output.append(out.toString(StandardCharsets.UTF_8));
+        return status;
     }
 
     @Test
