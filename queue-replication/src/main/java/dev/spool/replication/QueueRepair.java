@@ -17,6 +17,8 @@ import dev.spool.replication.protocol.FrameMac;
 import dev.spool.replication.protocol.Handshake;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -29,6 +31,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static dev.spool.replication.protocol.FrameDescriptor.FETCH_FRAME_LIMIT;
@@ -54,6 +57,7 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * docs/operations.md, "Damaged files".
  */
 public final class QueueRepair {
+    private static final Logger LOG = LoggerFactory.getLogger(QueueRepair.class);
     private static final int MAX_PASSES = 64;
     private static final int HANDSHAKE_CAPACITY = 4096;
 
@@ -106,7 +110,7 @@ public final class QueueRepair {
                 final long from = damaged.get(0).fromIndex();
                 final long to = damaged.get(damaged.size() - 1).toIndex();
                 try {
-                    repaired += internals.repairExcerpts(from, to, bodies::get);
+                    repaired += logged(queue, from, to, internals.repairExcerpts(from, to, bodies::get));
                 } catch (RepairRefusedException e) {
                     if (repaired == 0) {
                         throw e;
@@ -152,12 +156,22 @@ public final class QueueRepair {
                 }
             }
         }
-        return internals.repairExcerpts(fromIndex, toIndex, bodies::get);
+        return logged(queue, fromIndex, toIndex, internals.repairExcerpts(fromIndex, toIndex, bodies::get));
+    }
+
+    private int logged(final SpoolQueue queue, final long fromIndex, final long toIndex, final int count) {
+        if (count > 0) {
+            LOG.info("repaired {}..{} of {}: {} damaged regions rewritten with the verified bytes of the replica at {}",
+                    IndexFormat.format(fromIndex, queue.rollCycle()), IndexFormat.format(toIndex, queue.rollCycle()),
+                    queue.directory(), count, replica);
+        }
+        return count;
     }
 
     /** One authenticated connection to the replica's sink, fetching bodies; blocking, within the timeout. */
     private final class Session implements AutoCloseable {
         private final RollCycle rollCycle;
+        private final UUID queueId;
         private final Connection connection;
         private final Selector selector;
         private final FetchFlyweight fetch = new FetchFlyweight();
@@ -166,6 +180,7 @@ public final class QueueRepair {
 
         Session(final SpoolQueue queue) {
             this.rollCycle = queue.rollCycle();
+            this.queueId = queue.queueId();
             final long largest = DataFlyweight.largestFrameLength(FETCH_FRAME_LIMIT, queue.maxMessageLength(),
                     queue.unwrap(QueueInternals.class).features()) + FrameMac.TAG_LENGTH;
             try {
@@ -209,7 +224,7 @@ public final class QueueRepair {
                 while (next <= to) {
                     final long last = Math.min(to, next + MAX_FETCH_EXCERPTS - 1);
                     final int offset = connection.beginFrame(TYPE_FETCH);
-                    fetch.wrap(connection.send(), offset).range(next, last);
+                    fetch.wrap(connection.send(), offset).range(next, last).queueId(queueId);
                     connection.endFrame(offset, FETCH_LENGTH);
                     final long deadline = clock.nanoTime() + timeoutNs;
                     flush(deadline);

@@ -24,7 +24,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 import static dev.spool.replication.Replicas.*;
@@ -196,6 +198,105 @@ class NetworkRepairTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRestoreEveryChecksumProvenFlipOverTheNetworkAndWriteNothingButTheReplicasBytes() throws IOException {
+        try (SpoolQueue primary = primary(); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink()) {
+            try (ReplicationSource source = source(primary, sink)) {
+                append(appender, 0, 200);
+                await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
+            }
+            final byte[] replica = Files.readAllBytes(lastCycleFile(replicaDir()));
+            final List<Long> headers = headerPositions(replica);
+            for (int n = 0; n < 16; n++) {
+                final SplittableRandom random = new SplittableRandom(20261126L + n);
+                final Path work = tempDir.resolve("work-" + n);
+                Files.createDirectories(work);
+                try (Stream<Path> files = Files.list(primaryDir())) {
+                    for (final Path file : (Iterable<Path>) files::iterator) {
+                        if (!file.getFileName().toString().endsWith(".lock")) {
+                            Files.copy(file, work.resolve(file.getFileName()));
+                        }
+                    }
+                }
+                final Path file = lastCycleFile(work);
+                final byte[] bytes = Files.readAllBytes(file);
+                final int excerpt = 1 + random.nextInt(headers.size() - 2);
+                final long header = headers.get(excerpt);
+                // a flip in the CRC32C field or payload, which checksums prove; one case in four in the header
+                final boolean inHeader = random.nextInt(4) == 0;
+                final long from = inHeader ? header : header + ExcerptDescriptor.CHECKSUM_OFFSET;
+                final long to = inHeader ? header + ExcerptDescriptor.HEADER_LENGTH : headers.get(excerpt + 1);
+                for (int flip = 1 + random.nextInt(3); flip > 0; flip--) {
+                    bytes[(int) random.nextLong(from, to)] ^= (byte) (1 << random.nextInt(8));
+                }
+                Files.write(file, bytes);
+                String outcome;
+                try (SpoolQueue damaged = SpoolQueue.builder(work).open()) {
+                    outcome = "repaired " + QueueRepair.fromReplica(sink.address()).sharedSecret(SECRET).repair(damaged);
+                } catch (SpoolException e) {
+                    outcome = "refused: " + e.getMessage();
+                }
+                final byte[] after = Files.readAllBytes(file);
+                final String at = "case " + n + " (" + (inHeader ? "header" : "body") + " of excerpt " + excerpt + "), "
+                        + outcome;
+                if (!inHeader) {
+                    assertArrayEquals(replica, after, at);
+                }
+                for (int i = 0; i < after.length; i++) {
+                    if (after[i] != bytes[i]) {
+                        assertEquals(replica[i], after[i], at + ": wrote a byte the replica does not hold at " + i);
+                    }
+                }
+                if (outcome.startsWith("refused")) {
+                    assertArrayEquals(bytes, after, at + ": a refused repair writes nothing");
+                }
+            }
+        }
+    }
+
+    /** @return the position of every excerpt header of a cycle file, and where the next would go. */
+    private static List<Long> headerPositions(final byte[] file) {
+        final ByteBuffer bytes = ByteBuffer.wrap(file).order(ByteOrder.LITTLE_ENDIAN);
+        final List<Long> positions = new ArrayList<>();
+        long position = CycleDescriptor.DATA_OFFSET;
+        while (position + Integer.BYTES <= file.length) {
+            final int header = bytes.getInt((int) position);
+            if (header == 0) {
+                break;
+            }
+            if (ExcerptDescriptor.isData(header)) {
+                positions.add(position);
+            }
+            position += ExcerptDescriptor.alignedLength(ExcerptDescriptor.length(header));
+        }
+        positions.add(position);
+        return positions;
+    }
+
+    @Test
+    void shouldRefuseARepairerOfAnotherQueueWritingNothing() throws IOException {
+        final Path otherDir = tempDir.resolve("other");
+        try (SpoolQueue primary = primary(); ExcerptAppender appender = primary.createAppender();
+             ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink);
+             SpoolQueue other = SpoolQueue.builder(otherDir).chunkLength(1 << 20).checksums(true).openOrCreate();
+             ExcerptAppender otherAppender = other.createAppender()) {
+            append(appender, 0, 50);
+            append(otherAppender, 0, 50);
+            await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
+            final Path file = lastCycleFile(otherDir);
+            damage(file, 20);
+            final byte[] before = Files.readAllBytes(file);
+
+            final RepairRefusedException refused = assertThrows(RepairRefusedException.class,
+                    () -> QueueRepair.fromReplica(sink.address()).sharedSecret(SECRET).repair(other));
+
+            assertTrue(refused.getMessage().contains("another queue, not a copy"), refused.getMessage());
+            assertArrayEquals(before, Files.readAllBytes(file));
+            assertNull(source.failure());
+        }
+    }
+
+    @Test
     void shouldGiveNothingToARepairerWithoutTheSecretAndKeepReplicating() throws IOException {
         try (SpoolQueue primary = primary(); ExcerptAppender appender = primary.createAppender();
              ReplicationSink sink = sink(); ReplicationSource source = source(primary, sink)) {
@@ -246,7 +347,9 @@ class NetworkRepairTest extends SpoolTestBase {
             }
             try (Socket socket = new Socket(sink.address().getAddress(), sink.address().getPort())) {
                 final ByteBuffer fetch = Wire.frame(FETCH_LENGTH, TYPE_FETCH);
-                fetch.putLong(FETCH_FROM_OFFSET, primary.firstIndex()).putLong(FETCH_TO_OFFSET, primary.firstIndex());
+                fetch.putLong(FETCH_FROM_OFFSET, primary.firstIndex()).putLong(FETCH_TO_OFFSET, primary.firstIndex())
+                        .putLong(FETCH_QUEUE_ID_MOST_OFFSET, primary.queueId().getMostSignificantBits())
+                        .putLong(FETCH_QUEUE_ID_LEAST_OFFSET, primary.queueId().getLeastSignificantBits());
                 Wire.write(socket, fetch);
                 final ByteBuffer error = Wire.read(socket);
                 assertEquals(TYPE_ERROR, Wire.type(error));

@@ -1,8 +1,11 @@
 package dev.spool.replication.protocol;
 
 import java.nio.ByteBuffer;
+import java.util.UUID;
 
 import static dev.spool.replication.protocol.FrameDescriptor.FETCH_FROM_OFFSET;
+import static dev.spool.replication.protocol.FrameDescriptor.FETCH_QUEUE_ID_LEAST_OFFSET;
+import static dev.spool.replication.protocol.FrameDescriptor.FETCH_QUEUE_ID_MOST_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.FETCH_TO_OFFSET;
 
 /**
@@ -32,6 +35,22 @@ public final class FetchFlyweight {
     /** @return the last index wanted, inclusive. */
     public long toIndex() {
         return buffer.getLong(offset + FETCH_TO_OFFSET);
+    }
+
+    /** @return the queue id of the repairer's queue: the replica's must be the same. */
+    public UUID queueId() {
+        return new UUID(buffer.getLong(offset + FETCH_QUEUE_ID_MOST_OFFSET),
+                buffer.getLong(offset + FETCH_QUEUE_ID_LEAST_OFFSET));
+    }
+
+    /**
+     * @param queueId the queue id of the repairer's queue.
+     * @return this flyweight.
+     */
+    public FetchFlyweight queueId(final UUID queueId) {
+        buffer.putLong(offset + FETCH_QUEUE_ID_MOST_OFFSET, queueId.getMostSignificantBits());
+        buffer.putLong(offset + FETCH_QUEUE_ID_LEAST_OFFSET, queueId.getLeastSignificantBits());
+        return this;
     }
 
     /**

@@ -147,7 +147,10 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  * <pre>
  *  |                 First index wanted (long)                     |  8
  *  |            Last index wanted, inclusive (long)                | 16
+ *  |         Queue id of the repairer's queue, most bits (long)    | 24
+ *  |         Queue id of the repairer's queue, least bits (long)   | 32
  * </pre>
+ * A sink answers only a FETCH whose queue id is its replica's: a repairer never takes another queue's bytes.
  */
 public final class FrameDescriptor {
     /** 'SPLF' in little-endian: the HELLO's magic. */
@@ -272,7 +275,9 @@ public final class FrameDescriptor {
 
     public static final int FETCH_FROM_OFFSET = HEADER_LENGTH;
     public static final int FETCH_TO_OFFSET = FETCH_FROM_OFFSET + Long.BYTES;
-    public static final int FETCH_LENGTH = FETCH_TO_OFFSET + Long.BYTES;
+    public static final int FETCH_QUEUE_ID_MOST_OFFSET = FETCH_TO_OFFSET + Long.BYTES;
+    public static final int FETCH_QUEUE_ID_LEAST_OFFSET = FETCH_QUEUE_ID_MOST_OFFSET + Long.BYTES;
+    public static final int FETCH_LENGTH = FETCH_QUEUE_ID_LEAST_OFFSET + Long.BYTES;
     /** The most indices one FETCH may name: a repairer asks for a longer range in parts. */
     public static final int MAX_FETCH_EXCERPTS = 1 << 16;
     /** The longest DATA frame answering a FETCH, before its MAC, unless it holds one excerpt alone. */
@@ -325,7 +330,7 @@ public final class FrameDescriptor {
      */
     public static final int ERROR_BEHIND_RETENTION = 9;
     /**
-     * A FETCH the replica cannot answer: a range it does not hold, not of one cycle, or of more than
+     * A FETCH the replica cannot answer: of another queue, a range it does not hold, not of one cycle, or of more than
      * {@link #MAX_FETCH_EXCERPTS} indices; or its copy of the range cannot be read.
      */
     public static final int ERROR_FETCH = 10;

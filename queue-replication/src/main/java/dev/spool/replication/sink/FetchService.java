@@ -113,6 +113,10 @@ final class FetchService implements ExcerptHandler {
         if (queue == null || queue.lastIndex() < 0) {
             throw refusal(c, range, "the replica holds no excerpt yet");
         }
+        if (!fetch.queueId().equals(queue.queueId())) {
+            throw refusal(c, range, "the repairer's queue has queue id " + fetch.queueId() + ", the replica's is "
+                    + queue.queueId() + ": another queue, not a copy");
+        }
         if (from < 0 || to < from) {
             throw refusal(c, range, "not a range of indices");
         }
