@@ -99,31 +99,32 @@ public final class QueueRepair {
         if (damaged.isEmpty()) {
             return 0;
         }
-        try (Session session = new Session(queue)) {
-            long repaired = 0;
-            List<DamagedRange> previous = null;
-            for (int pass = 0; pass < MAX_PASSES && !damaged.isEmpty() && !damaged.equals(previous); pass++) {
-                final Map<Long, byte[]> bodies = new HashMap<>();
+        long repaired = 0;
+        List<DamagedRange> previous = null;
+        for (int pass = 0; pass < MAX_PASSES && !damaged.isEmpty() && !damaged.equals(previous); pass++) {
+            final Map<Long, byte[]> bodies = new HashMap<>();
+            // a connection per pass: the scan between passes may outlast the sink's patience with a silent peer
+            try (Session session = new Session(queue)) {
                 for (final DamagedRange range : damaged) {
                     session.fetch(range.fromIndex(), range.toIndex(), bodies);
                 }
-                final long from = damaged.get(0).fromIndex();
-                final long to = damaged.get(damaged.size() - 1).toIndex();
-                try {
-                    repaired += logged(queue, from, to, internals.repairExcerpts(from, to, bodies::get));
-                } catch (RepairRefusedException e) {
-                    if (repaired == 0) {
-                        throw e;
-                    }
-                    throw new RepairRefusedException(e.fromIndex(), e.toIndex(), e.getMessage() + " (but " + repaired
-                            + " regions were rewritten before, by the repair of the damage an earlier scan found,"
-                            + " which hid this damage)");
-                }
-                previous = damaged;
-                damaged = internals.damagedRanges(0);
             }
-            return repaired;
+            final long from = damaged.get(0).fromIndex();
+            final long to = damaged.get(damaged.size() - 1).toIndex();
+            try {
+                repaired += logged(queue, from, to, internals.repairExcerpts(from, to, bodies::get));
+            } catch (RepairRefusedException e) {
+                if (repaired == 0) {
+                    throw e;
+                }
+                throw new RepairRefusedException(e.fromIndex(), e.toIndex(), e.getMessage() + " (but " + repaired
+                        + " regions were rewritten before, by the repair of the damage an earlier scan found,"
+                        + " which hid this damage)");
+            }
+            previous = damaged;
+            damaged = internals.damagedRanges(0);
         }
+        return repaired;
     }
 
     /**
