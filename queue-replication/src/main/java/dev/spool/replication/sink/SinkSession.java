@@ -43,9 +43,11 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * touches the source that holds the replica. Only a START that proved the secret may take the replica, and only
  * while no other source holds it (else it is refused as busy). Each connection's failure closes that connection
  * alone. Runs the handshake ({@link SinkHandshake}), writes each DATA frame at its index and each SCHEMA frame's
- * file ({@link ReplicaWriter}), acknowledges, heartbeats and drops a silent source. Never waits: an acknowledgement
+ * file ({@link ReplicaWriter}), acknowledges, heartbeats and drops a silent source. A connection that opens with
+ * CLIENT_HELLO is a repairer's: it proves the secret and fetches the replica's excerpts ({@link FetchService}) in a
+ * place of its own among the handshakes', never the replica's holder. Never waits: an acknowledgement
  * that finds the send buffer busy is owed, and the next pass sends it (it covers everything written before). The
- * sink's agent only; allocates nothing per frame.
+ * sink's agent only; allocates nothing per frame of the source's stream.
  */
 public final class SinkSession {
     /** Handshakes that may be in progress at once, besides the source that holds the replica. */
