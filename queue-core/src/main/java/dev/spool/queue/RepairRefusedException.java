@@ -9,7 +9,9 @@ package dev.spool.queue;
 public final class RepairRefusedException extends SpoolException {
     private static final long serialVersionUID = 1L;
 
+    /** The first index of the refused range. */
     private final long fromIndex;
+    /** The last index of the refused range, inclusive. */
     private final long toIndex;
 
     /**

@@ -54,6 +54,11 @@ import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
  * is reported by {@link #divergence()}; a replica that fell behind the source's retention is set aside and rebuilt
  * on its own ({@link #rebuilt()}).
  * <p>
+ * The same port serves repairers ({@link QueueRepair}): a peer that proves the secret as one may fetch the replica's
+ * stored excerpts to repair another copy of the queue, while a source streams; it never takes the replica. A replica
+ * whose last cycle its checksums prove damaged is repaired from the next source's stream before anything past the
+ * damage is acknowledged (docs/operations.md, "Replication").
+ * <p>
  * An {@link Agent} (Agrona's): each {@link #doWork()} selects without blocking, accepts, reads and writes what
  * arrived, acknowledges, and checks the connection's heartbeats. By default it runs on its own thread,
  * {@value #THREAD_NAME}, through an {@code AgentRunner} whose idle strategy sleeps in the sink's selector (it never
@@ -113,7 +118,8 @@ public final class ReplicationSink implements Agent, AutoCloseable {
                     directory, server.getLocalAddress());
         }
         session = new SinkSession(directory, replica,
-                () -> new SinkHandshake(directory, replica, config.maxFrameLength(), config.secret()), selector, heartbeatNs,
+                () -> new SinkHandshake(directory, replica, config.maxFrameLength(), config.secret()), config.secret(),
+                selector, heartbeatNs,
                 config.nanoClock());
         ObjectName name = null;
         if (config.registerMBean()) {

@@ -253,7 +253,7 @@ class BadFrameTest extends SpoolTestBase {
                      .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(50)).start()) {
             fake.setSoTimeout(30_000);
             // an older Spool's sink (version 1), then a newer one's
-            for (final int version : new int[]{1, 7}) {
+            for (final int version : new int[]{1, VERSION + 1}) {
                 try (Socket socket = fake.accept()) {
                     final byte[] hello = socket.getInputStream().readNBytes(HELLO_LENGTH);
                     assertEquals(HELLO_LENGTH, hello.length);

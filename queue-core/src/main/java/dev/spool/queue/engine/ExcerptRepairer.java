@@ -196,7 +196,7 @@ final class ExcerptRepairer {
         if (plan.isEmpty()) {
             return 0;
         }
-        RepairJournal.write(directory, plan);
+        RepairJournal.write(directory, plan, store.fileMode());
         RepairJournal.apply(directory, plan);
         checkWritten(directory, plan);
         return plan.size();

@@ -3,6 +3,7 @@ package dev.spool.queue.engine;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.RepairJournalDescriptor;
+import dev.spool.queue.internal.FileModes;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,8 +18,10 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.zip.CRC32C;
 
 import static dev.spool.queue.format.RepairJournalDescriptor.*;
@@ -45,8 +48,11 @@ final class RepairJournal {
 
     /**
      * Writes the journal of {@code entries} into {@code directory}, synced and in place; only then may they be applied.
+     *
+     * @param fileMode the queue's file mode: the journal holds the queue's bytes, so no one may read it who may not
+     *                 read the cycle files.
      */
-    static void write(final Path directory, final List<Entry> entries) {
+    static void write(final Path directory, final List<Entry> entries, final Set<PosixFilePermission> fileMode) {
         int length = ENTRIES_OFFSET + TRAILER_LENGTH;
         for (final Entry entry : entries) {
             length += entryLength(entry.fileName().getBytes(StandardCharsets.UTF_8).length, entry.data().length);
@@ -66,8 +72,9 @@ final class RepairJournal {
         journal.putInt(at, crcOf(journal, at));
         final Path temp = directory.resolve(TEMP_FILE_NAME);
         try {
-            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
+            // a temporary journal a crash left is incomplete, never renamed into place: a new one replaces it
+            Files.deleteIfExists(temp);
+            try (FileChannel channel = FileModes.createNew(temp, fileMode, StandardOpenOption.WRITE)) {
                 while (journal.hasRemaining()) {
                     channel.write(journal);
                 }

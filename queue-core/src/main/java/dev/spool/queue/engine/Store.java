@@ -104,6 +104,11 @@ final class Store {
         return directory;
     }
 
+    /** @return the permissions the queue's files are created with: its cycle files', its repair journal's. */
+    Set<PosixFilePermission> fileMode() {
+        return fileMode;
+    }
+
     MetadataFile metadata() {
         return metadata;
     }

@@ -14,7 +14,9 @@
  * queue's or a ring's memory mapped while another thread's view reads it, and refuses such reads once closed. Two
  * contracts of the API with the engine live here too, so that neither names the other's classes: {@link
  * dev.spool.queue.internal.QueueConfig}, the builder's concluded settings, and {@link
- * dev.spool.queue.internal.SyncTrigger}, a sync policy's evaluation. Nothing here refers to the engine or to {@code
+ * dev.spool.queue.internal.SyncTrigger}, a sync policy's evaluation; and {@link
+ * dev.spool.queue.internal.ReplicaRepair}, the repair from a replica over the network that queue-replication provides
+ * to the CLI. Nothing here refers to the engine or to {@code
  * SpoolQueue}.
  */
 package dev.spool.queue.internal;

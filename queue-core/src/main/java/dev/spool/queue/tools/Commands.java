@@ -5,6 +5,7 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.ReplicaRepair;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,11 +17,13 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 
@@ -262,8 +265,9 @@ final class Commands {
 
     @Command(name = "repair", synopsisHeading = "usage: ", header = "Rewrites damaged excerpts with a copy's verified bytes.",
             description = "Finds the excerpts whose CRC32C fails and the data headers no writer produces (or takes "
-                    + "--range), reads the same indices from a copy of the queue (a replica's directory, a backup) and "
-                    + "rewrites each damaged excerpt in place when the copy's bytes pass their own CRC32C and have the "
+                    + "--range), reads the same indices from a copy of the queue (a replica's directory, a backup; or, "
+                    + "with --replica, a running replica's sink over the authenticated replication protocol, which "
+                    + "needs queue-replication's cli jar) and rewrites each damaged excerpt in place when the copy's bytes pass their own CRC32C and have the "
                     + "stored length, crash-safely (a journal the next writer finishes). A range that cannot be proven "
                     + "right is refused, naming it and why, with nothing of it written. Needs a queue created with "
                     + "checksums. Prints 'REPAIRED <from>..<to>: ...' for each range, then 'OK: ...' or the damage left.",
@@ -274,9 +278,18 @@ final class Commands {
         private final PrintStream out;
         @Mixin
         QueueDirectory queue;
-        @Option(names = "--copy", paramLabel = "DIR", required = true,
+        @Option(names = "--copy", paramLabel = "DIR",
                 description = "A copy of the queue to take the bytes from: a replica's directory, or a backup.")
         Path copy;
+        @Option(names = "--replica", paramLabel = "HOST:PORT",
+                description = "Instead of --copy: the address a replica's sink listens on, to fetch the bytes from "
+                        + "over the network (queue-replication's cli jar only).")
+        String replica;
+        @Option(names = "--secret-file", paramLabel = "FILE",
+                description = "With --replica: the file whose bytes are the replicas' shared secret.")
+        Path secretFile;
+        @Option(names = "--insecure", description = "With --replica: the sink has no shared secret.")
+        boolean insecure;
         @Option(names = "--range", paramLabel = "FROM..TO",
                 description = "Repairs these indices only (0x<hex>, decimal or <cycle>:<seq>, TO inclusive); default: "
                         + "every damaged range a scan finds.")
@@ -288,10 +301,17 @@ final class Commands {
 
         @Override
         public Integer call() {
+            if ((copy == null) == (replica == null)) {
+                throw new ParameterException(queue.spec.commandLine(), "give one of --copy DIR or --replica HOST:PORT");
+            }
+            if (replica != null && (secretFile == null) == !insecure) {
+                throw new ParameterException(queue.spec.commandLine(), "--replica needs one of --secret-file FILE or"
+                        + " --insecure");
+            }
             if (!queue.holdsQueue()) {
                 return SpoolTool.EXIT_USAGE;
             }
-            if (!QueueFiles.isQueue(copy)) {
+            if (copy != null && !QueueFiles.isQueue(copy)) {
                 queue.spec.commandLine().getErr().println("spool: no Spool queue at " + copy + " (--copy)");
                 return SpoolTool.EXIT_USAGE;
             }
@@ -309,7 +329,25 @@ final class Commands {
                     throw new ParameterException(queue.spec.commandLine(), "bad range '" + range + "' for --range: TO is before FROM");
                 }
             }
-            return new QueueRepairTool(queue.directory, out).repair(copy, from, to) ? SpoolTool.EXIT_OK : SpoolTool.EXIT_FAILED;
+            final QueueRepairTool tool = new QueueRepairTool(queue.directory, out);
+            if (copy != null) {
+                return tool.repair(copy, from, to) ? SpoolTool.EXIT_OK : SpoolTool.EXIT_FAILED;
+            }
+            final ReplicaRepair network = ServiceLoader.load(ReplicaRepair.class).findFirst().orElse(null);
+            if (network == null) {
+                queue.spec.commandLine().getErr().println("spool: repair --replica needs queue-replication's cli jar"
+                        + " (queue-replication-VERSION-cli.jar), which holds the replication protocol; this jar"
+                        + " repairs from a --copy only");
+                return SpoolTool.EXIT_USAGE;
+            }
+            final byte[] secret;
+            try {
+                secret = secretFile == null ? null : Files.readAllBytes(secretFile);
+            } catch (IOException e) {
+                queue.spec.commandLine().getErr().println("spool: cannot read the secret file " + secretFile + ": " + e);
+                return SpoolTool.EXIT_USAGE;
+            }
+            return tool.repair(network, replica, secret, from, to) ? SpoolTool.EXIT_OK : SpoolTool.EXIT_FAILED;
         }
 
         private long indexOf(final String text, final RollCycle rollCycle) {

@@ -19,10 +19,13 @@ import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -35,6 +38,9 @@ import static org.junit.jupiter.api.Assertions.*;
  * left by a crash is finished by the next writer, and a concurrent reader never reads a wrong excerpt.
  */
 class ExcerptRepairTest extends SpoolTestBase {
+    /** The mode a queue's files get unless its builder says otherwise. */
+    private static final Set<PosixFilePermission> DEFAULT_FILE_MODE = PosixFilePermissions.fromString("rw-r-----");
+
     private static final int EXCERPTS = 200;
 
     /** Writes a checksummed queue of {@link #EXCERPTS} self-checking messages and copies it as the replica. */
@@ -293,7 +299,7 @@ class ExcerptRepairTest extends SpoolTestBase {
         }
         // what a crash right after the journal reached the disk leaves: a journal, and the file not yet written
         RepairJournal.write(dirs[0], List.of(new RepairJournal.Entry(file.getFileName().toString(),
-                header + ExcerptDescriptor.HEADER_LENGTH, body)));
+                header + ExcerptDescriptor.HEADER_LENGTH, body)), DEFAULT_FILE_MODE);
         expectWarning("is applied again");
         try (SpoolQueue queue = SpoolQueue.builder(dirs[0]).open()) {
             assertEquals(List.of(), queue.unwrap(QueueInternals.class).damagedRanges(0));
@@ -303,11 +309,30 @@ class ExcerptRepairTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldCreateTheRepairJournalWithTheQueuesFileModeReplacingATemporaryOneACrashLeft() throws IOException {
+        final Path[] dirs = primaryAndReplica(true);
+        final Path file = cycleFile(dirs[0]);
+        final Path temp = dirs[0].resolve(RepairJournalDescriptor.TEMP_FILE_NAME);
+        Files.write(temp, new byte[]{1, 2, 3});
+        Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-rw-rw-"));
+        final Set<PosixFilePermission> mode = PosixFilePermissions.fromString("rw-rw----");
+
+        RepairJournal.write(dirs[0], List.of(new RepairJournal.Entry(file.getFileName().toString(),
+                headerPosition(file, 3) + ExcerptDescriptor.HEADER_LENGTH, new byte[8])), mode);
+
+        final Path journal = dirs[0].resolve(RepairJournalDescriptor.FILE_NAME);
+        assertEquals(mode, Files.getPosixFilePermissions(journal));
+        assertFalse(Files.exists(temp));
+        Files.delete(journal);
+    }
+
+    @Test
     void shouldDiscardAnIncompleteJournalWithoutWritingIt() throws IOException {
         final Path[] dirs = primaryAndReplica(true);
         final Path file = cycleFile(dirs[0]);
         RepairJournal.write(dirs[0], List.of(new RepairJournal.Entry(file.getFileName().toString(),
-                headerPosition(file, 3) + ExcerptDescriptor.HEADER_LENGTH, new byte[]{1, 2, 3, 4, 5, 6, 7, 8})));
+                headerPosition(file, 3) + ExcerptDescriptor.HEADER_LENGTH, new byte[]{1, 2, 3, 4, 5, 6, 7, 8})),
+                DEFAULT_FILE_MODE);
         final Path journal = dirs[0].resolve(RepairJournalDescriptor.FILE_NAME);
         flip(journal, RepairJournalDescriptor.ENTRIES_OFFSET + 20, 3);
         Files.write(dirs[0].resolve(RepairJournalDescriptor.TEMP_FILE_NAME), new byte[]{1, 2, 3});

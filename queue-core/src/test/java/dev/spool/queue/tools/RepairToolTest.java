@@ -148,10 +148,23 @@ class RepairToolTest extends SpoolTestBase {
         assertEquals(SpoolTool.EXIT_OK, help.status());
         assertTrue(help.out().contains("--copy=DIR") && help.out().contains("--range=FROM..TO"), help.out());
         assertTrue(tool("--help").out().contains("repair"), tool("--help").out());
-        assertEquals(SpoolTool.EXIT_USAGE, tool("repair", dirs[0].toString()).status(), "--copy is required");
+        assertEquals(SpoolTool.EXIT_USAGE, tool("repair", dirs[0].toString()).status(), "--copy or --replica is required");
+        assertEquals(SpoolTool.EXIT_USAGE, tool("repair", dirs[0].toString(), "--copy", dirs[1].toString(),
+                "--replica", "localhost:1").status(), "not both");
+        final Result noSecret = tool("repair", dirs[0].toString(), "--replica", "localhost:1");
+        assertEquals(SpoolTool.EXIT_USAGE, noSecret.status());
+        assertTrue(noSecret.err().contains("--secret-file FILE or --insecure"), noSecret.err());
         assertEquals(SpoolTool.EXIT_USAGE, tool("repair", dirs[0].toString(), "--copy", tempDir.resolve("none").toString()).status());
         final Result badRange = tool("repair", dirs[0].toString(), "--copy", dirs[1].toString(), "--range", "end..3");
         assertEquals(SpoolTool.EXIT_USAGE, badRange.status());
         assertTrue(badRange.err().contains("bad index 'end'"), badRange.err());
+    }
+
+    @Test
+    void shouldSayRepairFromAReplicaNeedsQueueReplicationsJar() throws IOException {
+        final Path[] dirs = queueAndCopy(true);
+        final Result result = tool("repair", dirs[0].toString(), "--replica", "localhost:1", "--insecure");
+        assertEquals(SpoolTool.EXIT_USAGE, result.status());
+        assertTrue(result.err().contains("needs queue-replication's cli jar"), result.err());
     }
 }

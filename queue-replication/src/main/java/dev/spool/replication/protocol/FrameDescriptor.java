@@ -137,6 +137,20 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  *  |                      Sequence (long)                          |  8
  *  |                Index of the message (long)                    | 16
  * </pre>
+ * A repairer (a queue fetching excerpts to repair from a replica) connects to the replica's sink port and opens
+ * with CLIENT_HELLO, answered by CHALLENGE and PROOF as a publish client's, under labels of its own
+ * ("spool-repair-sink", "spool-repairer", and the "-frames" keys), so no frame of one kind's session passes in
+ * another's. Then FETCH, repairer to sink, asks for the stored bodies of consecutive indices of one cycle, at most
+ * {@value #MAX_FETCH_EXCERPTS}; the sink answers each FETCH with one DATA frame (flag crc32c) of the bodies from
+ * {@code from} on, at most {@value #FETCH_FRAME_LIMIT} bytes or one excerpt alone, and the repairer asks for the
+ * rest. A replica's source is never busy to a repairer: it is another kind of peer.
+ * <pre>
+ *  |                 First index wanted (long)                     |  8
+ *  |            Last index wanted, inclusive (long)                | 16
+ *  |         Queue id of the repairer's queue, most bits (long)    | 24
+ *  |         Queue id of the repairer's queue, least bits (long)   | 32
+ * </pre>
+ * A sink answers only a FETCH whose queue id is its replica's: a repairer never takes another queue's bytes.
  */
 public final class FrameDescriptor {
     /** 'SPLF' in little-endian: the HELLO's magic. */
@@ -146,9 +160,9 @@ public final class FrameDescriptor {
      * the peer and both versions. Both peers and every frame are authenticated, and the source proves the secret
      * before the sink says anything of its replica: WELCOME carries only the sink's proof, and RESUME, after START,
      * the replica's last index, checksum and term. A publish carries its client's id and sequence, and a gateway
-     * opens each connection with READY.
+     * opens each connection with READY. A repairer fetches a replica's excerpts with FETCH on the sink's port.
      */
-    public static final short VERSION = 6;
+    public static final short VERSION = 7;
     /**
      * 'SPLR' in little-endian, the ring file's magic, which the first Spool's HELLO carried: recognised only to tell
      * such a peer that it runs an older Spool.
@@ -175,8 +189,9 @@ public final class FrameDescriptor {
     public static final short TYPE_SCHEMA = 13;
     public static final short TYPE_RESUME = 14;
     public static final short TYPE_READY = 15;
+    public static final short TYPE_FETCH = 16;
     /** The highest type this build knows. */
-    public static final short TYPE_LAST = TYPE_READY;
+    public static final short TYPE_LAST = TYPE_FETCH;
 
     public static final int NONCE_LENGTH = 16;
     public static final int MAC_LENGTH = 32;
@@ -258,6 +273,16 @@ public final class FrameDescriptor {
     public static final int PUBLISH_STAGE_COUNT = 9;
     public static final int PUBLISH_PAYLOAD_OFFSET = PUBLISH_RESERVED_OFFSET + Integer.BYTES;
 
+    public static final int FETCH_FROM_OFFSET = HEADER_LENGTH;
+    public static final int FETCH_TO_OFFSET = FETCH_FROM_OFFSET + Long.BYTES;
+    public static final int FETCH_QUEUE_ID_MOST_OFFSET = FETCH_TO_OFFSET + Long.BYTES;
+    public static final int FETCH_QUEUE_ID_LEAST_OFFSET = FETCH_QUEUE_ID_MOST_OFFSET + Long.BYTES;
+    public static final int FETCH_LENGTH = FETCH_QUEUE_ID_LEAST_OFFSET + Long.BYTES;
+    /** The most indices one FETCH may name: a repairer asks for a longer range in parts. */
+    public static final int MAX_FETCH_EXCERPTS = 1 << 16;
+    /** The longest DATA frame answering a FETCH, before its MAC, unless it holds one excerpt alone. */
+    public static final int FETCH_FRAME_LIMIT = 64 * 1024;
+
     public static final int COMMIT_SEQUENCE_OFFSET = HEADER_LENGTH;
     public static final int COMMIT_INDEX_OFFSET = COMMIT_SEQUENCE_OFFSET + Long.BYTES;
     public static final int COMMIT_LENGTH = COMMIT_INDEX_OFFSET + Long.BYTES;
@@ -304,6 +329,11 @@ public final class FrameDescriptor {
      * replica aside and rebuilds it from the source's oldest excerpt.
      */
     public static final int ERROR_BEHIND_RETENTION = 9;
+    /**
+     * A FETCH the replica cannot answer: of another queue, a range it does not hold, not of one cycle, or of more than
+     * {@link #MAX_FETCH_EXCERPTS} indices; or its copy of the range cannot be read.
+     */
+    public static final int ERROR_FETCH = 10;
 
     private FrameDescriptor() {
     }
@@ -341,6 +371,8 @@ public final class FrameDescriptor {
                 return "RESUME";
             case TYPE_READY:
                 return "READY";
+            case TYPE_FETCH:
+                return "FETCH";
             default:
                 return "unknown type " + type;
         }
@@ -384,6 +416,8 @@ public final class FrameDescriptor {
                 return COMMIT_LENGTH;
             case TYPE_READY:
                 return READY_LENGTH;
+            case TYPE_FETCH:
+                return FETCH_LENGTH;
             case TYPE_CLIENT_HELLO:
                 return CLIENT_HELLO_LENGTH;
             case TYPE_CHALLENGE:

@@ -41,6 +41,10 @@ public final class Handshake {
     public static final byte[] CLIENT_LABEL = "spool-client".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] GATEWAY_FRAMES_LABEL = "spool-gateway-frames".getBytes(StandardCharsets.US_ASCII);
     public static final byte[] CLIENT_FRAMES_LABEL = "spool-client-frames".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] REPAIR_SINK_LABEL = "spool-repair-sink".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] REPAIRER_LABEL = "spool-repairer".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] REPAIR_SINK_FRAMES_LABEL = "spool-repair-sink-frames".getBytes(StandardCharsets.US_ASCII);
+    public static final byte[] REPAIRER_FRAMES_LABEL = "spool-repairer-frames".getBytes(StandardCharsets.US_ASCII);
 
     private Handshake() {
     }

@@ -1,11 +1,15 @@
 package dev.spool.replication.sink;
 
+import dev.spool.queue.ExcerptHandler;
+import dev.spool.queue.ExcerptTailer;
+import dev.spool.queue.RepairRefusedException;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.IndexFormat;
 import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.Crc32cOfMemory;
+import dev.spool.queue.internal.DamagedRange;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.internal.QueueInternals;
@@ -15,16 +19,21 @@ import dev.spool.replication.protocol.AckFlyweight;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.DataFlyweight;
 import dev.spool.replication.protocol.FrameException;
+import dev.spool.replication.protocol.Handshake;
 import dev.spool.replication.protocol.SchemaFlyweight;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
 import static dev.spool.queue.format.ExcerptDescriptor.CHECKSUM_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.ACK_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.DATA_FLAG_CRC32C;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_DIVERGED;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_FENCED;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_QUEUE_MISMATCH;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_WRITE_FAILED;
@@ -54,6 +63,18 @@ public final class ReplicaWriter {
     private long written = -1;
     private long acked = -1;
     private volatile long lastIndex = -1;
+    /**
+     * The damaged ranges of the replica's last cycle its checksums prove, until the source's stream repaired them;
+     * empty if none. While there are some, a stream resumes from before the first, and nothing past it is
+     * acknowledged until every one is repaired.
+     */
+    private List<DamagedRange> damage = List.of();
+    /** While repairing: the replica's own last index, up to which the stream's excerpts are absorbed, not written. */
+    private long heldLast = -1;
+    /** While repairing: the last index the stream carried. */
+    private long absorbed = -1;
+    /** While repairing: the stream's bodies of the damaged indices. */
+    private final Map<Long, byte[]> repairBodies = new HashMap<>();
     /** The replica's roll cycle, for printing its indices on any thread; null until the replica exists. */
     private volatile RollCycle rollCycle;
 
@@ -62,8 +83,8 @@ public final class ReplicaWriter {
      *
      * @param localSettings makes a builder of the replica with its local settings, a new one at each call.
      * @param ackSynced     acknowledge what is synced rather than what is written.
-     * @throws SpoolException if the queue in the directory is not a replica, or its checksums prove its last cycle
-     *                        damaged ({@link ReplicaTailCheck}).
+     * @throws SpoolException if the queue in the directory is not a replica. Damage its checksums prove in its last
+     *                        cycle ({@link ReplicaTailCheck}) is repaired from the next source's stream.
      */
     public ReplicaWriter(final Path directory, final Supplier<SpoolQueueBuilder> localSettings, final boolean ackSynced) {
         this.directory = directory;
@@ -78,13 +99,18 @@ public final class ReplicaWriter {
                 throw new SpoolException("queue " + directory + " is a " + role + ": a sink writes only to a replica");
             }
             try {
-                ReplicaTailCheck.check(queue);
+                damage = ReplicaTailCheck.damage(queue);
             } catch (RuntimeException e) {
                 queue.close();
                 throw e;
             }
             lastIndex = queue.lastIndex();
             rollCycle = queue.rollCycle();
+            if (!damage.isEmpty()) {
+                LOG.warn("replication sink of {}: the replica's checksums prove excerpts of its last cycle damaged ({}):"
+                        + " it resumes from before them, repairs them with its source's bytes when one connects, and"
+                        + " acknowledges nothing past them before", directory, ReplicaTailCheck.describe(damage, rollCycle));
+            }
         }
     }
 
@@ -119,13 +145,57 @@ public final class ReplicaWriter {
     }
 
     /**
-     * After a RESUME: the next stream resumes after {@code last}.
+     * @param sourceLastIndex the last index the source's HELLO announced.
+     * @return the index a stream resumes after, as RESUME announces it: the replica's last index, or, while its last
+     * cycle holds damage, the last index before the damage (-1 if none), so that the stream carries the damaged
+     * excerpts again; but the replica's last index if the source holds less, which refuses the replica's history as
+     * it would without damage.
+     */
+    long resumeIndex(final long sourceLastIndex) {
+        if (queue == null) {
+            return -1;
+        }
+        if (damage.isEmpty() || sourceLastIndex < queue.lastIndex()) {
+            return queue.lastIndex();
+        }
+        final long first = damage.get(0).fromIndex();
+        if (rollCycle.toSequence(first) > 0) {
+            return first - 1;
+        }
+        // the first excerpt of the last cycle is damaged: resume after the last excerpt of the cycle before, if any
+        long before = -1;
+        for (final long cycle : queue.cycles()) {
+            if (cycle < rollCycle.toCycle(first)) {
+                before = cycle;
+            }
+        }
+        if (before < 0) {
+            return -1;
+        }
+        final long[] last = {-1};
+        try (ExcerptTailer tailer = internals.createBodyTailer()) {
+            if (tailer.moveToIndex(rollCycle.toIndex(before, 0))) {
+                final ExcerptHandler lastRead = (bytes, offset, length, index) -> last[0] = index;
+                while (tailer.index() < first && tailer.read(lastRead)) {
+                    // each read moves past one excerpt of the cycle before
+                }
+            }
+        }
+        return last[0] < first ? last[0] : -1;
+    }
+
+    /**
+     * After a RESUME: the next stream resumes after {@code last}. With damage to repair, the stream's excerpts up to
+     * the replica's own last index are absorbed, not written, the damaged ones' bodies kept for the repair.
      *
-     * @param last the replica's last index, -1 if none.
+     * @param last the index RESUME announced ({@link #resumeIndex(long)}), -1 if none.
      */
     void resumeAfter(final long last) {
         written = last;
         lastIndex = last;
+        repairBodies.clear();
+        heldLast = damage.isEmpty() || last >= queue.lastIndex() ? -1 : queue.lastIndex();
+        absorbed = last;
     }
 
     /**
@@ -169,12 +239,17 @@ public final class ReplicaWriter {
      */
     void write(final Connection connection) throws FrameException, Refusal {
         final DataFlyweight frame = data.wrap(connection.received(), connection.frameOffset());
-        frame.check(connection.peer(), connection.frameLength(), written);
+        frame.check(connection.peer(), connection.frameLength(), heldLast >= 0 ? absorbed : written);
         checkChecksums(connection, frame);
         final int count = frame.count();
         int entry = frame.firstEntry();
         for (int i = 0; i < count; i++) {
             final long index = frame.entryIndex(entry);
+            if (heldLast >= 0) {
+                absorb(connection, frame, entry, index);
+                entry = frame.nextEntry(entry);
+                continue;
+            }
             try {
                 appender.appendBodyAt(index, connection.receivedStore(), frame.entryPayload(entry), frame.entryLength(entry));
             } catch (RuntimeException e) {
@@ -186,6 +261,64 @@ public final class ReplicaWriter {
             entry = frame.nextEntry(entry);
         }
         lastIndex = written;
+    }
+
+    /**
+     * While repairing: an excerpt the replica holds already. A damaged one's body is kept; at the replica's own last
+     * index, whose checksum must be the source's (else the histories diverged), every damaged range is repaired with
+     * the bodies kept, and the stream is written from then on. Allocates: once per damaged excerpt, at a reconnect.
+     *
+     * @throws Refusal naming the range and why, if the repair is refused or the histories diverged: nothing past the
+     *                 damage is acknowledged, and the next source's stream tries again.
+     */
+    private void absorb(final Connection connection, final DataFlyweight frame, final int entry, final long index)
+            throws Refusal {
+        absorbed = index;
+        final int length = frame.entryLength(entry);
+        final long body = connection.receivedStore().addressForRead(frame.entryPayload(entry));
+        for (final DamagedRange range : damage) {
+            if (index >= range.fromIndex() && index <= range.toIndex()) {
+                final byte[] bytes = new byte[length];
+                connection.received().get(frame.entryPayload(entry), bytes);
+                repairBodies.put(index, bytes);
+            }
+        }
+        if (index < heldLast) {
+            return;
+        }
+        final RollCycle cycle = queue.rollCycle();
+        final long sourceChecksum = crc.of(body, length) & 0xFFFF_FFFFL;
+        if (index > heldLast || sourceChecksum != Handshake.checksumAt(queue, heldLast)) {
+            throw new Refusal(ERROR_DIVERGED, "the replica " + directory + " holds index "
+                    + IndexFormat.format(heldLast, cycle) + ", which the source at " + connection.peer()
+                    + (index > heldLast ? " lacks" : " holds with other bytes") + ": its damage ("
+                    + ReplicaTailCheck.describe(damage, cycle) + ") is not repaired from it");
+        }
+        final long from = damage.get(0).fromIndex();
+        final long to = damage.get(damage.size() - 1).toIndex();
+        try {
+            final int repaired = internals.repairExcerpts(from, to, repairBodies::get);
+            final List<DamagedRange> left = ReplicaTailCheck.damage(queue);
+            if (!left.isEmpty()) {
+                throw new RepairRefusedException(from, to, "damage is left after the repair of "
+                        + IndexFormat.format(from, cycle) + ".." + IndexFormat.format(to, cycle) + ": "
+                        + ReplicaTailCheck.describe(left, cycle));
+            }
+            LOG.info("replication sink of {}: repaired {}..{} ({} regions) with the bytes of the source at {}",
+                    directory, IndexFormat.format(from, cycle), IndexFormat.format(to, cycle), repaired,
+                    connection.peer());
+        } catch (RuntimeException e) {
+            LOG.error("replication sink of {}: cannot repair its damaged excerpts from the source at {}: {}", directory,
+                    connection.peer(), e.getMessage());
+            throw new Refusal(ERROR_WRITE_FAILED, "the replica " + directory + " cannot repair its damaged excerpts "
+                    + IndexFormat.format(from, cycle) + ".." + IndexFormat.format(to, cycle) + " from this source: "
+                    + e.getMessage() + "; it acknowledges nothing past them");
+        }
+        damage = List.of();
+        repairBodies.clear();
+        heldLast = -1;
+        written = index;
+        lastIndex = index;
     }
 
     /**
@@ -308,6 +441,9 @@ public final class ReplicaWriter {
         acked = -1;
         lastIndex = -1;
         rollCycle = null;
+        damage = List.of();
+        heldLast = -1;
+        repairBodies.clear();
         if (replica != null) {
             replica.close();
         }

@@ -160,7 +160,7 @@ public final class SinkHandshake {
         if (queue == null) {
             creation = creation(rollCycle, checksums);
         }
-        final long last = queue == null ? -1 : queue.lastIndex();
+        final long last = replica.resumeIndex(sourceLastIndex);
         final int offset = connection.beginFrame(TYPE_RESUME, RESUME_LENGTH);
         resume.wrap(connection.send(), offset).lastIndex(last)
                 .checksum(queue == null ? -1 : Handshake.checksumAt(queue, last)).term(replica.term());

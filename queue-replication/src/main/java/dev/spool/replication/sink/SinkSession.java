@@ -23,11 +23,15 @@ import static dev.spool.replication.protocol.FrameDescriptor.ERROR_AUTHENTICATIO
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BEHIND_RETENTION;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_DIVERGED;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_FETCH;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_PROTOCOL;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_CLIENT_HELLO;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_DATA;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_FETCH;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_HEARTBEAT;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_HELLO;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PROOF;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_SCHEMA;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_START;
 import static dev.spool.replication.protocol.FrameDescriptor.typeName;
@@ -39,9 +43,11 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * touches the source that holds the replica. Only a START that proved the secret may take the replica, and only
  * while no other source holds it (else it is refused as busy). Each connection's failure closes that connection
  * alone. Runs the handshake ({@link SinkHandshake}), writes each DATA frame at its index and each SCHEMA frame's
- * file ({@link ReplicaWriter}), acknowledges, heartbeats and drops a silent source. Never waits: an acknowledgement
+ * file ({@link ReplicaWriter}), acknowledges, heartbeats and drops a silent source. A connection that opens with
+ * CLIENT_HELLO is a repairer's: it proves the secret and fetches the replica's excerpts ({@link FetchService}) in a
+ * place of its own among the handshakes', never the replica's holder. Never waits: an acknowledgement
  * that finds the send buffer busy is owed, and the next pass sends it (it covers everything written before). The
- * sink's agent only; allocates nothing per frame.
+ * sink's agent only; allocates nothing per frame of the source's stream.
  */
 public final class SinkSession {
     /** Handshakes that may be in progress at once, besides the source that holds the replica. */
@@ -51,6 +57,8 @@ public final class SinkSession {
 
     private final Path directory;
     private final ReplicaWriter replica;
+    /** Answers repairers, which fetch excerpts of the replica to repair another copy of the queue. */
+    private final FetchService fetches;
     private final Selector selector;
     private final long heartbeatNs;
     private final Peer[] peers = new Peer[MAX_PENDING_HANDSHAKES + 1];
@@ -76,7 +84,7 @@ public final class SinkSession {
     /** The last index the streaming source announced in its HELLO; -2 until a source streams. */
     private volatile long sourceLastIndex = -2;
 
-    private enum State { FREE, AWAIT_HELLO, AWAIT_START, RESUMED, STREAMING }
+    private enum State { FREE, AWAIT_HELLO, AWAIT_START, RESUMED, STREAMING, AWAIT_PROOF, FETCHING }
 
     /** One connection and its handshake; reused, with its buffers, from one connection to the next. */
     private static final class Peer {
@@ -89,6 +97,8 @@ public final class SinkSession {
         long deadlineNs;
         /** Once the handshake allowed it, the receive buffer grows to this after the current frame. */
         int growTo;
+        /** A repairer's CLIENT_HELLO and the CHALLENGE answering it, until its PROOF. */
+        byte[][] repairHandshake;
 
         Peer(final SinkHandshake handshake, final NanoClock clock) {
             this.connection = new Connection(clock, HANDSHAKE_CAPACITY, HANDSHAKE_CAPACITY);
@@ -98,10 +108,12 @@ public final class SinkSession {
 
     /**
      * @param handshakes makes the handshake of one connection.
+     * @param secret     the shared secret, or null on an insecure sink: a repairer's handshake proves it.
      * @param selector   the sink's selector, which the connections register with.
      */
     public SinkSession(final Path directory, final ReplicaWriter replica, final Supplier<SinkHandshake> handshakes,
-                final Selector selector, final long heartbeatNs, final NanoClock clock) {
+                final byte[] secret, final Selector selector, final long heartbeatNs, final NanoClock clock) {
+        this.fetches = new FetchService(directory, replica, secret);
         this.directory = directory;
         this.clock = clock;
         this.replica = replica;
@@ -225,7 +237,8 @@ public final class SinkSession {
             }
             sendErrorAndDisconnect(peer, ERROR_PROTOCOL, e.getMessage());
         } catch (Refusal e) {
-            logRefusal(connection, e);
+            logRefusal(connection, e, peer.state == State.AWAIT_PROOF || peer.state == State.FETCHING ? "repairer"
+                    : "source");
             sendErrorAndDisconnect(peer, e.code(), e.getMessage());
         } catch (PeerErrorException e) {
             final long count = refusedLog.next();
@@ -248,18 +261,20 @@ public final class SinkSession {
         }
     }
 
-    private void logRefusal(final Connection connection, final Refusal e) {
+    /** @param role "source", or "repairer" for a peer fetching excerpts. */
+    private void logRefusal(final Connection connection, final Refusal e, final String role) {
         if (e.code() == ERROR_AUTHENTICATION) {
             final long count = refusedLog.next();
             if (count > 0) {
-                LOG.warn("replication sink of {}: refusing the source at {}: {}{}", directory, connection.peer(),
+                LOG.warn("replication sink of {}: refusing the {} at {}: {}{}", directory, role, connection.peer(),
                         e.getMessage(), RepeatedLog.times(count));
             }
-        } else if (e.code() == ERROR_BUSY) {
-            LOG.info("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(),
+        } else if (e.code() == ERROR_BUSY || e.code() == ERROR_FETCH) {
+            // a busy sink is retried; a range the replica cannot send is the repairer's to report
+            LOG.info("replication sink of {}: refusing the {} at {}: {}", directory, role, connection.peer(),
                     e.getMessage());
         } else {
-            LOG.error("replication sink of {}: refusing the source at {}: {}", directory, connection.peer(),
+            LOG.error("replication sink of {}: refusing the {} at {}: {}", directory, role, connection.peer(),
                     e.getMessage());
         }
     }
@@ -281,9 +296,26 @@ public final class SinkSession {
             final int type = c.frameType();
             switch (peer.state) {
                 case AWAIT_HELLO:
+                    if (type == TYPE_CLIENT_HELLO) {
+                        peer.repairHandshake = fetches.onHello(c);
+                        peer.state = State.AWAIT_PROOF;
+                        break;
+                    }
                     expect(c, type, TYPE_HELLO);
                     peer.handshake.onHello(c);
                     peer.state = State.AWAIT_START;
+                    break;
+                case AWAIT_PROOF:
+                    expect(c, type, TYPE_PROOF);
+                    fetches.onProof(c, peer.repairHandshake);
+                    peer.repairHandshake = null;
+                    peer.state = State.FETCHING;
+                    break;
+                case FETCHING:
+                    expect(c, type, TYPE_FETCH);
+                    fetches.onFetch(c);
+                    // a repairer that keeps asking keeps its place; one that stops is closed at its deadline
+                    peer.deadlineNs = clock.nanoTime() + 3 * heartbeatNs;
                     break;
                 case AWAIT_START:
                     expect(c, type, TYPE_START);
@@ -550,6 +582,7 @@ public final class SinkSession {
         }
         peer.state = State.FREE;
         peer.growTo = 0;
+        peer.repairHandshake = null;
         try {
             peer.connection.detach();
         } catch (UncheckedIOException e) {
