@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.RandomAccessFile;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -62,34 +61,6 @@ class NetworkRepairTest extends SpoolTestBase {
     private static ReplicationSource source(final SpoolQueue primary, final ReplicationSink sink) {
         return ReplicationSource.builder(primary, sink.address()).heartbeatInterval(HEARTBEAT).sharedSecret(SECRET)
                 .start();
-    }
-
-    static Path lastCycleFile(final Path directory) throws IOException {
-        try (Stream<Path> files = Files.list(directory)) {
-            final List<Path> cycles = files.filter(f -> f.toString().endsWith(".cycle")).sorted().toList();
-            return cycles.get(cycles.size() - 1);
-        }
-    }
-
-    /** Flips a payload bit of the {@code n}th data excerpt of {@code file}. */
-    static void damage(final Path file, final int n) throws IOException {
-        final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
-        long position = CycleDescriptor.DATA_OFFSET;
-        int sequence = 0;
-        while (true) {
-            final int header = bytes.getInt((int) position);
-            if (ExcerptDescriptor.isData(header) && sequence++ == n) {
-                try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-                    final long at = position + ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET + 1;
-                    raf.seek(at);
-                    final int value = raf.read();
-                    raf.seek(at);
-                    raf.write(value ^ 0x40);
-                }
-                return;
-            }
-            position += ExcerptDescriptor.alignedLength(ExcerptDescriptor.length(header));
-        }
     }
 
     @Test

@@ -19,8 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.stream.Stream;
 
 import static dev.spool.replication.Replicas.*;
 import static org.junit.jupiter.api.Assertions.*;
@@ -55,34 +53,6 @@ class ReplicaRepairTest extends SpoolTestBase {
             append(appender, 0, 300);
             await(() -> sink.lastIndex() == primary.lastIndex(), "replicated");
             assertNull(source.failure());
-        }
-    }
-
-    private static Path lastCycleFile(final Path directory) throws IOException {
-        try (Stream<Path> files = Files.list(directory)) {
-            final List<Path> cycles = files.filter(f -> f.toString().endsWith(".cycle")).sorted().toList();
-            return cycles.get(cycles.size() - 1);
-        }
-    }
-
-    /** Flips a payload bit of the {@code n}th data excerpt of {@code file}. */
-    private static void damage(final Path file, final int n) throws IOException {
-        final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
-        long position = CycleDescriptor.DATA_OFFSET;
-        int sequence = 0;
-        while (true) {
-            final int header = bytes.getInt((int) position);
-            if (ExcerptDescriptor.isData(header) && sequence++ == n) {
-                try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
-                    final long at = position + ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET + 1;
-                    raf.seek(at);
-                    final int value = raf.read();
-                    raf.seek(at);
-                    raf.write(value ^ 0x40);
-                }
-                return;
-            }
-            position += ExcerptDescriptor.alignedLength(ExcerptDescriptor.length(header));
         }
     }
 

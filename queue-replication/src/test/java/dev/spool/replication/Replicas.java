@@ -4,13 +4,22 @@ import dev.spool.queue.Messages;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
+import dev.spool.queue.format.CycleDescriptor;
+import dev.spool.queue.format.ExcerptDescriptor;
 import net.openhft.chronicle.bytes.Bytes;
 
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -129,5 +138,34 @@ final class Replicas {
     static void awaitReplicated(final SpoolQueue primary, final ReplicationSink sink) {
         final long last = primary.lastIndex();
         await(() -> sink.lastIndex() == last && Failover.lastAckedIndex(primary) == last, "index " + last + " is replicated");
+    }
+
+    /** @return the highest cycle file of a queue's directory. */
+    static Path lastCycleFile(final Path directory) throws IOException {
+        try (Stream<Path> files = Files.list(directory)) {
+            final List<Path> cycles = files.filter(f -> f.toString().endsWith(".cycle")).sorted().toList();
+            return cycles.get(cycles.size() - 1);
+        }
+    }
+
+    /** Flips a payload bit of the {@code n}th data excerpt of {@code file}, a checksummed queue's cycle file. */
+    static void damage(final Path file, final int n) throws IOException {
+        final ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        long position = CycleDescriptor.DATA_OFFSET;
+        int sequence = 0;
+        while (true) {
+            final int header = bytes.getInt((int) position);
+            if (ExcerptDescriptor.isData(header) && sequence++ == n) {
+                try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
+                    final long at = position + ExcerptDescriptor.CHECKSUMMED_PAYLOAD_OFFSET + 1;
+                    raf.seek(at);
+                    final int value = raf.read();
+                    raf.seek(at);
+                    raf.write(value ^ 0x40);
+                }
+                return;
+            }
+            position += ExcerptDescriptor.alignedLength(ExcerptDescriptor.length(header));
+        }
     }
 }

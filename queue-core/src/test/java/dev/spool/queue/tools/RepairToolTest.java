@@ -9,9 +9,7 @@ import dev.spool.queue.format.ExcerptDescriptor;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -29,20 +27,6 @@ import static org.junit.jupiter.api.Assertions.*;
 class RepairToolTest extends SpoolTestBase {
     /** 2024-01-01T00:00Z. */
     private static final long START_MILLIS = 1_704_067_200_000L;
-
-    private record Result(int status, String out, String err) {
-    }
-
-    private static Result tool(final String... args) {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int status;
-        try (PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
-             PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-            status = SpoolTool.run(args, outStream, errStream);
-        }
-        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
 
     /** @return the queue and a copy of it, each with 100 excerpts in one hourly cycle. */
     private Path[] queueAndCopy(final boolean checksums) throws IOException {
@@ -97,8 +81,8 @@ class RepairToolTest extends SpoolTestBase {
         damage(file, 3);
         damage(file, 4);
         damage(file, 70);
-        assertEquals(SpoolTool.EXIT_FAILED, tool("verify", dirs[0].toString()).status());
-        final Result result = tool("repair", dirs[0].toString(), "--copy", dirs[1].toString());
+        assertEquals(SpoolTool.EXIT_FAILED, ToolRun.of("verify", dirs[0].toString()).status());
+        final ToolRun result = ToolRun.of("repair", dirs[0].toString(), "--copy", dirs[1].toString());
         assertEquals(SpoolTool.EXIT_OK, result.status(), result.out() + result.err());
         assertTrue(result.out().contains("REPAIRED what a scan found: 3 rewritten from " + dirs[1]), result.out());
         assertTrue(result.out().contains("OK: no damage the checksums prove"), result.out());
@@ -112,7 +96,7 @@ class RepairToolTest extends SpoolTestBase {
         final Path file = cycleFile(dirs[0]);
         damage(file, 10);
         damage(file, 50);
-        final Result result = tool("repair", dirs[0].toString(), "--copy", dirs[1].toString(), "--range", "473352:8..473352:12");
+        final ToolRun result = ToolRun.of("repair", dirs[0].toString(), "--copy", dirs[1].toString(), "--range", "473352:8..473352:12");
         assertEquals(SpoolTool.EXIT_FAILED, result.status(), result.out() + result.err());
         assertTrue(result.out().contains(": 1 rewritten"), result.out());
         assertTrue(result.out().contains("DAMAGE 0x"), result.out());
@@ -125,7 +109,7 @@ class RepairToolTest extends SpoolTestBase {
         damage(cycleFile(dirs[0]), 20);
         damage(cycleFile(dirs[1]), 20);
         final Map<String, byte[]> before = contents(dirs[0]);
-        final Result result = tool("repair", dirs[0].toString(), "--copy", dirs[1].toString());
+        final ToolRun result = ToolRun.of("repair", dirs[0].toString(), "--copy", dirs[1].toString());
         assertEquals(SpoolTool.EXIT_FAILED, result.status(), result.out() + result.err());
         assertTrue(result.err().contains("seq 20"), result.err());
         final Map<String, byte[]> after = contents(dirs[0]);
@@ -136,7 +120,7 @@ class RepairToolTest extends SpoolTestBase {
     @Test
     void shouldRefuseAQueueWithoutChecksums() throws IOException {
         final Path[] dirs = queueAndCopy(false);
-        final Result result = tool("repair", dirs[0].toString(), "--copy", dirs[1].toString());
+        final ToolRun result = ToolRun.of("repair", dirs[0].toString(), "--copy", dirs[1].toString());
         assertEquals(SpoolTool.EXIT_FAILED, result.status(), result.out() + result.err());
         assertTrue(result.err().contains("without checksums"), result.err());
     }
@@ -144,18 +128,18 @@ class RepairToolTest extends SpoolTestBase {
     @Test
     void shouldExplainItselfAndRefuseBadArguments() throws IOException {
         final Path[] dirs = queueAndCopy(true);
-        final Result help = tool("repair", "--help");
+        final ToolRun help = ToolRun.of("repair", "--help");
         assertEquals(SpoolTool.EXIT_OK, help.status());
         assertTrue(help.out().contains("--copy=DIR") && help.out().contains("--range=FROM..TO"), help.out());
-        assertTrue(tool("--help").out().contains("repair"), tool("--help").out());
-        assertEquals(SpoolTool.EXIT_USAGE, tool("repair", dirs[0].toString()).status(), "--copy or --replica is required");
-        assertEquals(SpoolTool.EXIT_USAGE, tool("repair", dirs[0].toString(), "--copy", dirs[1].toString(),
+        assertTrue(ToolRun.of("--help").out().contains("repair"), ToolRun.of("--help").out());
+        assertEquals(SpoolTool.EXIT_USAGE, ToolRun.of("repair", dirs[0].toString()).status(), "--copy or --replica is required");
+        assertEquals(SpoolTool.EXIT_USAGE, ToolRun.of("repair", dirs[0].toString(), "--copy", dirs[1].toString(),
                 "--replica", "localhost:1").status(), "not both");
-        final Result noSecret = tool("repair", dirs[0].toString(), "--replica", "localhost:1");
+        final ToolRun noSecret = ToolRun.of("repair", dirs[0].toString(), "--replica", "localhost:1");
         assertEquals(SpoolTool.EXIT_USAGE, noSecret.status());
         assertTrue(noSecret.err().contains("--secret-file FILE or --insecure"), noSecret.err());
-        assertEquals(SpoolTool.EXIT_USAGE, tool("repair", dirs[0].toString(), "--copy", tempDir.resolve("none").toString()).status());
-        final Result badRange = tool("repair", dirs[0].toString(), "--copy", dirs[1].toString(), "--range", "end..3");
+        assertEquals(SpoolTool.EXIT_USAGE, ToolRun.of("repair", dirs[0].toString(), "--copy", tempDir.resolve("none").toString()).status());
+        final ToolRun badRange = ToolRun.of("repair", dirs[0].toString(), "--copy", dirs[1].toString(), "--range", "end..3");
         assertEquals(SpoolTool.EXIT_USAGE, badRange.status());
         assertTrue(badRange.err().contains("bad index 'end'"), badRange.err());
     }
@@ -163,7 +147,7 @@ class RepairToolTest extends SpoolTestBase {
     @Test
     void shouldSayRepairFromAReplicaNeedsQueueReplicationsJar() throws IOException {
         final Path[] dirs = queueAndCopy(true);
-        final Result result = tool("repair", dirs[0].toString(), "--replica", "localhost:1", "--insecure");
+        final ToolRun result = ToolRun.of("repair", dirs[0].toString(), "--replica", "localhost:1", "--insecure");
         assertEquals(SpoolTool.EXIT_USAGE, result.status());
         assertTrue(result.err().contains("needs queue-replication's cli jar"), result.err());
     }

@@ -42,20 +42,6 @@ class SpoolToolTest extends SpoolTestBase {
 
     private final AtomicLong now = new AtomicLong(START_MILLIS);
 
-    private record Result(int status, String out, String err) {
-    }
-
-    private static Result tool(final String... args) {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream();
-        final ByteArrayOutputStream err = new ByteArrayOutputStream();
-        final int status;
-        try (PrintStream outStream = new PrintStream(out, true, StandardCharsets.UTF_8);
-             PrintStream errStream = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-            status = SpoolTool.run(args, outStream, errStream);
-        }
-        return new Result(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
-
     private Path dir() {
         return tempDir.resolve("q");
     }
@@ -127,13 +113,13 @@ class SpoolToolTest extends SpoolTestBase {
         }
     }
 
-    private static void assertDamage(final Result result, final Path file, final long position) {
+    private static void assertDamage(final ToolRun result, final Path file, final long position) {
         assertEquals(SpoolTool.EXIT_FAILED, result.status(), result.out());
         final String expected = "DAMAGE " + file + " position=" + position + ": ";
         assertTrue(result.out().contains(expected), "expected '" + expected + "' in:\n" + result.out());
     }
 
-    private static void assertNoProblems(final Result result) {
+    private static void assertNoProblems(final ToolRun result) {
         assertEquals(SpoolTool.EXIT_OK, result.status(), result.out() + result.err());
         assertFalse(result.out().contains("DAMAGE"), result.out());
         assertFalse(result.out().contains("WARNING"), result.out());
@@ -142,7 +128,7 @@ class SpoolToolTest extends SpoolTestBase {
     @Test
     void shouldPassVerifyOnHealthyRolledQueue() {
         fill(builder(), 3, 100);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertNoProblems(result);
         assertTrue(result.out().contains("OK: 3 cycles, 300 excerpts"), result.out());
     }
@@ -150,7 +136,7 @@ class SpoolToolTest extends SpoolTestBase {
     @Test
     void shouldPassVerifyWithManyIndexBlocksAndEntries() {
         fill(builder().indexSpacing(8).indexBlockEntries(8), 2, 1000);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertNoProblems(result);
         assertTrue(result.out().contains("OK: 2 cycles, 2000 excerpts"), result.out());
     }
@@ -158,7 +144,7 @@ class SpoolToolTest extends SpoolTestBase {
     @Test
     void shouldPassVerifyOnQueueWithoutCycles() {
         open().close();
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertNoProblems(result);
         assertTrue(result.out().contains("OK: 0 cycles, 0 excerpts"), result.out());
     }
@@ -169,7 +155,7 @@ class SpoolToolTest extends SpoolTestBase {
         final long position = headerPositions().get(150);
         final Path file = cycleFiles().get(1);
         writeInt(file, position, readInt(file, position) | ExcerptDescriptor.END_OF_CYCLE_FLAG);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, position);
         assertTrue(result.out().contains("malformed header"), result.out());
     }
@@ -183,7 +169,7 @@ class SpoolToolTest extends SpoolTestBase {
         final long entry = block + CycleDescriptor.BLOCK_ENTRIES_OFFSET + Long.BYTES;
         assertEquals(positions.get(64), readLong(file, entry), "entry 1 indexes sequence 64");
         writeLong(file, entry, positions.get(65));
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, entry);
         assertTrue(result.out().contains("index entry 1 (sequence 64) = " + positions.get(65) + ", but that sequence is at position="
                 + positions.get(64)), result.out());
@@ -195,7 +181,7 @@ class SpoolToolTest extends SpoolTestBase {
         final Path file = cycleFiles().get(0);
         final long entry = readLong(file, CycleDescriptor.rootEntryPosition(0)) + CycleDescriptor.BLOCK_ENTRIES_OFFSET + 2 * Long.BYTES;
         writeLong(file, entry, readLong(file, CycleDescriptor.WRITE_POSITION_OFFSET) + 1024);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, entry);
         assertTrue(result.out().contains("index entry 2 (sequence 128) = "), result.out());
         assertTrue(result.out().contains("but the cycle holds only 100 data excerpts"), result.out());
@@ -207,7 +193,7 @@ class SpoolToolTest extends SpoolTestBase {
         final Path file = cycleFiles().get(0);
         final long entry = readLong(file, CycleDescriptor.rootEntryPosition(0)) + CycleDescriptor.BLOCK_ENTRIES_OFFSET + 3 * Long.BYTES;
         writeLong(file, entry, 0);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, entry);
         assertTrue(result.out().contains("entries are written in order"), result.out());
     }
@@ -218,7 +204,7 @@ class SpoolToolTest extends SpoolTestBase {
         final Path file = cycleFiles().get(0);
         final long root = CycleDescriptor.rootEntryPosition(1);
         writeLong(file, root, readLong(file, root) + ExcerptDescriptor.ALIGNMENT);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, root);
         assertTrue(result.out().contains("no index-block excerpt starts there"), result.out());
     }
@@ -229,7 +215,7 @@ class SpoolToolTest extends SpoolTestBase {
         final Path file = cycleFiles().get(0);
         final long entry = readLong(file, CycleDescriptor.rootEntryPosition(0)) + CycleDescriptor.BLOCK_ENTRIES_OFFSET + Long.BYTES;
         writeLong(file, entry, 0);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertEquals(SpoolTool.EXIT_OK, result.status(), result.out());
         assertTrue(result.out().contains("WARNING " + file + " position=" + entry + ": index entries 1 to 1"), result.out());
         assertTrue(result.out().contains("OK: 1 cycles, 100 excerpts"), result.out());
@@ -240,7 +226,7 @@ class SpoolToolTest extends SpoolTestBase {
         fill(builder(), 3, 10);
         final Path file = cycleFiles().get(1);
         writeInt(file, CycleDescriptor.MAGIC_OFFSET, 0x12345678);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, CycleDescriptor.MAGIC_OFFSET);
         assertTrue(result.out().contains("not a Spool cycle file: magic=0x12345678"), result.out());
     }
@@ -250,7 +236,7 @@ class SpoolToolTest extends SpoolTestBase {
         fill(builder(), 1, 10);
         final Path metadata = dir().resolve(MetadataDescriptor.FILE_NAME);
         writeInt(metadata, MetadataDescriptor.MAGIC_OFFSET, 0);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, metadata, MetadataDescriptor.MAGIC_OFFSET);
         assertTrue(result.out().contains("not a Spool metadata file: magic=0x00000000"), result.out());
     }
@@ -260,7 +246,7 @@ class SpoolToolTest extends SpoolTestBase {
         fill(builder(), 2, 10);
         final Path file = cycleFiles().get(1);
         writeLong(file, CycleDescriptor.CYCLE_OFFSET, readLong(file, CycleDescriptor.CYCLE_OFFSET) + 1);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, CycleDescriptor.CYCLE_OFFSET);
     }
 
@@ -272,7 +258,7 @@ class SpoolToolTest extends SpoolTestBase {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
             channel.truncate(position + ExcerptDescriptor.HEADER_LENGTH + 2);
         }
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, position);
         assertTrue(result.out().contains("past the end of the file (length=" + (position + 6) + ")"), result.out());
     }
@@ -285,7 +271,7 @@ class SpoolToolTest extends SpoolTestBase {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
             channel.truncate(position);
         }
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, position);
         assertTrue(result.out().contains("where the next excerpt header should be: truncated"), result.out());
     }
@@ -297,7 +283,7 @@ class SpoolToolTest extends SpoolTestBase {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
             channel.truncate(100);
         }
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, 100);
         assertTrue(result.out().contains("cycle file truncated: length=100"), result.out());
     }
@@ -309,7 +295,7 @@ class SpoolToolTest extends SpoolTestBase {
         final long tail = readLong(file, CycleDescriptor.WRITE_POSITION_OFFSET);
         // what a writer that died between claim and commit leaves
         writeInt(file, tail, ExcerptDescriptor.IN_PROGRESS_FLAG | 100);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertEquals(SpoolTool.EXIT_OK, result.status(), result.out());
         assertTrue(result.out().contains("WARNING " + file + " position=" + tail + ": torn tail"), result.out());
         assertTrue(result.out().contains("OK: 2 cycles, 20 excerpts"), result.out());
@@ -320,7 +306,7 @@ class SpoolToolTest extends SpoolTestBase {
         fill(builder(), 1, 10);
         final Path file = cycleFiles().get(0);
         writeLong(file, CycleDescriptor.WRITE_POSITION_OFFSET, readLong(file, CycleDescriptor.WRITE_POSITION_OFFSET) + 64);
-        assertDamage(tool("verify", dir().toString()), file, CycleDescriptor.WRITE_POSITION_OFFSET);
+        assertDamage(ToolRun.of("verify", dir().toString()), file, CycleDescriptor.WRITE_POSITION_OFFSET);
     }
 
     @Test
@@ -334,7 +320,7 @@ class SpoolToolTest extends SpoolTestBase {
         writeInt(file, next + ExcerptDescriptor.HEADER_LENGTH, 'x');
         writeLong(file, CycleDescriptor.WRITE_POSITION_OFFSET, next + ExcerptDescriptor.alignedLength(1));
         writeLong(file, CycleDescriptor.WRITE_SEQUENCE_OFFSET, 12);
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, file, tail);
         assertTrue(result.out().contains("an empty excerpt (length 0) was appended here"), result.out());
     }
@@ -344,7 +330,7 @@ class SpoolToolTest extends SpoolTestBase {
         fill(builder(), 2, 10);
         final Path metadata = dir().resolve(MetadataDescriptor.FILE_NAME);
         writeLong(metadata, MetadataDescriptor.HIGHEST_CYCLE_OFFSET, readLong(metadata, MetadataDescriptor.LOWEST_CYCLE_OFFSET));
-        final Result result = tool("verify", dir().toString());
+        final ToolRun result = ToolRun.of("verify", dir().toString());
         assertDamage(result, metadata, MetadataDescriptor.HIGHEST_CYCLE_OFFSET);
         assertTrue(result.out().contains("tailers stop before it"), result.out());
     }
@@ -369,14 +355,14 @@ class SpoolToolTest extends SpoolTestBase {
         try {
             // while the writer grows files past their first chunk, allocates index blocks and rolls cycles
             for (int round = 0; round < 10 || writer.isAlive(); round++) {
-                final Result result = tool("verify", dir().toString());
+                final ToolRun result = ToolRun.of("verify", dir().toString());
                 assertFalse(result.out().contains("DAMAGE"), "round " + round + ":\n" + result.out());
             }
         } finally {
             stop.set(true);
             writer.join();
         }
-        assertNoProblems(tool("verify", dir().toString()));
+        assertNoProblems(ToolRun.of("verify", dir().toString()));
     }
 
     @Test
@@ -405,7 +391,7 @@ class SpoolToolTest extends SpoolTestBase {
                 Files.write(file, damagedBytes);
             }
             for (final String command : new String[]{"verify", "dump", "stats"}) {
-                final Result result = tool(command, dir().toString());
+                final ToolRun result = ToolRun.of(command, dir().toString());
                 assertTrue(result.status() == SpoolTool.EXIT_OK || result.status() == SpoolTool.EXIT_FAILED,
                         command + " round " + round + ": " + result.err());
                 if (command.equals("verify") && result.status() == SpoolTool.EXIT_FAILED) {
@@ -415,7 +401,7 @@ class SpoolToolTest extends SpoolTestBase {
             Files.write(file, original);
         }
         assertTrue(damaged.get() > 60, "most rounds damage something verify sees: " + damaged.get());
-        assertNoProblems(tool("verify", dir().toString()));
+        assertNoProblems(ToolRun.of("verify", dir().toString()));
     }
 
     @Test
@@ -426,7 +412,7 @@ class SpoolToolTest extends SpoolTestBase {
                 assertTrue(tailer.read((bytes, offset, length, index) -> { }));
             }
         }
-        final Result result = tool("dump", dir().toString());
+        final ToolRun result = ToolRun.of("dump", dir().toString());
         assertEquals(SpoolTool.EXIT_OK, result.status(), result.err());
         final String out = result.out();
         assertTrue(out.contains("  roll cycle           HOURLY (id 3)"), out);
@@ -449,7 +435,7 @@ class SpoolToolTest extends SpoolTestBase {
     @Test
     void shouldDumpFromAnIndexUpToALimit() {
         final List<Long> indices = fill(builder(), 3, 10);
-        final Result result = tool("dump", dir().toString(), "--from", "0x" + Long.toHexString(indices.get(15)), "--limit", "3");
+        final ToolRun result = ToolRun.of("dump", dir().toString(), "--from", "0x" + Long.toHexString(indices.get(15)), "--limit", "3");
         assertEquals(SpoolTool.EXIT_OK, result.status(), result.err());
         final List<String> excerpts = result.out().lines().filter(line -> line.startsWith("  position=")).toList();
         assertEquals(3, excerpts.size(), result.out());
@@ -465,10 +451,10 @@ class SpoolToolTest extends SpoolTestBase {
         try (SpoolQueue queue = open(); ExcerptAppender appender = queue.createAppender()) {
             appender.append(new byte[100]);
         }
-        final String preview = tool("dump", dir().toString()).out();
+        final String preview = ToolRun.of("dump", dir().toString()).out();
         assertTrue(preview.contains("... 36 more bytes (--full shows them)"), preview);
         assertFalse(preview.contains("    0060 "), preview);
-        final String full = tool("dump", dir().toString(), "--full").out();
+        final String full = ToolRun.of("dump", dir().toString(), "--full").out();
         assertTrue(full.contains("    0060  00 00 00 00 "), full);
         assertFalse(full.contains("more bytes"), full);
     }
@@ -479,10 +465,10 @@ class SpoolToolTest extends SpoolTestBase {
         final long position = headerPositions().get(4);
         final Path file = cycleFiles().get(0);
         writeInt(file, position, ExcerptDescriptor.MAX_LENGTH);
-        final Result dump = tool("dump", dir().toString());
+        final ToolRun dump = ToolRun.of("dump", dir().toString());
         assertEquals(SpoolTool.EXIT_FAILED, dump.status());
         assertTrue(dump.out().contains("  !! position=" + position + " header=0x1fffffff too-long"), dump.out());
-        final Result stats = tool("stats", dir().toString());
+        final ToolRun stats = ToolRun.of("stats", dir().toString());
         assertEquals(SpoolTool.EXIT_FAILED, stats.status());
         assertTrue(stats.out().contains("excerpts=4 "), stats.out());
         assertTrue(stats.out().contains("!! counted up to position=" + position), stats.out());
@@ -502,7 +488,7 @@ class SpoolToolTest extends SpoolTestBase {
             }
             queue.createTailer("idle").close();
         }
-        final Result result = tool("stats", dir().toString());
+        final ToolRun result = ToolRun.of("stats", dir().toString());
         assertEquals(SpoolTool.EXIT_OK, result.status(), result.err());
         final String out = result.out();
         assertTrue(out.contains("cycles: 3, first " + RollCycle.HOURLY.toCycle(indices.get(0)) + " (20240101-00.cycle), last "
@@ -527,14 +513,14 @@ class SpoolToolTest extends SpoolTestBase {
             binary = appender.append(new byte[]{0, 1, 2, (byte) 0xFF});
             tab = appender.append("tab\there".getBytes(StandardCharsets.UTF_8));
         }
-        final Result result = tool("tail", dir().toString());
+        final ToolRun result = ToolRun.of("tail", dir().toString());
         assertEquals(SpoolTool.EXIT_OK, result.status(), result.err());
         final List<String> lines = result.out().lines().toList();
         assertEquals(List.of(printed(text) + "\t13\thello, wörld", printed(binary) + "\t4\t0x000102ff",
                 printed(tab) + "\t8\t0x7461620968657265"), lines);
-        assertEquals(List.of(printed(binary) + "\t4\t0x000102ff"), tool("tail", dir().toString(), "--from", "0x" + Long.toHexString(binary))
+        assertEquals(List.of(printed(binary) + "\t4\t0x000102ff"), ToolRun.of("tail", dir().toString(), "--from", "0x" + Long.toHexString(binary))
                 .out().lines().limit(1).toList());
-        assertEquals("", tool("tail", dir().toString(), "--from", "end").out());
+        assertEquals("", ToolRun.of("tail", dir().toString(), "--from", "end").out());
     }
 
     /** @return the index as the tools print it, the queue's roll cycle being hourly. */
@@ -551,7 +537,7 @@ class SpoolToolTest extends SpoolTestBase {
         for (final String command : new String[]{"tail", "dump"}) {
             for (final String form : new String[]{"0x" + Long.toHexString(missing), String.valueOf(missing),
                     RollCycle.HOURLY.toCycle(missing) + ":" + RollCycle.HOURLY.toSequence(missing)}) {
-                final Result result = tool(command, dir().toString(), "--from", form);
+                final ToolRun result = ToolRun.of(command, dir().toString(), "--from", form);
                 assertEquals(SpoolTool.EXIT_FAILED, result.status(), command + " --from " + form);
                 assertTrue(result.err().contains(expected), command + " --from " + form + ": " + result.err());
                 assertEquals("", result.out(), "nothing is printed before the start is found");
@@ -569,33 +555,33 @@ class SpoolToolTest extends SpoolTestBase {
                 {RollCycle.HOURLY.toCycle(third) + ":" + RollCycle.HOURLY.toSequence(third), printed(third)},
                 {Instant.ofEpochMilli(START_MILLIS + HOUR).toString(), printed(third)}};
         for (final String[] form : forms) {
-            final Result tail = tool("tail", dir().toString(), "--from", form[0]);
+            final ToolRun tail = ToolRun.of("tail", dir().toString(), "--from", form[0]);
             assertEquals(SpoolTool.EXIT_OK, tail.status(), form[0] + ": " + tail.err());
             assertTrue(tail.out().startsWith(form[1] + "\t"), "tail --from " + form[0] + ":\n" + tail.out());
-            final Result dump = tool("dump", dir().toString(), "--from", form[0], "--limit", "1");
+            final ToolRun dump = ToolRun.of("dump", dir().toString(), "--from", form[0], "--limit", "1");
             assertEquals(SpoolTool.EXIT_OK, dump.status(), form[0] + ": " + dump.err());
             assertEquals(List.of(form[1]), dump.out().lines().filter(line -> line.startsWith("  position="))
                     .map(line -> line.substring(line.indexOf("index=") + "index=".length(), line.indexOf(" length="))).toList(),
                     "dump --from " + form[0] + ":\n" + dump.out());
         }
-        assertEquals("", tool("tail", dir().toString(), "--from", "end").out());
-        assertFalse(tool("dump", dir().toString(), "--from", "end").out().contains("  position="), "dump --from end shows no excerpt");
+        assertEquals("", ToolRun.of("tail", dir().toString(), "--from", "end").out());
+        assertFalse(ToolRun.of("dump", dir().toString(), "--from", "end").out().contains("  position="), "dump --from end shows no excerpt");
     }
 
     @Test
     void shouldPrintHelpToStandardOutputAndExit0() {
         for (final String[] args : new String[][]{{"--help"}, {"-h"}, {"tail", "--help", dir().toString()}, {"dump", "--help"}}) {
-            final Result result = tool(args);
+            final ToolRun result = ToolRun.of(args);
             assertEquals(SpoolTool.EXIT_OK, result.status(), String.join(" ", args) + ": " + result.err());
             assertEquals("", result.err(), String.join(" ", args));
             assertTrue(result.out().startsWith("usage: spool"), result.out());
         }
-        final String help = tool("--help").out();
+        final String help = ToolRun.of("--help").out();
         for (final String expected : new String[]{"dump", "tail", "stats", "verify", "queue-core-VERSION-cli.jar",
                 "<cycle>:<seq>", "ISO-8601", "Exit status"}) {
             assertTrue(help.contains(expected), expected + " in:\n" + help);
         }
-        assertTrue(tool("tail", "--help").out().contains("--from=START"), tool("tail", "--help").out());
+        assertTrue(ToolRun.of("tail", "--help").out().contains("--from=START"), ToolRun.of("tail", "--help").out());
     }
 
     @Test
@@ -663,7 +649,7 @@ class SpoolToolTest extends SpoolTestBase {
                 "Unknown option: '-f'", "Unknown option: '--full'"};
         for (int i = 0; i < cases.length; i++) {
             final String[] args = cases[i];
-            final Result result = tool(args);
+            final ToolRun result = ToolRun.of(args);
             assertEquals(SpoolTool.EXIT_USAGE, result.status(), String.join(" ", args));
             assertTrue(result.err().startsWith("spool: ") && result.err().contains(messages[i]), result.err());
             assertTrue(result.err().contains("usage: spool"), result.err());
@@ -679,7 +665,7 @@ class SpoolToolTest extends SpoolTestBase {
         final Path[] paths = {tempDir.resolve("empty"), tempDir.resolve("missing"), tempDir.resolve("file")};
         for (final String command : new String[]{"dump", "tail", "stats", "verify"}) {
             for (int i = 0; i < paths.length; i++) {
-                final Result result = tool(command, paths[i].toString());
+                final ToolRun result = ToolRun.of(command, paths[i].toString());
                 assertEquals(SpoolTool.EXIT_USAGE, result.status(), command + " " + paths[i]);
                 assertTrue(result.err().contains("spool: no Spool queue at " + paths[i] + ": " + reasons[i]), result.err());
             }
