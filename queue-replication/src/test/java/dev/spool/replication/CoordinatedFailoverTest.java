@@ -185,4 +185,44 @@ class CoordinatedFailoverTest extends SpoolTestBase {
             }
         }
     }
+    @Test
+    void shouldRefuseAFormerPrimaryWhoseTailDiffersFromTheNewTermsBeforeAnEqualLastExcerpt() {
+        expectWarning("stopped");
+        expectWarning("reports error 4");
+        replicate("old", "new", 100);
+        final long firstOfNewTerm;
+        try (SpoolQueue deposed = open(tempDir.resolve("old")); ExcerptAppender appender = deposed.createAppender()) {
+            firstOfNewTerm = deposed.lastIndex() + 1;
+            append(appender, 100, 105);
+        }
+        final long last;
+        try (SpoolQueue promoted = open(tempDir.resolve("new"))) {
+            assertEquals(1, Failover.promote(promoted), "a manual promotion, to the next term");
+            try (ExcerptAppender appender = promoted.createAppender()) {
+                append(appender, 200, 204);
+                appender.append(message(104));
+            }
+            last = promoted.lastIndex();
+        }
+        try (SpoolQueue deposed = open(tempDir.resolve("old"))) {
+            assertEquals(last, deposed.lastIndex(), "both hold the same indices");
+            assertTrue(Failover.demote(deposed, 1));
+        }
+        try (SpoolQueue promoted = open(tempDir.resolve("new")); ReplicationSink follower = sink("old");
+             ReplicationSource source = source(promoted, follower)) {
+            await(() -> follower.divergence() != null, "the follower's sink reports the divergence");
+            final String message = follower.divergence().getMessage();
+            assertEquals(last, follower.divergence().replicaLastIndex());
+            assertEquals(last, follower.divergence().sourceLastIndex());
+            assertTrue(message.contains("first differ at index " + IndexFormat.format(firstOfNewTerm,
+                    promoted.rollCycle())), message);
+            assertTrue(message.contains("term 0 on the sink") && message.contains("term 1 in the source"), message);
+            await(() -> source.failure() != null, "the source stops");
+            assertNull(follower.failure(), "the sink goes on listening");
+        }
+        try (SpoolQueue deposed = open(tempDir.resolve("old"))) {
+            assertEquals(last, deposed.lastIndex(), "the refused replica keeps its excerpts, never merged");
+            assertEquals(ReplicationRole.REPLICA, Failover.role(deposed));
+        }
+    }
 }
