@@ -1,5 +1,6 @@
 package dev.spool.replication.protocol;
 
+import dev.spool.queue.internal.TermHistory;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.replication.CommitStage;
 
@@ -117,19 +118,35 @@ class FrameCodecTest {
         final WelcomeFlyweight welcome = new WelcomeFlyweight().wrap(buffer, AT).nonce(nonce).mac(mac);
         assertArrayEquals(nonce, welcome.nonce());
         assertArrayEquals(mac, welcome.mac());
-        final StartFlyweight start = new StartFlyweight().wrap(buffer, AT).mac(mac);
+        final TermHistory history = TermHistory.of(new long[] {0, 2}, new long[] {0, 40});
+        final StartFlyweight start = new StartFlyweight().wrap(buffer, AT).termHistory(history).mac(mac);
+        start.check(PEER, FrameDescriptor.startLength(2));
         assertArrayEquals(mac, start.mac());
+        assertEquals(history, start.termHistory());
+        assertEquals(FrameDescriptor.startLength(2), start.frameLength());
+        assertTrue(assertThrows(FrameException.class, () -> start.check(PEER, FrameDescriptor.startLength(1)))
+                .getMessage().contains("expected " + FrameDescriptor.startLength(2) + " for 2 term entries"));
         final ResumeFlyweight resume = new ResumeFlyweight().wrap(buffer, AT).lastIndex(41).checksum(0xFFFF_FFFFL)
-                .term(2).mac(mac);
-        resume.check(PEER);
+                .term(2).termHistory(history).mac(mac);
+        final int length = FrameDescriptor.resumeLength(2);
+        resume.check(PEER, length);
+        assertEquals(history, resume.termHistory());
+        buffer.putLong(AT + FrameDescriptor.RESUME_TERMS_OFFSET + FrameDescriptor.TERM_ENTRY_LENGTH, 0);
+        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER, length)).getMessage()
+                .contains("entry 1: term=0 is not above the previous entry's"));
+        resume.termHistory(history);
+        buffer.putInt(AT + FrameDescriptor.RESUME_TERM_COUNT_OFFSET, FrameDescriptor.MAX_TERM_ENTRIES + 1);
+        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER, length)).getMessage()
+                .contains("term entry count=" + (FrameDescriptor.MAX_TERM_ENTRIES + 1) + " outside"));
+        resume.termHistory(history);
         assertEquals(41, resume.lastIndex());
         assertEquals(0xFFFF_FFFFL, resume.checksum());
         assertEquals(2, resume.term());
         assertArrayEquals(mac, resume.mac());
         resume.checksum(1L << 32);
-        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER)).getMessage().contains("checksum="));
+        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER, length)).getMessage().contains("checksum="));
         resume.checksum(-1).term(Long.MAX_VALUE);
-        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER)).getMessage()
+        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER, length)).getMessage()
                 .contains("term=" + Long.MAX_VALUE + " outside"));
     }
 
