@@ -157,7 +157,7 @@ class CoordinatedFailoverTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldReportASinkAsDivergedWhenItsLastExcerptDiffersFromTheSources() {
+    void shouldReportASinkAsDivergedWhenItsLastExcerptIsOfATermTheSourceDidNotWriteThere() {
         expectWarning("stopped");
         expectWarning("reports error 4");
         replicate("primary", "replica", 10);
@@ -181,7 +181,9 @@ class CoordinatedFailoverTest extends SpoolTestBase {
                 final ReplicaDivergedException diverged = sink.divergence();
                 assertEquals(replicaLast, diverged.replicaLastIndex());
                 assertEquals(primary.lastIndex(), diverged.sourceLastIndex());
-                assertTrue(diverged.getMessage().contains("divergent history"), diverged.getMessage());
+                assertTrue(diverged.getMessage().contains("divergent term history"), diverged.getMessage());
+                assertTrue(diverged.getMessage().contains("(term 1 on the sink, term 0 in the source)"),
+                        diverged.getMessage());
             }
         }
     }
