@@ -61,6 +61,13 @@ class TermHistoryTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldFindWhereASinkAheadWroteATermTheSourceNeverHad() {
+        final TermHistory source = history(0, 0);
+        final TermHistory aheadSink = history(0, 0, 2, 100);
+        assertEquals(100, source.firstDifference(aheadSink), "a sink whose last index is 100 or more is refused");
+    }
+
+    @Test
     void shouldFindADifferentTermAtTheSameBoundary() {
         assertEquals(100, history(0, 0, 1, 100).firstDifference(history(0, 0, 2, 100)));
         assertEquals(90, history(0, 0, 1, 100).firstDifference(history(0, 0, 2, 90)));
