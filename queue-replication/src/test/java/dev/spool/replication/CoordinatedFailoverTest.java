@@ -5,6 +5,8 @@ import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.TermHistory;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -225,6 +227,29 @@ class CoordinatedFailoverTest extends SpoolTestBase {
         try (SpoolQueue deposed = open(tempDir.resolve("old"))) {
             assertEquals(last, deposed.lastIndex(), "the refused replica keeps its excerpts, never merged");
             assertEquals(ReplicationRole.REPLICA, Failover.role(deposed));
+        }
+    }
+    @Test
+    void shouldGiveAReplicaItsPrimarysTermHistoryBeforeItWritesSoThatItsOwnPromotionAppendsToIt() {
+        replicate("first", "second", 10);
+        final long secondFrom;
+        try (SpoolQueue promoted = open(tempDir.resolve("second"))) {
+            secondFrom = promoted.lastIndex() + 1;
+            assertEquals(2, Failover.promote(promoted, 2));
+            try (ExcerptAppender appender = promoted.createAppender(); ReplicationSink sink = sink("third");
+                 ReplicationSource source = source(promoted, sink)) {
+                append(appender, 10, 20);
+                awaitReplicated(promoted, sink);
+            }
+        }
+        final TermHistory expected = TermHistory.of(new long[] {0, 2}, new long[] {0, secondFrom});
+        try (SpoolQueue third = open(tempDir.resolve("third"))) {
+            final QueueInternals internals = third.unwrap(QueueInternals.class);
+            assertEquals(expected, internals.termHistory(), "the replica holds the primary's history");
+            final long thirdFrom = third.lastIndex() + 1;
+            assertEquals(5, Failover.promote(third, 5));
+            assertEquals(TermHistory.of(new long[] {0, 2, 5}, new long[] {0, secondFrom, thirdFrom}),
+                    internals.termHistory(), "its promotion appends its term from the index after its last");
         }
     }
 }
