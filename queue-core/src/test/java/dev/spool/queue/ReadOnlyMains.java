@@ -96,7 +96,7 @@ public final class ReadOnlyMains {
                 writes.put("createIndexedAppender", () -> internals.createIndexedAppender().close());
                 writes.put("promote", internals::promote);
                 writes.put("fence", () -> internals.fence(internals.term() + 1));
-                writes.put("adoptTerm", () -> internals.adoptTerm(internals.term() + 1));
+                writes.put("adoptTerm", () -> internals.adoptTerm(dev.spool.queue.internal.TermHistory.of(internals.term() + 1)));
                 writes.put("createAppender", () -> queue.createAppender().close());
                 writes.put("createAppender(policy)", () -> queue.createAppender(SyncPolicy.everyMessage()).close());
                 writes.put("createTailer(name)", () -> queue.createTailer("audit").close());

@@ -5,6 +5,8 @@ import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.TermHistory;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -157,7 +159,7 @@ class CoordinatedFailoverTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldReportASinkAsDivergedWhenItsLastExcerptDiffersFromTheSources() {
+    void shouldReportASinkAsDivergedWhenItsLastExcerptIsOfATermTheSourceDidNotWriteThere() {
         expectWarning("stopped");
         expectWarning("reports error 4");
         replicate("primary", "replica", 10);
@@ -181,8 +183,73 @@ class CoordinatedFailoverTest extends SpoolTestBase {
                 final ReplicaDivergedException diverged = sink.divergence();
                 assertEquals(replicaLast, diverged.replicaLastIndex());
                 assertEquals(primary.lastIndex(), diverged.sourceLastIndex());
-                assertTrue(diverged.getMessage().contains("divergent history"), diverged.getMessage());
+                assertTrue(diverged.getMessage().contains("divergent term history"), diverged.getMessage());
+                assertTrue(diverged.getMessage().contains("(term 1 on the sink, term 0 in the source)"),
+                        diverged.getMessage());
             }
+        }
+    }
+    @Test
+    void shouldRefuseAFormerPrimaryWhoseTailDiffersFromTheNewTermsBeforeAnEqualLastExcerpt() {
+        expectWarning("stopped");
+        expectWarning("reports error 4");
+        replicate("old", "new", 100);
+        final long firstOfNewTerm;
+        try (SpoolQueue deposed = open(tempDir.resolve("old")); ExcerptAppender appender = deposed.createAppender()) {
+            firstOfNewTerm = deposed.lastIndex() + 1;
+            append(appender, 100, 105);
+        }
+        final long last;
+        try (SpoolQueue promoted = open(tempDir.resolve("new"))) {
+            assertEquals(1, Failover.promote(promoted), "a manual promotion, to the next term");
+            try (ExcerptAppender appender = promoted.createAppender()) {
+                append(appender, 200, 204);
+                appender.append(message(104));
+            }
+            last = promoted.lastIndex();
+        }
+        try (SpoolQueue deposed = open(tempDir.resolve("old"))) {
+            assertEquals(last, deposed.lastIndex(), "both hold the same indices");
+            assertTrue(Failover.demote(deposed, 1));
+        }
+        try (SpoolQueue promoted = open(tempDir.resolve("new")); ReplicationSink follower = sink("old");
+             ReplicationSource source = source(promoted, follower)) {
+            await(() -> follower.divergence() != null, "the follower's sink reports the divergence");
+            final String message = follower.divergence().getMessage();
+            assertEquals(last, follower.divergence().replicaLastIndex());
+            assertEquals(last, follower.divergence().sourceLastIndex());
+            assertTrue(message.contains("first differ at index " + IndexFormat.format(firstOfNewTerm,
+                    promoted.rollCycle())), message);
+            assertTrue(message.contains("term 0 on the sink") && message.contains("term 1 in the source"), message);
+            await(() -> source.failure() != null, "the source stops");
+            assertNull(follower.failure(), "the sink goes on listening");
+        }
+        try (SpoolQueue deposed = open(tempDir.resolve("old"))) {
+            assertEquals(last, deposed.lastIndex(), "the refused replica keeps its excerpts, never merged");
+            assertEquals(ReplicationRole.REPLICA, Failover.role(deposed));
+        }
+    }
+    @Test
+    void shouldGiveAReplicaItsPrimarysTermHistoryBeforeItWritesSoThatItsOwnPromotionAppendsToIt() {
+        replicate("first", "second", 10);
+        final long secondFrom;
+        try (SpoolQueue promoted = open(tempDir.resolve("second"))) {
+            secondFrom = promoted.lastIndex() + 1;
+            assertEquals(2, Failover.promote(promoted, 2));
+            try (ExcerptAppender appender = promoted.createAppender(); ReplicationSink sink = sink("third");
+                 ReplicationSource source = source(promoted, sink)) {
+                append(appender, 10, 20);
+                awaitReplicated(promoted, sink);
+            }
+        }
+        final TermHistory expected = TermHistory.of(new long[] {0, 2}, new long[] {0, secondFrom});
+        try (SpoolQueue third = open(tempDir.resolve("third"))) {
+            final QueueInternals internals = third.unwrap(QueueInternals.class);
+            assertEquals(expected, internals.termHistory(), "the replica holds the primary's history");
+            final long thirdFrom = third.lastIndex() + 1;
+            assertEquals(5, Failover.promote(third, 5));
+            assertEquals(TermHistory.of(new long[] {0, 2, 5}, new long[] {0, secondFrom, thirdFrom}),
+                    internals.termHistory(), "its promotion appends its term from the index after its last");
         }
     }
 }

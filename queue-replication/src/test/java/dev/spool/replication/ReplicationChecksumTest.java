@@ -1,5 +1,7 @@
 package dev.spool.replication;
 
+import dev.spool.replication.protocol.StartFlyweight;
+import dev.spool.queue.internal.TermHistory;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
@@ -157,8 +159,10 @@ class ReplicationChecksumTest extends SpoolTestBase {
             out.write(hello.array());
             final InputStream in = socket.getInputStream();
             assertEquals(WELCOME_LENGTH, in.readNBytes(WELCOME_LENGTH).length);
-            out.write(frame(START_LENGTH, TYPE_START).array());
-            final ByteBuffer resume = ByteBuffer.wrap(in.readNBytes(RESUME_LENGTH)).order(ByteOrder.LITTLE_ENDIAN);
+            final ByteBuffer start = frame(startLength(1), TYPE_START);
+            new StartFlyweight().wrap(start, 0).termHistory(TermHistory.of(0));
+            out.write(start.array());
+            final ByteBuffer resume = ByteBuffer.wrap(in.readNBytes(resumeLength(1))).order(ByteOrder.LITTLE_ENDIAN);
             assertEquals(last, new ResumeFlyweight().wrap(resume, 0).lastIndex());
             final byte[][] payloads = {{1, 2, 3}, {4, 5, 6, 7}, {8, 9}};
             int length = DATA_ENTRIES_OFFSET;

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.internal.TermHistory;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.ExcerptAppender;
 import dev.spool.queue.ExcerptTailer;
@@ -181,8 +182,8 @@ class ReplicationSecurityTest extends SpoolTestBase {
                 attacker.setSoTimeout(30_000);
                 Wire.write(attacker, Wire.hello(primary, UUID.randomUUID()));
                 assertEquals(TYPE_WELCOME, Wire.type(Wire.read(attacker)));
-                final ByteBuffer start = Wire.frame(START_LENGTH, TYPE_START);
-                new StartFlyweight().wrap(start, 0).mac(new byte[MAC_LENGTH]);
+                final ByteBuffer start = Wire.frame(startLength(1), TYPE_START);
+                new StartFlyweight().wrap(start, 0).termHistory(TermHistory.of(0)).mac(new byte[MAC_LENGTH]);
                 Wire.write(attacker, start);
                 final ByteBuffer refused = Wire.read(attacker);
                 assertEquals(ERROR_AUTHENTICATION, new ErrorFlyweight().wrap(refused, 0).code());

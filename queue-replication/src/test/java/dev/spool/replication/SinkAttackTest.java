@@ -6,6 +6,7 @@ import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.TermHistory;
 import dev.spool.replication.protocol.ErrorFlyweight;
 import dev.spool.replication.protocol.HelloFlyweight;
 import org.junit.jupiter.api.Test;
@@ -300,8 +301,8 @@ class SinkAttackTest extends SpoolTestBase {
         }
         try (SpoolQueue replica = open(tempDir.resolve("replica"))) {
             final QueueInternals internals = replica.unwrap(QueueInternals.class);
-            assertThrows(SpoolException.class, () -> internals.adoptTerm(Long.MAX_VALUE));
-            internals.adoptTerm(MetadataDescriptor.MAX_TERM);
+            assertThrows(SpoolException.class, () -> internals.adoptTerm(TermHistory.of(Long.MAX_VALUE)));
+            internals.adoptTerm(TermHistory.of(MetadataDescriptor.MAX_TERM));
             final SpoolException past = assertThrows(SpoolException.class, () -> Failover.promote(replica));
             assertTrue(past.getMessage().contains("cannot be promoted"), past.getMessage());
             assertEquals(MetadataDescriptor.MAX_TERM, Failover.term(replica));

@@ -1,5 +1,6 @@
 package dev.spool.replication;
 
+import dev.spool.queue.internal.TermHistory;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.replication.protocol.DataFlyweight;
 import dev.spool.replication.protocol.FrameHeader;
@@ -97,10 +98,11 @@ final class Wire {
         write(socket, welcome);
         final ByteBuffer start = read(socket);
         assertEquals(TYPE_START, type(start));
-        final ByteBuffer resume = frame(RESUME_LENGTH, TYPE_RESUME);
+        final ByteBuffer resume = frame(resumeLength(1), TYPE_RESUME);
         new ResumeFlyweight().wrap(resume, 0).lastIndex(lastIndex).checksum(checksum).term(term)
+                .termHistory(TermHistory.of(term))
                 .mac(Handshake.mac(SECRET, Handshake.RESUME_LABEL, hello, bytes(welcome, WELCOME_LENGTH),
-                        bytes(start, START_LENGTH), bytes(resume, RESUME_MAC_OFFSET)));
+                        bytes(start, start.getInt(0)), bytes(resume, resumeMacOffset(1))));
         write(socket, resume);
     }
 
@@ -139,14 +141,14 @@ final class Wire {
             final ByteBuffer welcomeFrame = read(socket);
             assertEquals(TYPE_WELCOME, type(welcomeFrame));
             final WelcomeFlyweight welcome = new WelcomeFlyweight().wrap(welcomeFrame, 0);
-            final ByteBuffer startFrame = frame(START_LENGTH, TYPE_START);
-            final StartFlyweight start = new StartFlyweight().wrap(startFrame, 0);
+            final ByteBuffer startFrame = frame(startLength(1), TYPE_START);
+            final StartFlyweight start = new StartFlyweight().wrap(startFrame, 0).termHistory(TermHistory.of(0));
             start.mac(Handshake.mac(SECRET, Handshake.SOURCE_LABEL, hello, bytes(welcomeFrame, WELCOME_LENGTH),
-                    bytes(startFrame, START_MAC_OFFSET)));
+                    bytes(startFrame, startMacOffset(1))));
             write(socket, startFrame);
             final ByteBuffer resumeFrame = read(socket);
             assertEquals(TYPE_RESUME, type(resumeFrame));
-            return new Session(hello, bytes(startFrame, START_LENGTH), new ResumeFlyweight().wrap(resumeFrame, 0)
+            return new Session(hello, bytes(startFrame, startLength(1)), new ResumeFlyweight().wrap(resumeFrame, 0)
                     .lastIndex(), Handshake.sessionKey(SECRET, Handshake.SOURCE_FRAMES_LABEL, sourceNonce,
                     welcome.nonce()), Handshake.sessionKey(SECRET, Handshake.SINK_FRAMES_LABEL, sourceNonce,
                     welcome.nonce()));

@@ -27,6 +27,7 @@ import dev.spool.queue.internal.QueueConfig;
 import dev.spool.queue.internal.QueueInternals;
 import dev.spool.queue.internal.QueueRole;
 import dev.spool.queue.internal.SchemaFiles;
+import dev.spool.queue.internal.TermHistory;
 
 import net.openhft.chronicle.bytes.BytesStore;
 import org.agrona.ErrorHandler;
@@ -836,16 +837,27 @@ public final class QueueEngine implements QueueInternals {
     }
 
     /**
-     * A replica takes the term of the primary it copies when that term is later than its own.
+     * A replica takes the term history of the primary it copies, and its term when it is later than its own.
      *
-     * @param term the primary's term.
-     * @throws SpoolException unless the queue is a replica and {@code term} is at least its own.
+     * @param history the primary's term history.
+     * @throws SpoolException unless the queue is a replica and the history's last term is at least its own.
      */
     @Override
-    public void adoptTerm(final long term) {
+    public void adoptTerm(final TermHistory history) {
         final MappingGuard guard = enter();
         try {
-            roles.adoptTerm(term);
+            roles.adoptTerm(history);
+        } finally {
+            guard.exit();
+        }
+    }
+
+    /** @return the queue's term history, as persisted now. */
+    @Override
+    public TermHistory termHistory() {
+        final MappingGuard guard = enter();
+        try {
+            return roles.termHistory();
         } finally {
             guard.exit();
         }

@@ -4,6 +4,7 @@ import dev.spool.queue.IndexFormat;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.QueueRole;
+import dev.spool.queue.internal.TermHistory;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +31,8 @@ final class Roles {
     }
 
     /**
-     * Makes this replica the primary of {@code term}: local appenders write to it from now on. A write fence that a
+     * Makes this replica the primary of {@code term}: its term history gains the entry of {@code term} from the index
+     * after its last, on disk before the role changes, and local appenders write to it from now on. A write fence that a
      * demotion left (see {@link #demote}) stays: appenders made before it stay stopped, and those made from now on,
      * at the later term, pass it.
      *
@@ -52,9 +54,16 @@ final class Roles {
                         + ": it cannot be promoted to term " + term + ", which must be later than its own and at most "
                         + MetadataDescriptor.MAX_TERM);
             }
+            final long last = lastIndex.getAsLong();
+            // the history first: a crash before the role changes leaves a replica whose history names a term it
+            // never wrote, which covers none of its excerpts; the other order would let the new term's excerpts pass
+            // for the old term's
+            TermHistoryFile.write(store.directory(),
+                    TermHistoryFile.read(store.directory(), metadata.term()).append(term, last + 1), store.fileMode());
             metadata.promote(term);
-            LOG.info("queue {} promoted to primary of term {} at last index {}", store.directory(), term,
-                    IndexFormat.format(lastIndex.getAsLong(), store.rollCycle()));
+            LOG.info("queue {} promoted to primary of term {} at last index {}: the term's first index is {}",
+                    store.directory(), term, IndexFormat.format(last, store.rollCycle()),
+                    IndexFormat.format(last + 1, store.rollCycle()));
             return term;
         } finally {
             lock.unlock();
@@ -128,25 +137,38 @@ final class Roles {
     }
 
     /**
-     * A replica takes the term of the primary it copies when that term is later than its own.
+     * A replica takes the term history of the primary it copies, whose source checked that the two agree on every
+     * index the replica holds, and with it the primary's term when it is later than its own. The history is on disk
+     * before this returns, so before the replica writes any excerpt of a term it did not have.
      *
-     * @param term the primary's term.
-     * @throws SpoolException unless the queue is a replica and {@code term} is at least its own and at most
-     *                        {@link MetadataDescriptor#MAX_TERM}.
+     * @param history the primary's term history.
+     * @throws SpoolException unless the queue is a replica and the history's last term is at least its own and at
+     *                        most {@link MetadataDescriptor#MAX_TERM}.
      */
-    void adoptTerm(final long term) {
+    void adoptTerm(final TermHistory history) {
         final WriteLock lock = store.writeLock();
         lock.lock();
         try {
+            final long term = history.lastTerm();
             if (metadata.role() != MetadataDescriptor.ROLE_REPLICA || term < metadata.term()
                     || term > MetadataDescriptor.MAX_TERM) {
                 throw new SpoolException("queue " + store.directory() + " is a " + role() + " queue of term "
                         + metadata.term() + ": it cannot take term " + term);
             }
-            metadata.term(term);
+            if (!history.equals(TermHistoryFile.read(store.directory(), metadata.term()))) {
+                TermHistoryFile.write(store.directory(), history, store.fileMode());
+            }
+            if (term > metadata.term()) {
+                metadata.term(term);
+            }
         } finally {
             lock.unlock();
         }
+    }
+
+    /** @return the queue's term history, as persisted now. */
+    TermHistory termHistory() {
+        return TermHistoryFile.read(store.directory(), metadata.term());
     }
 
 }

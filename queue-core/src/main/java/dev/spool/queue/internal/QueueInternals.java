@@ -135,8 +135,8 @@ public interface QueueInternals {
     Doorbell ackDoorbell(Runnable wake);
 
     /**
-     * Makes this replica the primary of a new term, one more than its current one: local appends continue from its
-     * last index, and a former primary of an earlier term is fenced when it meets this queue's term (see
+     * Makes this replica the primary of a new term, one more than its current one: its {@link #termHistory()} gains the
+     * term from the index after its last, durably, then local appends continue from its last index, and a former primary of an earlier term is fenced when it meets this queue's term (see
      * {@link #fence(long)}). Stop the replication sink writing to it first.
      *
      * @return the new term.
@@ -145,8 +145,8 @@ public interface QueueInternals {
     long promote();
 
     /**
-     * Makes this replica the primary of {@code term}, a term a coordinator chose: local appends continue from its last
-     * index, and a former primary of an earlier term is fenced when it meets this queue's term. Stop the replication
+     * Makes this replica the primary of {@code term}, a term a coordinator chose: its {@link #termHistory()} gains the
+     * term from the index after its last, durably, then local appends continue from its last index, and a former primary of an earlier term is fenced when it meets this queue's term. Stop the replication
      * sink writing to it first.
      *
      * @param term the new term; must exceed {@link #term()}.
@@ -161,7 +161,7 @@ public interface QueueInternals {
      * keeps every excerpt and its term (the term of those excerpts), so a replication sink may resume it from the new
      * primary if it holds a prefix of that primary's history; new appenders are refused, and appenders created before
      * throw at their next write (as after {@link #fence(long)}). Writers made once the replica took, through
-     * {@link #adoptTerm(long)}, the term of a primary at least as late as {@code laterTerm} write. A replica is left
+     * {@link #adoptTerm(TermHistory)}, the term of a primary at least as late as {@code laterTerm} write. A replica is left
      * as it is.
      *
      * @param laterTerm the term of a later primary; must exceed the term of a primary or fenced queue, and be at least
@@ -182,12 +182,23 @@ public interface QueueInternals {
     void fence(long byTerm);
 
     /**
-     * A replica takes the term of the primary it copies when that term is later than its own.
-     *
-     * @param term the primary's term.
-     * @throws dev.spool.queue.SpoolException unless the queue is a replica and {@code term} is at least its own.
+     * @return which term wrote which indices of the queue, as persisted now: {@link #promote} adds an entry, and
+     * {@link #adoptTerm} replaces it with the primary's. A queue that never had either is its term from index 0.
+     * Reads a small file: a handshake call.
+     * @throws dev.spool.queue.SpoolException naming the file if it is damaged.
      */
-    void adoptTerm(long term);
+    TermHistory termHistory();
+
+    /**
+     * A replica takes the term history of the primary it copies, once that primary's source checked that the two
+     * histories agree on every index the replica holds, and with it the primary's term when that is later than its
+     * own. The history is on disk when this returns: before the replica writes any excerpt of a term it lacked.
+     *
+     * @param history the primary's term history.
+     * @throws dev.spool.queue.SpoolException unless the queue is a replica and the history's last term is at least its
+     *                                        own.
+     */
+    void adoptTerm(TermHistory history);
 
     /** @return the features the queue was created with: the metadata's bit set ({@code MetadataDescriptor}). */
     int features();

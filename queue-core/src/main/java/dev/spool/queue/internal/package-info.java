@@ -1,7 +1,8 @@
 /**
  * Not API: what the ring-buffer and replication modules need from queue-core and users do not, with no promise of
  * compatibility between versions. {@link dev.spool.queue.internal.QueueInternals}, which a module gets as
- * {@code queue.unwrap(QueueInternals.class)}, gives a queue's role, term, acknowledgements, doorbells, promotion and
+ * {@code queue.unwrap(QueueInternals.class)}, gives a queue's role, term and {@link
+ * dev.spool.queue.internal.TermHistory} (which term wrote which indices), acknowledgements, doorbells, promotion and
  * fencing, its clocks, error handler and thread factory, and its
  * {@link dev.spool.queue.internal.IndexedAppender} that writes at given indices, and, for the publish gateway, its
  * {@link dev.spool.queue.internal.PublisherAppender} that stores each publish's client id and sequence and the

@@ -4,6 +4,7 @@ import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.format.TermHistoryDescriptor;
 import dev.spool.queue.format.TypedExcerptDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
 
@@ -219,7 +220,8 @@ final class QueueFiles {
 
     /**
      * @param rollCycle the queue's roll cycle.
-     * @param ignored   receives every other file of the directory except the metadata and lock files.
+     * @param ignored   receives every other file of the directory except the metadata, lock, term history and schema
+     *                  files.
      * @return the files named as cycle files of {@code rollCycle}, by ascending cycle.
      */
     List<CycleFileName> cycleFiles(final RollCycle rollCycle, final List<Path> ignored) {
@@ -232,6 +234,7 @@ final class QueueFiles {
                 if (cycle >= 0 && Files.isRegularFile(file)) {
                     cycles.add(new CycleFileName(cycle, file));
                 } else if (!name.equals(FILE_NAME) && !name.equals(LOCK_FILE_NAME)
+                        && !name.equals(TermHistoryDescriptor.FILE_NAME)
                         && !name.endsWith(TypedExcerptDescriptor.SCHEMA_FILE_SUFFIX)) {
                     ignored.add(file);
                 }

@@ -145,7 +145,7 @@ class ReplicaQueueTest extends SpoolTestBase {
                 appender.appendAt(RollCycle.HOURLY.toIndex(first, 0), payload, 0, payload.length);
                 appender.appendAt(RollCycle.HOURLY.toIndex(first, 1), payload, 0, payload.length);
             }
-            replica.unwrap(QueueInternals.class).adoptTerm(3);
+            replica.unwrap(QueueInternals.class).adoptTerm(TermHistory.of(3));
             assertEquals(3, replica.unwrap(QueueInternals.class).term());
             assertEquals(4, replica.unwrap(QueueInternals.class).promote());
             assertEquals(QueueRole.PRIMARY, replica.unwrap(QueueInternals.class).role());
@@ -202,7 +202,7 @@ class ReplicaQueueTest extends SpoolTestBase {
         final UUID id = UUID.randomUUID();
         try (SpoolQueue replica = replicaBuilder(id).openOrCreate()) {
             final QueueInternals internals = replica.unwrap(QueueInternals.class);
-            internals.adoptTerm(3);
+            internals.adoptTerm(TermHistory.of(3));
             final SpoolException same = assertThrows(SpoolException.class, () -> internals.promote(3));
             assertTrue(same.getMessage().contains(tempDir.resolve("replica").toString()), same.getMessage());
             assertTrue(same.getMessage().contains("has term 3") && same.getMessage().contains("term 3,"),
@@ -239,7 +239,7 @@ class ReplicaQueueTest extends SpoolTestBase {
             final SpoolException created = assertThrows(SpoolException.class, writerSide::createAppender);
             assertTrue(created.getMessage().contains("local appends are refused"), created.getMessage());
             assertEquals(last, writerSide.lastIndex(), "nothing written after the demotion, nothing lost before");
-            writerSide.unwrap(QueueInternals.class).adoptTerm(5);
+            writerSide.unwrap(QueueInternals.class).adoptTerm(TermHistory.of(5));
             try (IndexedAppender replicaWriter = writerSide.unwrap(QueueInternals.class).createIndexedAppender()) {
                 final byte[] payload = utf8("copied");
                 assertEquals(last + 1, replicaWriter.appendAt(last + 1, payload, 0, payload.length),

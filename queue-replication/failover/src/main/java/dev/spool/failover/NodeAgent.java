@@ -200,8 +200,10 @@ final class NodeAgent implements Agent {
     }
 
     /**
-     * Stops acknowledging and appending, at once, then stops the services: what the queue holds after its last
-     * acknowledged index is reported when the node rejoins, never merged.
+     * Stops acknowledging and appending, at once, then stops the services. What the queue holds after its last
+     * acknowledged index is never merged: when the node rejoins, the primary compares the two term histories, and if
+     * this queue holds an excerpt of this term at an index where the new primary's history names a later term, the
+     * replica is refused as diverged, whatever its last excerpt, and {@link #checkSink} sets it aside and rebuilds it.
      */
     private void fence(final String why) {
         if (source != null) {
@@ -212,9 +214,11 @@ final class NodeAgent implements Agent {
         final long last = queue.lastIndex();
         internals.fence(term + 1);
         LOG.error("primary {} of term {} fenced its queue {}: {}. Acknowledged by a quorum up to {}; written up to {}:"
-                + " what lies after the acknowledged index is reported when it rejoins, never merged", me, term,
-                config.directory(), why, IndexFormat.format(lastAcked, queue.rollCycle()),
-                IndexFormat.format(last, queue.rollCycle()));
+                + " what lies after the acknowledged index is never merged: when the node rejoins, the new primary"
+                + " compares term histories, and if this queue holds excerpts of term {} where the new primary's are"
+                + " of a later term, the directory is set aside as {}.diverged-term-<n> and rebuilt from the primary",
+                me, term, config.directory(), why, IndexFormat.format(lastAcked, queue.rollCycle()),
+                IndexFormat.format(last, queue.rollCycle()), term, config.directory().getFileName());
         stopServices();
         state = NodeState.FENCED;
         lostSeen = lostSessions.get();
@@ -416,9 +420,9 @@ final class NodeAgent implements Agent {
                     + current + ", lacks");
             final Path aside = LocalQueue.moveAside(config, current);
             directoriesSetAside++;
-            LOG.error("node {} holds excerpts that {}, the primary of term {}, lacks ({}): its directory is set aside as"
-                    + " {}, kept and never merged, and its queue is rebuilt from the primary", me, primary, current,
-                    failure.getMessage(), aside);
+            LOG.error("node {} holds excerpts that {}, the primary of term {}, lacks or holds of another term ({}):"
+                    + " its directory is set aside as {}, kept and never merged, and its queue is rebuilt from the"
+                    + " primary", me, primary, current, failure.getMessage(), aside);
             LocalQueue.prepare(config);
         } else {
             LOG.warn("node {}: its sink stopped ({}); it starts again", me, failure.toString());

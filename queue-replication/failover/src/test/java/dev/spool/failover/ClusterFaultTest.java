@@ -1,11 +1,8 @@
 package dev.spool.failover;
 
 import dev.spool.queue.ChildJvm;
-import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.Soak;
-import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
-import net.openhft.chronicle.bytes.Bytes;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.Tag;
@@ -19,9 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -32,7 +27,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static dev.spool.failover.QueueChecks.assertCommittedOn;
+import static dev.spool.failover.QueueChecks.assertEveryMessageOnce;
+import static dev.spool.failover.QueueChecks.assertIdentical;
+import static dev.spool.failover.QueueChecks.lastIndex;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -40,13 +38,17 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * Cluster nodes in child JVMs on a 3-server ZooKeeper ensemble, each node reaching each ZooKeeper server and each
  * other node's sink through a relay the test can cut, under a steady stream of publishes at ACKED_BY_QUORUM from
- * this JVM to whichever node is primary. At random moments (seeded; the seed is printed and
- * {@code -Dspool.fault.seed} replays it): kill -9 the primary, kill -9 a follower (each restarted a while after),
- * cut the primary off from ZooKeeper but not from its followers, cut it off from its followers but not from
- * ZooKeeper, stop a ZooKeeper server and restart it. After every fault, once a primary serves again: every index the
- * client was told was committed is on that primary with the same bytes; no two nodes were primary in one term (by
- * the nodes' own reports and by ZooKeeper's record of each term); with every node up, the followers converge byte
- * for byte to the primary; no message is written twice (the client sends a message again after a failover with its id and sequence, and the new primary writes a re-send once).
+ * this JVM to whichever node is primary, by several clients at once (each its own id), so that what a deposed primary
+ * appended in its last moments differs from what its successor writes at the same indices. At random moments
+ * (seeded; the seed is printed and {@code -Dspool.fault.seed} replays it): kill -9 the primary, kill -9 a follower
+ * (each restarted a while after), freeze the primary (SIGSTOP) past its session timeout until another is elected and
+ * let it go on (SIGCONT) with what its sockets hold, cut the primary off from ZooKeeper but not from its followers,
+ * cut it off from its followers but not from ZooKeeper, stop a ZooKeeper server and restart it. After every fault,
+ * once a primary serves again: every index a client was told was committed is on that primary with the same bytes;
+ * no two nodes were primary in one term (by the nodes' own reports and by ZooKeeper's record of each term); with
+ * every node up, the followers converge byte for byte to the primary at every index, and every acknowledged message
+ * is on every node at its index; no message is written twice (a client sends a message again after a failover with
+ * its id and sequence, and the new primary writes a re-send once).
  */
 class ClusterFaultTest extends SpoolTestBase {
     private static final long SESSION_MS = 1500;
@@ -55,25 +57,35 @@ class ClusterFaultTest extends SpoolTestBase {
 
     /** The faults the loop injects; a killed node is restarted as a step of its own fault. */
     enum Fault {
-        KILL_PRIMARY, KILL_FOLLOWER, CUT_PRIMARY_FROM_ZOOKEEPER, CUT_PRIMARY_FROM_FOLLOWERS, STOP_A_ZOOKEEPER_SERVER
+        KILL_PRIMARY, KILL_FOLLOWER, FREEZE_PRIMARY, CUT_PRIMARY_FROM_ZOOKEEPER, CUT_PRIMARY_FROM_FOLLOWERS,
+        STOP_A_ZOOKEEPER_SERVER
+    }
+
+    @Test
+    void shouldKeepEveryNodeIdenticalAtEveryIndexThroughFrozenAndKilledPrimariesUnderThreePublishers()
+            throws Exception {
+        new Loop(3, 1, 3, List.of(Fault.FREEZE_PRIMARY, Fault.FREEZE_PRIMARY, Fault.KILL_PRIMARY)).run(3);
     }
 
     @Test
     @Tag("slow")
     void shouldLoseNoAcknowledgedCommitAndElectOnePrimaryPerTermThroughFaultsOfThreeNodes() throws Exception {
-        new Loop(3, 1).run(Soak.count(5, 100));
+        new Loop(3, 1, 3, List.of(Fault.values())).run(Soak.count(6, 100));
     }
 
     @Test
     @Tag("slow")
     void shouldLoseNoAcknowledgedCommitAndElectOnePrimaryPerTermThroughFaultsOfTwoNodes() throws Exception {
-        new Loop(2, 1).run(Soak.count(5, 100));
+        new Loop(2, 1, 3, List.of(Fault.values())).run(Soak.count(6, 100));
     }
 
     /** One run of the loop: the ensemble, the relays, the nodes, the stream, and what was seen. */
     private final class Loop {
         private final int count;
         private final int ackQuorum;
+        private final int publishers;
+        /** The faults drawn from, each once per round, in a shuffled order. */
+        private final List<Fault> kinds;
         private final long seed = Long.getLong("spool.fault.seed", System.nanoTime());
         private final Random random = new Random(seed);
         private final UUID queueId = UUID.randomUUID();
@@ -93,9 +105,11 @@ class ClusterFaultTest extends SpoolTestBase {
         private ZooKeeperView view;
         private FaultPublisher publisher;
 
-        Loop(final int count, final int ackQuorum) {
+        Loop(final int count, final int ackQuorum, final int publishers, final List<Fault> kinds) {
             this.count = count;
             this.ackQuorum = ackQuorum;
+            this.publishers = publishers;
+            this.kinds = kinds;
             this.ids = new String[count];
             this.directories = new Path[count];
             this.sinkPorts = new int[count];
@@ -109,13 +123,14 @@ class ClusterFaultTest extends SpoolTestBase {
             expectWarning("org.apache.zookeeper");
             expectWarning("org.apache.curator");
             System.out.println("fault loop: seed " + seed + ", " + count + " nodes, ack quorum " + ackQuorum + ", "
-                    + faults + " faults, session timeout " + SESSION_MS + " ms");
+                    + publishers + " publishers, " + faults + " faults of " + kinds + ", session timeout " + SESSION_MS
+                    + " ms");
             try {
                 start();
                 final List<Fault> deck = new ArrayList<>();
                 for (int fault = 0; fault < faults; fault++) {
                     if (deck.isEmpty()) {
-                        deck.addAll(Arrays.asList(Fault.values()));
+                        deck.addAll(kinds);
                         Collections.shuffle(deck, random);
                     }
                     inject(fault, deck.remove(0));
@@ -159,7 +174,7 @@ class ClusterFaultTest extends SpoolTestBase {
                 startNode(i);
             }
             final long started = System.nanoTime();
-            publisher = new FaultPublisher(view, seed + 1);
+            publisher = new FaultPublisher(view, seed + 1, publishers);
             final long first = awaitCommitAfter(started, "the first commit");
             System.out.println("first commit acknowledged " + millis(first - started) + " ms after the stream began,"
                     + " primary " + awaitPrimary());
@@ -204,6 +219,22 @@ class ClusterFaultTest extends SpoolTestBase {
                     what += ", follower " + ids[killed];
                     kill(killed);
                     at = System.nanoTime();
+                }
+                case FREEZE_PRIMARY -> {
+                    nodes[primary].freeze();
+                    at = System.nanoTime();
+                    try {
+                        await(() -> laterPrimary(before.term()), "a primary after term " + before.term() + " while "
+                                + before.nodeId() + " is frozen");
+                        // the successor writes meanwhile what the frozen one's sockets may hold too, at the same
+                        // indices: the clients re-send there in another order than the frozen primary received
+                        final int moreMs = random.nextInt(500);
+                        what += ", thawed " + moreMs + " ms after its successor's election";
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(moreMs));
+                    } finally {
+                        nodes[primary].thaw();
+                    }
+                    from = System.nanoTime();
                 }
                 case CUT_PRIMARY_FROM_ZOOKEEPER -> {
                     Arrays.stream(zooKeeperRelays[primary]).forEach(Relay::block);
@@ -317,10 +348,12 @@ class ClusterFaultTest extends SpoolTestBase {
                 }, "every follower ends where the primary does");
                 final Path primaryDirectory = directories[primary[0]];
                 assertCommittedOn(primaryDirectory, publisher.committed(), when + ", on primary " + ids[primary[0]]);
+                final TreeMap<Long, byte[]> committed = publisher.committed();
                 for (int i = 0; i < count; i++) {
                     if (i != primary[0]) {
                         assertIdentical(primaryDirectory, directories[i], when + ", " + ids[i] + " against primary "
                                 + ids[primary[0]]);
+                        assertCommittedOn(directories[i], committed, when + ", on follower " + ids[i]);
                     }
                 }
                 assertEveryMessageOnce(primaryDirectory, when);
@@ -448,96 +481,6 @@ class ClusterFaultTest extends SpoolTestBase {
     @FunctionalInterface
     private interface Condition {
         boolean holds() throws Exception;
-    }
-
-    /** Every acknowledged commit is in the queue at its index, with its bytes. */
-    private static void assertCommittedOn(final Path directory, final TreeMap<Long, byte[]> committed,
-            final String when) {
-        final Bytes<?> bytes = Bytes.allocateElasticOnHeap();
-        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().open();
-             ExcerptTailer tailer = queue.createTailer()) {
-            final Iterator<Map.Entry<Long, byte[]>> expected = committed.entrySet().iterator();
-            Map.Entry<Long, byte[]> next = expected.hasNext() ? expected.next() : null;
-            while (next != null) {
-                bytes.clear();
-                final long index = tailer.read(bytes);
-                if (index < 0 || index > next.getKey()) {
-                    fail(when + ": index 0x" + Long.toHexString(next.getKey()) + " was acknowledged to the client"
-                            + " at ACKED_BY_QUORUM ('" + FaultPublisher.text(next.getValue()) + "') but "
-                            + directory + (index < 0 ? " ends before it" : " goes on at 0x"
-                            + Long.toHexString(index)));
-                }
-                if (index == next.getKey()) {
-                    assertArrayEquals(next.getValue(), bytes.toByteArray(), when + ": index 0x"
-                            + Long.toHexString(index) + " of " + directory);
-                    next = expected.hasNext() ? expected.next() : null;
-                }
-            }
-        } finally {
-            bytes.releaseLast();
-        }
-    }
-
-    /** Two queues hold the same excerpts at the same indices, byte for byte. */
-    private static void assertIdentical(final Path one, final Path other, final String when) {
-        final Bytes<?> bytes = Bytes.allocateElasticOnHeap();
-        final Bytes<?> otherBytes = Bytes.allocateElasticOnHeap();
-        try (SpoolQueue queue = SpoolQueue.builder(one).readOnly().open();
-             SpoolQueue otherQueue = SpoolQueue.builder(other).readOnly().open();
-             ExcerptTailer tailer = queue.createTailer();
-             ExcerptTailer otherTailer = otherQueue.createTailer()) {
-            while (true) {
-                bytes.clear();
-                otherBytes.clear();
-                final long index = tailer.read(bytes);
-                final long otherIndex = otherTailer.read(otherBytes);
-                assertEquals(index, otherIndex, when + ": the next index");
-                if (index < 0) {
-                    return;
-                }
-                assertArrayEquals(bytes.toByteArray(), otherBytes.toByteArray(), when + ": index 0x"
-                        + Long.toHexString(index));
-            }
-        } finally {
-            bytes.releaseLast();
-            otherBytes.releaseLast();
-        }
-    }
-
-    /** @return how many messages the queue holds, after checking that no message is there twice. */
-    private static long assertEveryMessageOnce(final Path directory, final String when) {
-        final BitSet seen = new BitSet();
-        final Bytes<?> bytes = Bytes.allocateElasticOnHeap();
-        long messages = 0;
-        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().open();
-             ExcerptTailer tailer = queue.createTailer()) {
-            while (true) {
-                bytes.clear();
-                final long index = tailer.read(bytes);
-                if (index < 0) {
-                    return messages;
-                }
-                final int number = (int) FaultPublisher.numberOf(bytes.toByteArray());
-                assertTrue(!seen.get(number), when + ": message " + number + " is written twice in " + directory
-                        + ", again at 0x" + Long.toHexString(index));
-                seen.set(number);
-                messages++;
-            }
-        } finally {
-            bytes.releaseLast();
-        }
-    }
-
-    /** @return the queue's last index, or -2 if it cannot be read now (a node setting its directory aside). */
-    private static long lastIndex(final Path directory) {
-        if (!SpoolQueue.exists(directory)) {
-            return -2;
-        }
-        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().open()) {
-            return queue.lastIndex();
-        } catch (RuntimeException e) {
-            return -2;
-        }
     }
 
     private static long millis(final long nanos) {

@@ -13,15 +13,18 @@ import java.util.Arrays;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The fault loop's steady stream: on its own thread, publishes unique messages one at a time at
- * {@link CommitStage#ACKED_BY_QUORUM} through one client that follows the primary ZooKeeper names (it reconnects
- * after a failover and sends again, with its sequence, the message whose commit did not come), and records each one
- * the client was told was committed, with its index. A message whose commit never came within the client's timeout
- * is in doubt; the next client (a new id) never sends it again. Each payload must appear once: the new primary
- * recognises a re-send by the client's id and sequence.
+ * The fault loop's steady streams: each on its own thread publishes unique messages one at a time at
+ * {@link CommitStage#ACKED_BY_QUORUM} through its own client (its own id) that follows the primary ZooKeeper names
+ * (it reconnects after a failover and sends again, with its sequence, the message whose commit did not come), and
+ * records each one the client was told was committed, with its index. Several streams at once make a primary's
+ * unacknowledged tail differ from what its successor writes at the same indices. A message whose commit never came
+ * within the client's timeout is in doubt; the stream's next client (a new id) never sends it again. Each payload
+ * must appear once: the new primary recognises a re-send by the client's id and sequence.
  * <p>
  * A payload is {@code message <n> } and filler to a length of 16 to 200 bytes: its number makes it unique.
  */
@@ -29,39 +32,49 @@ final class FaultPublisher implements AutoCloseable {
     /** Longer than a failover: a stopped ZooKeeper server, a session expiry and an election. */
     private static final Duration CLIENT_TIMEOUT = Duration.ofSeconds(30);
     private final ZooKeeperView zooKeeper;
-    private final Random random;
-    private final Thread thread;
+    private final Thread[] threads;
+    /** Per stream: true while it is paused between messages. */
+    private final AtomicIntegerArray idle;
+    /** The next message's number, unique across the streams. */
+    private final AtomicLong numbers = new AtomicLong();
     /** Guarded by itself: by index, each payload whose commit at ACKED_BY_QUORUM the client was told. */
     private final TreeMap<Long, byte[]> committed = new TreeMap<>();
     private volatile boolean stop;
     private volatile boolean pause;
-    private volatile boolean idle;
     /** Guarded by {@link #committed}: System.nanoTime() of each acknowledged commit, in order. */
     private long[] commitTimes = new long[1024];
     /** Guarded by {@link #committed}: System.nanoTime() of the publish of each acknowledged commit, in order. */
     private long[] publishTimes = new long[1024];
-    private volatile long sent;
-    private volatile long inDoubt;
+    private final AtomicLong sent = new AtomicLong();
+    private final AtomicLong inDoubt = new AtomicLong();
     private volatile String failure;
 
-    FaultPublisher(final ZooKeeperView zooKeeper, final long seed) {
+    /**
+     * @param seed       the seed of the streams' payloads.
+     * @param publishers how many streams, each with its own client, publish at once.
+     */
+    FaultPublisher(final ZooKeeperView zooKeeper, final long seed, final int publishers) {
         this.zooKeeper = zooKeeper;
-        this.random = new Random(seed);
-        this.thread = new Thread(this::run, "fault-publisher");
-        thread.setDaemon(true);
-        thread.start();
+        this.threads = new Thread[publishers];
+        this.idle = new AtomicIntegerArray(publishers);
+        for (int i = 0; i < publishers; i++) {
+            final int stream = i;
+            final Random random = new Random(seed + i);
+            threads[i] = new Thread(() -> run(stream, random), "fault-publisher-" + i);
+            threads[i].setDaemon(true);
+            threads[i].start();
+        }
     }
 
-    private void run() {
+    private void run(final int stream, final Random random) {
         PublishClient client = null;
-        long number = 0;
         while (!stop) {
             if (pause) {
-                idle = true;
+                idle.set(stream, 1);
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
                 continue;
             }
-            idle = false;
+            idle.set(stream, 0);
             if (client == null) {
                 try {
                     client = PublishClient.builder(this::gateway, 1024).sharedSecret(FaultNodeMain.SECRET)
@@ -72,10 +85,10 @@ final class FaultPublisher implements AutoCloseable {
                     continue;
                 }
             }
-            final byte[] payload = payload(number++);
-            sent++;
+            final byte[] payload = payload(numbers.getAndIncrement(), random);
+            sent.incrementAndGet();
             if (!publish(client, payload)) {
-                inDoubt++;
+                inDoubt.incrementAndGet();
                 client.close();
                 client = null;
             }
@@ -137,7 +150,7 @@ final class FaultPublisher implements AutoCloseable {
         }
     }
 
-    private byte[] payload(final long number) {
+    private static byte[] payload(final long number, final Random random) {
         final byte[] head = ("message " + number + " ").getBytes(StandardCharsets.US_ASCII);
         final byte[] payload = Arrays.copyOf(head, Math.max(head.length, 16 + random.nextInt(185)));
         for (int i = head.length; i < payload.length; i++) {
@@ -177,21 +190,23 @@ final class FaultPublisher implements AutoCloseable {
      */
     long firstCommitAfter(final long afterNs) {
         synchronized (committed) {
-            for (int i = committed.size() - 1; i >= 0 && publishTimes[i] - afterNs > 0; i--) {
-                if (i == 0 || publishTimes[i - 1] - afterNs <= 0) {
-                    return commitTimes[i];
+            // the streams' commits come in any order of their publishes: the earliest acknowledgement of any
+            long first = 0;
+            for (int i = committed.size() - 1; i >= 0; i--) {
+                if (publishTimes[i] - afterNs > 0 && (first == 0 || commitTimes[i] - first < 0)) {
+                    first = commitTimes[i];
                 }
             }
-            return 0;
+            return first;
         }
     }
 
     long sent() {
-        return sent;
+        return sent.get();
     }
 
     long inDoubt() {
-        return inDoubt;
+        return inDoubt.get();
     }
 
     /** @return what went wrong on the client's side, or null. */
@@ -200,30 +215,36 @@ final class FaultPublisher implements AutoCloseable {
     }
 
     /**
-     * Stops publishing after the message in flight, and returns once the stream is idle.
+     * Stops publishing after the messages in flight, and returns once every stream is idle.
      *
-     * @return false if the message in flight was still neither committed nor in doubt after 60 s.
+     * @return false if a message in flight was still neither committed nor in doubt after 60 s.
      */
     boolean pause() {
         pause = true;
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!idle && thread.isAlive()) {
-            if (System.nanoTime() - deadline > 0) {
-                return false;
+        for (int i = 0; i < threads.length; i++) {
+            while (idle.get(i) == 0 && threads[i].isAlive()) {
+                if (System.nanoTime() - deadline > 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
             }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
         return true;
     }
 
     void resume() {
-        idle = false;
+        for (int i = 0; i < threads.length; i++) {
+            idle.set(i, 0);
+        }
         pause = false;
     }
 
     @Override
     public void close() throws InterruptedException {
         stop = true;
-        thread.join();
+        for (final Thread thread : threads) {
+            thread.join();
+        }
     }
 }

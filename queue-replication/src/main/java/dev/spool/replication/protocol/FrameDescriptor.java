@@ -1,6 +1,7 @@
 package dev.spool.replication.protocol;
 
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.format.TermHistoryDescriptor;
 import dev.spool.queue.format.TypedExcerptDescriptor;
 
 /**
@@ -41,19 +42,29 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  *  |       HMAC-SHA256 under the secret of "spool-sink", the       | 24
  *  |       HELLO and this frame before the MAC (32 bytes)          |
  * </pre>
- * START, source to sink, proves the source:
+ * START, source to sink, proves the source and carries the source queue's term history (which term wrote which
+ * indices, see {@code TermHistoryDescriptor}), 1 to {@link #MAX_TERM_ENTRIES} entries, each a term and its first
+ * index; the sink takes it over once the source accepted the replica:
  * <pre>
- *  |      HMAC-SHA256 under the secret of "spool-source", the      |  8
+ *  |                  Term entry count (int)                       |  8
+ *  |                        Reserved                               | 12
+ *  |        Entries: term (long), first index of the term (long)   | 16 ...
+ *  |      HMAC-SHA256 under the secret of "spool-source", the      | 16 + 16 x count
  *  |  HELLO, the WELCOME and this frame before the MAC (32 bytes)  |
  * </pre>
- * RESUME, sink to source, once START proved the secret: where the stream resumes. The source checks that the sink's
- * last excerpt is its own at that index, then starts the session with a HEARTBEAT, or ends it with an ERROR; the
- * sink then receives DATA from the index after its last:
+ * RESUME, sink to source, once START proved the secret: where the stream resumes, and the replica's term history.
+ * The source finds the first index at which the two histories give different terms, and refuses as diverged a sink
+ * whose last index reaches it (or passes the source's last); it checks that the sink's last excerpt is its own at
+ * that index too, then starts the session with a HEARTBEAT, or ends it with an ERROR; the sink then receives DATA
+ * from the index after its last:
  * <pre>
  *  |            Sink's last index (long, -1 = empty)               |  8
  *  |      CRC-32C of the sink's last excerpt's payload (long)      | 16
  *  |                     Sink's term (long)                        | 24
- *  |   HMAC-SHA256 under the secret of "spool-sink-resume", the    | 32
+ *  |                  Term entry count (int)                       | 32
+ *  |                        Reserved                               | 36
+ *  |        Entries: term (long), first index of the term (long)   | 40 ...
+ *  |   HMAC-SHA256 under the secret of "spool-sink-resume", the    | 40 + 16 x count
  *  |  HELLO, WELCOME, START, this frame before the MAC (32 bytes)  |
  * </pre>
  * Each side's MAC covers every handshake frame so far, as its sender sent or received it (both nonces, the queue's
@@ -159,10 +170,10 @@ public final class FrameDescriptor {
      * Protocol version, in every frame's header; a frame with another one closes the connection, with an error naming
      * the peer and both versions. Both peers and every frame are authenticated, and the source proves the secret
      * before the sink says anything of its replica: WELCOME carries only the sink's proof, and RESUME, after START,
-     * the replica's last index, checksum and term. A publish carries its client's id and sequence, and a gateway
-     * opens each connection with READY. A repairer fetches a replica's excerpts with FETCH on the sink's port.
+     * the replica's last index, checksum, term and term history; START carries the source's term history. A publish
+     * carries its client's id and sequence, and a gateway opens each connection with READY. A repairer fetches a replica's excerpts with FETCH on the sink's port.
      */
-    public static final short VERSION = 7;
+    public static final short VERSION = 8;
     /**
      * 'SPLR' in little-endian, the ring file's magic, which the first Spool's HELLO carried: recognised only to tell
      * such a peer that it runs an older Spool.
@@ -222,14 +233,27 @@ public final class FrameDescriptor {
     public static final int WELCOME_MAC_OFFSET = WELCOME_NONCE_OFFSET + NONCE_LENGTH;
     public static final int WELCOME_LENGTH = WELCOME_MAC_OFFSET + MAC_LENGTH;
 
-    public static final int START_MAC_OFFSET = HEADER_LENGTH;
-    public static final int START_LENGTH = START_MAC_OFFSET + MAC_LENGTH;
+    /** A term history's entry, in START and RESUME: the term. */
+    public static final int TERM_ENTRY_TERM_OFFSET = 0;
+    /** A term history's entry, in START and RESUME: the first index of the term. */
+    public static final int TERM_ENTRY_START_INDEX_OFFSET = TERM_ENTRY_TERM_OFFSET + Long.BYTES;
+    public static final int TERM_ENTRY_LENGTH = TERM_ENTRY_START_INDEX_OFFSET + Long.BYTES;
+    /**
+     * The most entries of a term history in START or RESUME, as many as a queue keeps: it bounds both frames, which
+     * each side reads before it checks the MAC.
+     */
+    public static final int MAX_TERM_ENTRIES = TermHistoryDescriptor.MAX_ENTRIES;
+
+    public static final int START_TERM_COUNT_OFFSET = HEADER_LENGTH;
+    public static final int START_RESERVED_OFFSET = START_TERM_COUNT_OFFSET + Integer.BYTES;
+    public static final int START_TERMS_OFFSET = START_RESERVED_OFFSET + Integer.BYTES;
 
     public static final int RESUME_LAST_INDEX_OFFSET = HEADER_LENGTH;
     public static final int RESUME_CHECKSUM_OFFSET = RESUME_LAST_INDEX_OFFSET + Long.BYTES;
     public static final int RESUME_TERM_OFFSET = RESUME_CHECKSUM_OFFSET + Long.BYTES;
-    public static final int RESUME_MAC_OFFSET = RESUME_TERM_OFFSET + Long.BYTES;
-    public static final int RESUME_LENGTH = RESUME_MAC_OFFSET + MAC_LENGTH;
+    public static final int RESUME_TERM_COUNT_OFFSET = RESUME_TERM_OFFSET + Long.BYTES;
+    public static final int RESUME_RESERVED_OFFSET = RESUME_TERM_COUNT_OFFSET + Integer.BYTES;
+    public static final int RESUME_TERMS_OFFSET = RESUME_RESERVED_OFFSET + Integer.BYTES;
 
     public static final int DATA_COUNT_OFFSET = HEADER_LENGTH;
     public static final int DATA_FLAGS_OFFSET = DATA_COUNT_OFFSET + Integer.BYTES;
@@ -338,6 +362,38 @@ public final class FrameDescriptor {
     private FrameDescriptor() {
     }
 
+    /**
+     * @param termCount the entries of the source's term history.
+     * @return the offset of a START frame's MAC.
+     */
+    public static int startMacOffset(final int termCount) {
+        return START_TERMS_OFFSET + termCount * TERM_ENTRY_LENGTH;
+    }
+
+    /**
+     * @param termCount the entries of the source's term history.
+     * @return the length of a START frame, before any session MAC.
+     */
+    public static int startLength(final int termCount) {
+        return startMacOffset(termCount) + MAC_LENGTH;
+    }
+
+    /**
+     * @param termCount the entries of the sink's term history.
+     * @return the offset of a RESUME frame's MAC.
+     */
+    public static int resumeMacOffset(final int termCount) {
+        return RESUME_TERMS_OFFSET + termCount * TERM_ENTRY_LENGTH;
+    }
+
+    /**
+     * @param termCount the entries of the sink's term history.
+     * @return the length of a RESUME frame.
+     */
+    public static int resumeLength(final int termCount) {
+        return resumeMacOffset(termCount) + MAC_LENGTH;
+    }
+
     /** @return the frame type's name, for error messages. */
     public static String typeName(final int type) {
         switch (type) {
@@ -392,6 +448,10 @@ public final class FrameDescriptor {
                 return ERROR_MESSAGE_OFFSET;
             case TYPE_PUBLISH:
                 return PUBLISH_PAYLOAD_OFFSET;
+            case TYPE_START:
+                return startLength(1);
+            case TYPE_RESUME:
+                return resumeLength(1);
             default:
                 return HEADER_LENGTH;
         }
@@ -404,10 +464,6 @@ public final class FrameDescriptor {
                 return HELLO_LENGTH;
             case TYPE_WELCOME:
                 return WELCOME_LENGTH;
-            case TYPE_START:
-                return START_LENGTH;
-            case TYPE_RESUME:
-                return RESUME_LENGTH;
             case TYPE_ACK:
                 return ACK_LENGTH;
             case TYPE_HEARTBEAT:

@@ -1,19 +1,24 @@
 package dev.spool.replication.protocol;
 
 import dev.spool.queue.format.MetadataDescriptor;
+import dev.spool.queue.internal.TermHistory;
 
 import java.nio.ByteBuffer;
 
 import static dev.spool.replication.protocol.FrameDescriptor.MAC_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.RESUME_CHECKSUM_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.RESUME_LAST_INDEX_OFFSET;
-import static dev.spool.replication.protocol.FrameDescriptor.RESUME_MAC_OFFSET;
+import static dev.spool.replication.protocol.FrameDescriptor.RESUME_TERMS_OFFSET;
+import static dev.spool.replication.protocol.FrameDescriptor.RESUME_TERM_COUNT_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.RESUME_TERM_OFFSET;
+import static dev.spool.replication.protocol.FrameDescriptor.resumeLength;
+import static dev.spool.replication.protocol.FrameDescriptor.resumeMacOffset;
 
 /**
  * Flyweight over a RESUME frame, the sink's answer to a START that proved the secret: its last index and that
- * excerpt's checksum, its term, and its MAC over the whole handshake. Wraps a little-endian buffer at the frame's
- * offset; the header is {@link FrameHeader}'s. Once per connection, so the MAC is returned as a new array.
+ * excerpt's checksum, its term and term history, and its MAC over the whole handshake. Wraps a little-endian buffer at
+ * the frame's offset; the header is {@link FrameHeader}'s. Once per connection, so the history and the MAC are
+ * returned as new objects.
  */
 public final class ResumeFlyweight {
     /** The largest CRC-32C. */
@@ -74,10 +79,40 @@ public final class ResumeFlyweight {
         return this;
     }
 
+    /** @return the number of term entries, which places the MAC. */
+    public int termCount() {
+        return buffer.getInt(offset + RESUME_TERM_COUNT_OFFSET);
+    }
+
+    /** @return the sink replica's term history; once {@link #check} passed. */
+    public TermHistory termHistory() {
+        return TermEntries.read(buffer, offset + RESUME_TERMS_OFFSET, termCount());
+    }
+
+    /**
+     * @param history the sink replica's term history; write it before the MAC, which it places.
+     * @return this flyweight.
+     */
+    public ResumeFlyweight termHistory(final TermHistory history) {
+        buffer.putInt(offset + RESUME_TERM_COUNT_OFFSET, history.size());
+        TermEntries.write(buffer, offset + RESUME_TERMS_OFFSET, history);
+        return this;
+    }
+
+    /** @return the offset of the MAC from the frame's start: the length of what it proves. */
+    public int macOffset() {
+        return resumeMacOffset(termCount());
+    }
+
+    /** @return the frame's length, for its term entries. */
+    public int frameLength() {
+        return resumeLength(termCount());
+    }
+
     /** @return a copy of the sink's HMAC over the handshake. */
     public byte[] mac() {
         final byte[] mac = new byte[MAC_LENGTH];
-        buffer.get(offset + RESUME_MAC_OFFSET, mac);
+        buffer.get(offset + macOffset(), mac);
         return mac;
     }
 
@@ -86,17 +121,22 @@ public final class ResumeFlyweight {
      * @return this flyweight.
      */
     public ResumeFlyweight mac(final byte[] mac) {
-        buffer.put(offset + RESUME_MAC_OFFSET, mac, 0, MAC_LENGTH);
+        buffer.put(offset + macOffset(), mac, 0, MAC_LENGTH);
         return this;
     }
 
     /**
-     * Decoder: checks that the last index, its checksum and the term are values a sink can send.
+     * Decoder: checks that the frame is as long as its term entries say and that they make a history, and that the
+     * last index, its checksum and the term are values a sink can send; before its MAC is checked.
      *
-     * @param peer names the sender in the error.
+     * @param peer        names the sender in the error.
+     * @param frameLength the frame's length, before any session MAC.
      * @throws FrameException naming the peer, the field and its value.
      */
-    public void check(final String peer) throws FrameException {
+    public void check(final String peer, final int frameLength) throws FrameException {
+        final int count = termCount();
+        TermEntries.check("RESUME frame from " + peer, buffer, offset + RESUME_TERMS_OFFSET, count, frameLength,
+                count < 1 || count > FrameDescriptor.MAX_TERM_ENTRIES ? -1 : resumeLength(count));
         if (lastIndex() < -1) {
             throw new FrameException("RESUME frame from " + peer + ": lastIndex=" + lastIndex() + " is below -1");
         }

@@ -13,6 +13,7 @@ import dev.spool.queue.internal.DamagedRange;
 import dev.spool.queue.internal.IndexedAppender;
 import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.TermHistory;
 import dev.spool.queue.internal.QueueRole;
 import dev.spool.queue.internal.SetAside;
 import dev.spool.replication.protocol.AckFlyweight;
@@ -129,6 +130,11 @@ public final class ReplicaWriter {
         return queue == null ? 0 : internals.term();
     }
 
+    /** @return the replica's term history: term 0 from index 0 while there is no replica; a handshake call. */
+    TermHistory termHistory() {
+        return queue == null ? TermHistory.of(0) : internals.termHistory();
+    }
+
     /** @return the last index written, -1 if none; any thread. */
     public long lastIndex() {
         return lastIndex;
@@ -199,14 +205,18 @@ public final class ReplicaWriter {
     }
 
     /**
-     * Once the source accepted the replica's history: opens or creates the replica, takes a later source's term, and
-     * makes the appender.
+     * Once the source accepted the replica's history: opens or creates the replica, takes the source's term history
+     * (on disk before any excerpt of a term the replica lacked is written) and a later source's term, and makes the
+     * appender. A replica that holds excerpts past the index RESUME gave (kept for a repair) is refused as divergent
+     * if the source's history leaves its own before its last index: the source checked only up to RESUME's.
      *
-     * @param sourceTerm the source's term.
-     * @param creation   the builder that creates the replica as the source's queue is, if it does not exist yet.
-     * @throws Refusal if the source's term is older than the replica's, or the replica cannot be opened.
+     * @param sourceHistory the source's term history; its last term is the source's term.
+     * @param creation      the builder that creates the replica as the source's queue is, if it does not exist yet.
+     * @throws Refusal if the source's term is older than the replica's, its history leaves the replica's before the
+     *                 replica's last index, or the replica cannot be opened.
      */
-    void open(final long sourceTerm, final SpoolQueueBuilder creation) throws Refusal {
+    void open(final TermHistory sourceHistory, final SpoolQueueBuilder creation) throws Refusal {
+        final long sourceTerm = sourceHistory.lastTerm();
         try {
             if (queue == null) {
                 queue = creation.openOrCreate();
@@ -217,8 +227,16 @@ public final class ReplicaWriter {
                 throw new Refusal(ERROR_FENCED, "the source's term " + sourceTerm + " is older than the replica's "
                         + internals.term() + ": a later primary exists, the source is fenced");
             }
-            if (sourceTerm > internals.term()) {
-                internals.adoptTerm(sourceTerm);
+            final TermHistory own = internals.termHistory();
+            final long difference = sourceHistory.firstDifference(own);
+            if (difference <= queue.lastIndex()) {
+                throw new Refusal(ERROR_DIVERGED, "the replica " + directory + " holds excerpts up to index "
+                        + IndexFormat.format(queue.lastIndex(), rollCycle) + " and its term history " + own
+                        + " leaves the source's " + sourceHistory + " at index "
+                        + IndexFormat.format(difference, rollCycle) + ": nothing is merged");
+            }
+            if (sourceTerm > internals.term() || internals.role() == QueueRole.REPLICA) {
+                internals.adoptTerm(sourceHistory);
             }
             if (appender == null) {
                 appender = internals.createIndexedAppender();

@@ -7,6 +7,7 @@ import dev.spool.queue.format.ExcerptDescriptor;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.queue.internal.CycleCalendar;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.TermHistory;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.DataFlyweight;
 import dev.spool.replication.protocol.FrameDescriptor;
@@ -31,23 +32,20 @@ import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_PROTOCOL;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_QUEUE_MISMATCH;
 import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
-import static dev.spool.replication.protocol.FrameDescriptor.RESUME_LENGTH;
-import static dev.spool.replication.protocol.FrameDescriptor.RESUME_MAC_OFFSET;
-import static dev.spool.replication.protocol.FrameDescriptor.START_LENGTH;
-import static dev.spool.replication.protocol.FrameDescriptor.START_MAC_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_RESUME;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_WELCOME;
 import static dev.spool.replication.protocol.FrameDescriptor.WELCOME_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.WELCOME_MAC_OFFSET;
+import static dev.spool.replication.protocol.FrameDescriptor.resumeLength;
 
 /**
  * The sink's side of the handshake of one connection. The source must prove the shared secret before the sink tells
  * it anything or does any work that grows with the replica: HELLO is only checked for its form and answered with
  * WELCOME (the sink's nonce and proof, nothing of the replica); once START proved the secret, the HELLO's queue is
  * compared with the replica (an authenticated refusal if it differs, if its frames are too large, or if another
- * source holds the replica), and RESUME tells the replica's last index, that excerpt's checksum and its term. The
- * replica is created, or takes the source's term, only at the source's first frame after RESUME, which says the
- * source accepted the replica's history; it is created from a fresh builder of the sink's local settings, so nothing
+ * source holds the replica), and RESUME tells the replica's last index, that excerpt's checksum, its term and its term
+ * history. The replica is created, or takes the source's term history (from START) and term, only at the source's
+ * first frame after RESUME, which says the source accepted the replica's history; it is created from a fresh builder of the sink's local settings, so nothing
  * a HELLO says reaches another connection. Runs on the sink's thread; allocation is fine here.
  */
 public final class SinkHandshake {
@@ -65,6 +63,7 @@ public final class SinkHandshake {
     private byte[] welcomeSent;
     private byte[] startReceived;
     private long sourceTerm;
+    private TermHistory sourceHistory;
     private long sourceLastIndex = -1;
     /** The builder that creates the replica at the source's first frame, if it does not exist yet; else null. */
     private SpoolQueueBuilder creation;
@@ -121,9 +120,15 @@ public final class SinkHandshake {
      */
     int onStart(final Connection connection, final boolean busy) throws Refusal {
         start.wrap(connection.received(), connection.frameOffset());
-        final byte[] startReceived = Handshake.copy(connection.received(), connection.frameOffset(), START_LENGTH);
+        try {
+            start.check(connection.peer(), connection.frameLength());
+        } catch (FrameException e) {
+            throw new Refusal(ERROR_PROTOCOL, e.getMessage());
+        }
+        final byte[] startReceived = Handshake.copy(connection.received(), connection.frameOffset(),
+                connection.frameLength());
         final byte[] expected = Handshake.mac(secret, Handshake.SOURCE_LABEL, helloReceived, welcomeSent,
-                Handshake.copy(connection.received(), connection.frameOffset(), START_MAC_OFFSET));
+                Handshake.copy(connection.received(), connection.frameOffset(), start.macOffset()));
         if (!Handshake.verify(secret, expected, start.mac())) {
             throw new Refusal(ERROR_AUTHENTICATION, "the source at " + connection.peer() + " did not prove the shared"
                     + " secret: its START's MAC is wrong (its secret differs from the sink's, or it has none);"
@@ -132,7 +137,12 @@ public final class SinkHandshake {
         this.startReceived = startReceived;
         hello.wrap(ByteBuffer.wrap(helloReceived).order(ByteOrder.LITTLE_ENDIAN), 0);
         sourceTerm = hello.term();
+        sourceHistory = start.termHistory();
         sourceLastIndex = hello.lastIndex();
+        if (sourceHistory.lastTerm() != sourceTerm) {
+            throw refusal(connection, ERROR_PROTOCOL, "the source's term history " + sourceHistory + " in its START"
+                    + " does not end with the term " + sourceTerm + " of its HELLO");
+        }
         final RollCycle rollCycle = rollCycle(hello.rollCycleId());
         String mismatch = mismatch(hello.queueId(), rollCycle, hello.rollCycleId(), hello.epochMillis(),
                 hello.maxMessageLength());
@@ -161,12 +171,15 @@ public final class SinkHandshake {
             creation = creation(rollCycle, checksums);
         }
         final long last = replica.resumeIndex(sourceLastIndex);
-        final int offset = connection.beginFrame(TYPE_RESUME, RESUME_LENGTH);
+        final TermHistory history = replica.termHistory();
+        final int length = resumeLength(history.size());
+        final int offset = connection.beginFrame(TYPE_RESUME, length);
         resume.wrap(connection.send(), offset).lastIndex(last)
-                .checksum(queue == null ? -1 : Handshake.checksumAt(queue, last)).term(replica.term());
+                .checksum(queue == null ? -1 : Handshake.checksumAt(queue, last)).term(replica.term())
+                .termHistory(history);
         resume.mac(Handshake.mac(secret, Handshake.RESUME_LABEL, helloReceived, welcomeSent, startReceived,
-                Handshake.copy(connection.send(), offset, RESUME_MAC_OFFSET)));
-        connection.endFrame(offset, RESUME_LENGTH);
+                Handshake.copy(connection.send(), offset, resume.macOffset())));
+        connection.endFrame(offset, length);
         if (secret != null) {
             connection.authenticate(Handshake.sessionKey(secret, Handshake.SINK_FRAMES_LABEL, sourceNonce, sinkNonce),
                     Handshake.sessionKey(secret, Handshake.SOURCE_FRAMES_LABEL, sourceNonce, sinkNonce));
@@ -178,12 +191,12 @@ public final class SinkHandshake {
 
     /**
      * The source's first frame after RESUME: it accepted the replica's history. Creates the replica as the HELLO
-     * said, if it does not exist, takes the source's term, and opens it for writing.
+     * said, if it does not exist, takes the source's term history and term, and opens it for writing.
      *
      * @throws Refusal if the source's term is older than the replica's, or the replica cannot be opened.
      */
     void onConfirmed() throws Refusal {
-        replica.open(sourceTerm, creation);
+        replica.open(sourceHistory, creation);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.spool.queue.IndexFormat;
 import dev.spool.queue.ExcerptTailer;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.queue.internal.TermHistory;
 import dev.spool.replication.protocol.AuthenticationException;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.ErrorFlyweight;
@@ -31,9 +32,6 @@ import static dev.spool.replication.protocol.FrameDescriptor.ERROR_QUEUE_MISMATC
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_WRITE_FAILED;
 import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.MAGIC;
-import static dev.spool.replication.protocol.FrameDescriptor.RESUME_MAC_OFFSET;
-import static dev.spool.replication.protocol.FrameDescriptor.START_LENGTH;
-import static dev.spool.replication.protocol.FrameDescriptor.START_MAC_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_HELLO;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_START;
@@ -41,12 +39,15 @@ import static dev.spool.replication.protocol.FrameDescriptor.TYPE_RESUME;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_WELCOME;
 import static dev.spool.replication.protocol.FrameDescriptor.WELCOME_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.WELCOME_MAC_OFFSET;
+import static dev.spool.replication.protocol.FrameDescriptor.startLength;
 import static dev.spool.replication.protocol.FrameDescriptor.typeName;
 
 /**
  * The source's side of the handshake, once per connection: sends HELLO, checks the sink's WELCOME (its proof of the
- * shared secret), sends START (the source's proof), then checks the sink's RESUME (its term, and that its last
- * excerpt is the source's at the same index) and starts the session with a HEARTBEAT. A sink of a later term fences
+ * shared secret), sends START (the source's proof and its queue's term history), then checks the sink's RESUME (its
+ * term; that its term history gives every index it holds the term the source's gives it, so that it holds the source's
+ * excerpts there; and that its last excerpt is the source's at the same index) and starts the session with a
+ * HEARTBEAT. A sink of a later term fences
  * the source's queue; a mismatch is told to the sink in an ERROR frame and stops the source.
  * With a secret, nothing the sink says is acted on unless it proved the secret in this handshake: an ERROR before
  * START, a WELCOME or RESUME with a wrong MAC, an ERROR after START without a MAC under
@@ -78,6 +79,8 @@ final class SourceHandshake {
     private byte[] welcomeReceived;
     private byte[] startSent;
     private long term;
+    /** The source queue's term history at {@link #begin()}, sent in START and checked against the sink's. */
+    private TermHistory history;
     private long deadlineNs;
     /** START is sent: the next frame is RESUME or a refusal. */
     private boolean startQueued;
@@ -101,6 +104,7 @@ final class SourceHandshake {
     void begin() {
         sourceNonce = Handshake.nonce();
         term = internals.term();
+        history = internals.termHistory();
         startQueued = false;
         resumed = false;
         sinkLast = -1;
@@ -167,11 +171,13 @@ final class SourceHandshake {
         if (!Handshake.verify(secret, Handshake.mac(secret, Handshake.SINK_LABEL, helloSent, welcomeProved), sinkMac)) {
             throw unproved("WELCOME");
         }
-        final int offset = connection.beginFrame(TYPE_START, START_LENGTH);
-        start.wrap(connection.send(), offset).mac(Handshake.mac(secret, Handshake.SOURCE_LABEL, helloSent,
-                welcomeReceived, Handshake.copy(connection.send(), offset, START_MAC_OFFSET)));
-        connection.endFrame(offset, START_LENGTH);
-        startSent = Handshake.copy(connection.send(), offset, START_LENGTH);
+        final int length = startLength(history.size());
+        final int offset = connection.beginFrame(TYPE_START, length);
+        start.wrap(connection.send(), offset).termHistory(history);
+        start.mac(Handshake.mac(secret, Handshake.SOURCE_LABEL, helloSent, welcomeReceived,
+                Handshake.copy(connection.send(), offset, start.macOffset())));
+        connection.endFrame(offset, length);
+        startSent = Handshake.copy(connection.send(), offset, length);
         startQueued = true;
     }
 
@@ -182,12 +188,13 @@ final class SourceHandshake {
         if (connection.frameType() != TYPE_RESUME) {
             throw new FrameException(typeName(connection.frameType()) + " frame from " + sink + " where RESUME was expected");
         }
-        resume.wrap(connection.received(), connection.frameOffset()).check(String.valueOf(sink));
+        resume.wrap(connection.received(), connection.frameOffset()).check(String.valueOf(sink), connection.frameLength());
         final long last = resume.lastIndex();
         final long sinkChecksum = resume.checksum();
         final long sinkTerm = resume.term();
+        final TermHistory sinkHistory = resume.termHistory();
         final byte[] sinkMac = resume.mac();
-        final byte[] resumeProved = Handshake.copy(connection.received(), connection.frameOffset(), RESUME_MAC_OFFSET);
+        final byte[] resumeProved = Handshake.copy(connection.received(), connection.frameOffset(), resume.macOffset());
         connection.consumeFrame();
         if (!Handshake.verify(secret, Handshake.mac(secret, Handshake.RESUME_LABEL, helloSent, welcomeReceived,
                 startSent, resumeProved), sinkMac)) {
@@ -200,7 +207,7 @@ final class SourceHandshake {
         if (sinkTerm > term) {
             fence(sinkTerm);
         }
-        checkHistory(tailer, last, sinkChecksum);
+        checkHistory(tailer, last, sinkChecksum, sinkHistory);
         // the session's first frame tells the sink this source accepts its history: it opens the replica then
         connection.sendHeartbeat();
         sinkLast = last;
@@ -289,22 +296,32 @@ final class SourceHandshake {
     }
 
     /**
-     * The sink must hold a prefix of the source's history: its last excerpt is the source's at that index. A sink
-     * whose last index is below the oldest cycle left here is told to rebuild ({@link #behindRetention}); one ahead,
-     * or with another excerpt at its last index, or an index this source never had, is refused as divergent.
+     * The sink must hold a prefix of the source's log. Its term history must give every index it holds the term the
+     * source's gives it: one primary wrote each term, and every replica of a term took it from that primary after this
+     * same check, so equal terms at an index mean equal excerpts, and from the first index where the terms differ the
+     * excerpts may differ too, whatever the sink's last excerpt is. A sink ahead of the source, or holding that first
+     * differing index, is refused as divergent; one whose last index is below the oldest cycle left here is told to
+     * rebuild ({@link #behindRetention}); and its last excerpt must be the source's at that index.
      */
-    private void checkHistory(final ExcerptTailer tailer, final long sinkLast, final long sinkChecksum)
-            throws IOException {
+    private void checkHistory(final ExcerptTailer tailer, final long sinkLast, final long sinkChecksum,
+                              final TermHistory sinkHistory) throws IOException {
         final long sourceLast = queue.lastIndex();
+        final long firstDifference = history.firstDifference(sinkHistory);
         if (sinkLast > sourceLast) {
             refuse(ERROR_DIVERGED, "the sink at " + sink + " is ahead of the source: its last index is "
                     + IndexFormat.format(sinkLast, queue.rollCycle()) + ", the source's "
                     + IndexFormat.format(sourceLast, queue.rollCycle()) + " in " + queue.directory() + "; it holds excerpts the source does"
-                    + " not, which are reported, never merged");
+                    + " not, which are reported, never merged" + (firstDifference <= sinkLast
+                    ? "; " + termDivergence(firstDifference, sinkHistory, sinkLast, sourceLast) : ""));
         }
         if (sinkLast < 0) {
             tailer.toStart();
             return;
+        }
+        if (firstDifference <= sinkLast) {
+            refuse(ERROR_DIVERGED, "divergent term history: " + termDivergence(firstDifference, sinkHistory, sinkLast,
+                    sourceLast) + "; the sink's excerpts from there on may differ from the source's, whatever its"
+                    + " last excerpt, and are reported, never merged");
         }
         final long checksum = Handshake.checksumAt(tailer, sinkLast);
         if (checksum < 0 && isBelowRetention(sinkLast)) {
@@ -319,6 +336,16 @@ final class SourceHandshake {
                     + " the sink at %s and 0x%08x in the source %s", IndexFormat.format(sinkLast, queue.rollCycle()), sinkChecksum, sink, checksum,
                     queue.directory()));
         }
+    }
+
+    /** @return where and how the sink's term history leaves the source's, with both last indices. */
+    private String termDivergence(final long index, final TermHistory sinkHistory, final long sinkLast,
+                                  final long sourceLast) {
+        return "the term histories of the sink at " + sink + " and the source " + queue.directory()
+                + " first differ at index " + IndexFormat.format(index, queue.rollCycle()) + " (term "
+                + sinkHistory.termAt(index) + " on the sink, term " + history.termAt(index) + " in the source); the"
+                + " sink's last index is " + IndexFormat.format(sinkLast, queue.rollCycle()) + ", the source's "
+                + IndexFormat.format(sourceLast, queue.rollCycle());
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.spool.replication.protocol;
 
+import dev.spool.queue.internal.TermHistory;
 import dev.spool.queue.format.MetadataDescriptor;
 import dev.spool.replication.CommitStage;
 
@@ -39,7 +40,7 @@ class FrameCodecTest {
         assertEquals("SPLF", new String(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(MAGIC).array(),
                 StandardCharsets.US_ASCII));
         assertNotEquals(VERSION_1_MAGIC, MAGIC, "the ring buffer file's magic is no longer the frames'");
-        assertEquals(7, VERSION);
+        assertEquals(8, VERSION);
     }
 
     @Test
@@ -54,7 +55,7 @@ class FrameCodecTest {
     void shouldRefuseAHeaderOfAnOlderSpoolNamingPeerTypeAndVersions() {
         new FrameHeader().wrap(buffer, AT).encode(TYPE_HELLO).version(1).frameLength(HELLO_LENGTH);
         final FrameException e = assertThrows(FrameException.class, () -> new FrameHeader().wrap(buffer, AT).check(PEER, 4096, 0));
-        assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 7: the peer runs an older Spool",
+        assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 8: the peer runs an older Spool",
                 e.getMessage());
     }
 
@@ -89,7 +90,7 @@ class FrameCodecTest {
         assertArrayEquals(nonce, hello.nonce());
         hello.magic(VERSION_1_MAGIC);
         assertEquals("HELLO frame from " + PEER + ": magic=0x524c5053, protocol version 1's (the peer runs an older"
-                + " Spool), expected 0x464c5053 of version 7",
+                + " Spool), expected 0x464c5053 of version 8",
                 assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage());
         hello.magic(MAGIC).frameLimit(8);
         assertTrue(assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage().contains("frameLimit=8"));
@@ -117,19 +118,35 @@ class FrameCodecTest {
         final WelcomeFlyweight welcome = new WelcomeFlyweight().wrap(buffer, AT).nonce(nonce).mac(mac);
         assertArrayEquals(nonce, welcome.nonce());
         assertArrayEquals(mac, welcome.mac());
-        final StartFlyweight start = new StartFlyweight().wrap(buffer, AT).mac(mac);
+        final TermHistory history = TermHistory.of(new long[] {0, 2}, new long[] {0, 40});
+        final StartFlyweight start = new StartFlyweight().wrap(buffer, AT).termHistory(history).mac(mac);
+        start.check(PEER, FrameDescriptor.startLength(2));
         assertArrayEquals(mac, start.mac());
+        assertEquals(history, start.termHistory());
+        assertEquals(FrameDescriptor.startLength(2), start.frameLength());
+        assertTrue(assertThrows(FrameException.class, () -> start.check(PEER, FrameDescriptor.startLength(1)))
+                .getMessage().contains("expected " + FrameDescriptor.startLength(2) + " for 2 term entries"));
         final ResumeFlyweight resume = new ResumeFlyweight().wrap(buffer, AT).lastIndex(41).checksum(0xFFFF_FFFFL)
-                .term(2).mac(mac);
-        resume.check(PEER);
+                .term(2).termHistory(history).mac(mac);
+        final int length = FrameDescriptor.resumeLength(2);
+        resume.check(PEER, length);
+        assertEquals(history, resume.termHistory());
+        buffer.putLong(AT + FrameDescriptor.RESUME_TERMS_OFFSET + FrameDescriptor.TERM_ENTRY_LENGTH, 0);
+        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER, length)).getMessage()
+                .contains("entry 1: term=0 is not above the previous entry's"));
+        resume.termHistory(history);
+        buffer.putInt(AT + FrameDescriptor.RESUME_TERM_COUNT_OFFSET, FrameDescriptor.MAX_TERM_ENTRIES + 1);
+        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER, length)).getMessage()
+                .contains("term entry count=" + (FrameDescriptor.MAX_TERM_ENTRIES + 1) + " outside"));
+        resume.termHistory(history);
         assertEquals(41, resume.lastIndex());
         assertEquals(0xFFFF_FFFFL, resume.checksum());
         assertEquals(2, resume.term());
         assertArrayEquals(mac, resume.mac());
         resume.checksum(1L << 32);
-        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER)).getMessage().contains("checksum="));
+        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER, length)).getMessage().contains("checksum="));
         resume.checksum(-1).term(Long.MAX_VALUE);
-        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER)).getMessage()
+        assertTrue(assertThrows(FrameException.class, () -> resume.check(PEER, length)).getMessage()
                 .contains("term=" + Long.MAX_VALUE + " outside"));
     }
 
