@@ -170,18 +170,11 @@ public final class SinkSession {
         }
         while (channel != null) {
             final Peer peer = place();
-            try {
-                peer.connection.attach(channel);
-                channel.register(selector, SelectionKey.OP_READ, peer);
-                peer.state = State.AWAIT_HELLO;
-                peer.accepted = ++accepted;
-                peer.deadlineNs = clock.nanoTime() + 3 * heartbeatNs;
-                // a source sends HELLO as it connects: read now, so that this handshake is past its first step
-                serve(peer);
-            } catch (IOException e) {
-                logAbandoned(peer, e.toString());
-                disconnect(peer);
+            if (peer == null) {
+                logAbandoned(channel.socket().getRemoteSocketAddress(), "every place holds a proven peer");
                 close(channel);
+            } else {
+                open(peer, channel);
             }
             try {
                 channel = server.accept();
@@ -189,6 +182,22 @@ public final class SinkSession {
                 LOG.warn("replication sink of {}: cannot accept a connection: {}", directory, e.toString());
                 return;
             }
+        }
+    }
+
+    private void open(final Peer peer, final SocketChannel channel) {
+        try {
+            peer.connection.attach(channel);
+            channel.register(selector, SelectionKey.OP_READ, peer);
+            peer.state = State.AWAIT_HELLO;
+            peer.accepted = ++accepted;
+            peer.deadlineNs = clock.nanoTime() + 3 * heartbeatNs;
+            // a source sends HELLO as it connects: read now, so that this handshake is past its first step
+            serve(peer);
+        } catch (IOException e) {
+            logAbandoned(peer.connection.peer(), e.toString());
+            disconnect(peer);
+            close(channel);
         }
     }
 
@@ -200,28 +209,34 @@ public final class SinkSession {
         }
     }
 
-    /** @return a free place for a new connection; else the oldest that sent nothing, or else the oldest, closed. */
+    /**
+     * @return a free place for a new connection; else, closed, the place of a peer that proved nothing yet (the oldest
+     * that sent nothing, or else the oldest); else null: a proven peer is never displaced by an unproven one.
+     */
     private Peer place() {
         Peer oldest = null;
         for (final Peer peer : peers) {
             if (peer.state == State.FREE) {
                 return peer;
             }
-            if (peer != holder && (oldest == null || isOlderToClose(peer, oldest))) {
+            final boolean proven = peer.state == State.RESUMED || peer.state == State.STREAMING
+                    || peer.state == State.FETCHING;
+            if (!proven && (oldest == null || isOlderToClose(peer, oldest))) {
                 oldest = peer;
             }
         }
-        logAbandoned(oldest, "the most handshakes at once, " + MAX_PENDING_HANDSHAKES + ", are in progress");
-        disconnect(oldest);
+        if (oldest != null) {
+            logAbandoned(oldest.connection.peer(), "the most handshakes at once, " + MAX_PENDING_HANDSHAKES
+                    + ", are in progress");
+            disconnect(oldest);
+        }
         return oldest;
     }
 
-    /** @return true if {@code peer} is to be closed before {@code other}: it sent nothing and the other did, or older. */
+    /** @return true if {@code peer} is to be closed before {@code other}: it alone sent nothing, or both did and older. */
     private static boolean isOlderToClose(final Peer peer, final Peer other) {
-        if (peer.state != other.state) {
-            return peer.state == State.AWAIT_HELLO;
-        }
-        return peer.accepted < other.accepted;
+        final boolean silent = peer.state == State.AWAIT_HELLO;
+        return silent != (other.state == State.AWAIT_HELLO) ? silent : peer.accepted < other.accepted;
     }
 
     /** Reads and handles what the connection sent; any failure closes this connection alone. */
@@ -255,7 +270,7 @@ public final class SinkSession {
                             e.toString());
                 }
             } else {
-                logAbandoned(peer, e.toString());
+                logAbandoned(peer.connection.peer(), e.toString());
             }
             disconnect(peer);
         }
@@ -280,11 +295,11 @@ public final class SinkSession {
     }
 
     /** A handshake closed unfinished: logged once, then with a count, as a peer may do it at will. */
-    private void logAbandoned(final Peer peer, final String why) {
+    private void logAbandoned(final Object peer, final String why) {
         final long count = abandonedLog.next();
         if (count > 0) {
-            LOG.info("replication sink of {}: closing the unfinished handshake of {}: {}{}", directory,
-                    peer.connection.peer(), why, RepeatedLog.times(count));
+            LOG.info("replication sink of {}: closing the unfinished handshake of {}: {}{}", directory, peer, why,
+                    RepeatedLog.times(count));
         }
     }
 
@@ -442,8 +457,8 @@ public final class SinkSession {
     private void expect(final Connection connection, final int type, final int expected) throws IOException {
         if (type == TYPE_ERROR) {
             error.wrap(connection.received(), connection.frameOffset());
-            throw new PeerErrorException("the source at " + connection.peer() + " reports error " + error.code()
-                    + " and closes the connection: " + error.message(connection.frameLength()));
+            throw new PeerErrorException("the peer at " + connection.peer() + " reports error " + error.code()
+                    + " and closes the connection; it said: " + error.message(connection.frameLength()));
         }
         if (type != expected) {
             throw new FrameException(typeName(type) + " frame from " + connection.peer() + " where "
@@ -482,13 +497,13 @@ public final class SinkSession {
             if (peer == holder) {
                 work += checkHolder(now);
             } else if (now - peer.deadlineNs > 0) {
-                logAbandoned(peer, "no handshake within " + 3 * heartbeatNs / 1_000_000 + " ms");
+                logAbandoned(peer.connection.peer(), "no handshake within " + 3 * heartbeatNs / 1_000_000 + " ms");
                 disconnect(peer);
             } else if (!peer.connection.sendIdle()) {
                 try {
                     peer.connection.flush();
                 } catch (IOException e) {
-                    logAbandoned(peer, e.toString());
+                    logAbandoned(peer.connection.peer(), e.toString());
                     disconnect(peer);
                 }
             }
