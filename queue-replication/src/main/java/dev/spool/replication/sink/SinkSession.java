@@ -230,7 +230,7 @@ public final class SinkSession {
         return oldest;
     }
 
-    /** @return true if {@code peer} is to be closed before {@code other}: it alone sent nothing, or both did and older. */
+    /** @return true if {@code peer} is closed before {@code other}: it alone sent nothing, or else it is older. */
     private static boolean isOlderToClose(final Peer peer, final Peer other) {
         final boolean silent = peer.state == State.AWAIT_HELLO;
         return silent != (other.state == State.AWAIT_HELLO) ? silent : peer.accepted < other.accepted;
