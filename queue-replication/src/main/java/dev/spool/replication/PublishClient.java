@@ -9,6 +9,7 @@ import dev.spool.replication.protocol.ErrorFlyweight;
 import dev.spool.replication.protocol.FrameException;
 import dev.spool.replication.protocol.FrameMac;
 import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.protocol.PeerText;
 import dev.spool.replication.protocol.PublishFlyweight;
 import dev.spool.replication.protocol.ReadyFlyweight;
 import org.agrona.concurrent.EpochClock;
@@ -613,7 +614,7 @@ public final class PublishClient implements AutoCloseable {
         if (connection.frameType() == TYPE_ERROR) {
             error.wrap(connection.received(), connection.frameOffset());
             throw new IOException("the publish gateway at " + address + " refused the connection with error "
-                    + error.code() + ": " + error.message(connection.frameLength()));
+                    + error.code() + "; " + PeerText.said(address, error.message(connection.frameLength())));
         }
         ClientHandshake.prove(connection, secret, hello);
         connection.consumeFrame();

@@ -7,6 +7,7 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.DamagedRange;
 import dev.spool.queue.internal.QueueInternals;
+import dev.spool.replication.protocol.AuthenticationException;
 import dev.spool.replication.protocol.ClientHandshake;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.DataFlyweight;
@@ -15,6 +16,7 @@ import dev.spool.replication.protocol.FetchFlyweight;
 import dev.spool.replication.protocol.FrameException;
 import dev.spool.replication.protocol.FrameMac;
 import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.protocol.PeerText;
 import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
@@ -33,6 +35,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import static dev.spool.replication.protocol.FrameDescriptor.FETCH_FRAME_LIMIT;
 import static dev.spool.replication.protocol.FrameDescriptor.FETCH_LENGTH;
@@ -60,6 +63,8 @@ public final class QueueRepair {
     private static final Logger LOG = LoggerFactory.getLogger(QueueRepair.class);
     private static final int MAX_PASSES = 64;
     private static final int HANDSHAKE_CAPACITY = 4096;
+    private static final long FIRST_BACKOFF_NS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long MAX_BACKOFF_NS = TimeUnit.SECONDS.toNanos(1);
 
     private final InetSocketAddress replica;
     private final byte[] secret;
@@ -91,7 +96,9 @@ public final class QueueRepair {
      * @return the number of regions rewritten (bodies and headers); 0 if nothing the checksums prove was damaged.
      * @throws RepairRefusedException naming the range and why, if a range cannot be proven right (nothing the scan
      *                                found is written then), or the replica refused to send it.
-     * @throws SpoolException         if the replica cannot be reached or did not prove the shared secret.
+     * @throws SpoolException         if the replica did not prove the shared secret, or cannot be reached: a failed
+     *                                connection is tried again with back-off until the timeout has passed, and
+     *                                the exception names the replica, the attempts and the last failure.
      */
     public long repair(final SpoolQueue queue) {
         final QueueInternals internals = queue.unwrap(QueueInternals.class);
@@ -102,13 +109,8 @@ public final class QueueRepair {
         long repaired = 0;
         List<DamagedRange> previous = null;
         for (int pass = 0; pass < MAX_PASSES && !damaged.isEmpty() && !damaged.equals(previous); pass++) {
-            final Map<Long, byte[]> bodies = new HashMap<>();
             // a connection per pass: the scan between passes may outlast the sink's patience with a silent peer
-            try (Session session = new Session(queue)) {
-                for (final DamagedRange range : damaged) {
-                    session.fetch(range.fromIndex(), range.toIndex(), bodies);
-                }
-            }
+            final Map<Long, byte[]> bodies = fetch(queue, damaged, 0, Long.MAX_VALUE);
             final long from = damaged.get(0).fromIndex();
             final long to = damaged.get(damaged.size() - 1).toIndex();
             try {
@@ -136,7 +138,9 @@ public final class QueueRepair {
      * @return the number of regions rewritten; 0 if nothing in the range was damaged.
      * @throws RepairRefusedException naming the range and why, if it cannot be proven right (nothing is written
      *                                then), or the replica refused to send it.
-     * @throws SpoolException         if the replica cannot be reached or did not prove the shared secret.
+     * @throws SpoolException         if the replica did not prove the shared secret, or cannot be reached: a failed
+     *                                connection is tried again with back-off until the timeout has passed, and
+     *                                the exception names the replica, the attempts and the last failure.
      */
     public long repair(final SpoolQueue queue, final long fromIndex, final long toIndex) {
         if (fromIndex < 0 || toIndex < fromIndex) {
@@ -144,10 +148,26 @@ public final class QueueRepair {
                     + " refused: not a range of indices; nothing was written");
         }
         final QueueInternals internals = queue.unwrap(QueueInternals.class);
-        final Map<Long, byte[]> bodies = new HashMap<>();
         final List<DamagedRange> damaged = internals.damagedRanges(fromIndex);
-        if (damaged.stream().anyMatch(range -> range.toIndex() >= fromIndex && range.fromIndex() <= toIndex)) {
-            try (Session session = new Session(queue)) {
+        final Map<Long, byte[]> bodies = damaged.stream().anyMatch(range -> range.toIndex() >= fromIndex
+                && range.fromIndex() <= toIndex) ? fetch(queue, damaged, fromIndex, toIndex) : Map.of();
+        return logged(queue, fromIndex, toIndex, internals.repairExcerpts(fromIndex, toIndex, bodies::get));
+    }
+
+    /**
+     * Fetches the bodies of the damaged ranges, as far as they lie in {@code fromIndex..toIndex}, over one connection;
+     * over a new one, after a back-off, if the connection fails (refused, reset, closed, silent), until the timeout has
+     * passed since the first attempt. A refusal, or a replica that did not prove the secret, is not retried.
+     *
+     * @throws SpoolException naming the replica, the attempts and the last cause, once the timeout has passed.
+     */
+    private Map<Long, byte[]> fetch(final SpoolQueue queue, final List<DamagedRange> damaged, final long fromIndex,
+                                    final long toIndex) {
+        final long started = clock.nanoTime();
+        long backoffNs = FIRST_BACKOFF_NS;
+        for (int attempt = 1; ; attempt++) {
+            final Map<Long, byte[]> bodies = new HashMap<>();
+            try (Session session = new Session(queue, Math.max(1, started + timeoutNs - clock.nanoTime()))) {
                 for (final DamagedRange range : damaged) {
                     final long from = Math.max(fromIndex, range.fromIndex());
                     final long to = Math.min(toIndex, range.toIndex());
@@ -155,9 +175,31 @@ public final class QueueRepair {
                         session.fetch(from, to, bodies);
                     }
                 }
+                return bodies;
+            } catch (SpoolException e) {
+                final long elapsedNs = clock.nanoTime() - started;
+                if (!isConnectionFailure(e)) {
+                    throw e;
+                }
+                if (elapsedNs >= timeoutNs) {
+                    throw new SpoolException("cannot fetch from the replica at " + replica + " after " + attempt
+                            + " attempts in " + TimeUnit.NANOSECONDS.toMillis(elapsedNs) + " ms (the timeout is "
+                            + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms); the last failed with: "
+                            + e.getMessage(), e);
+                }
+                final long pauseNs = Math.min(backoffNs, timeoutNs - elapsedNs);
+                LOG.warn("repair from the replica at {}: attempt {} failed ({}); retrying in {} ms", replica, attempt,
+                        e.getMessage(), TimeUnit.NANOSECONDS.toMillis(pauseNs));
+                LockSupport.parkNanos(pauseNs);
+                backoffNs = Math.min(2 * backoffNs, MAX_BACKOFF_NS);
             }
         }
-        return logged(queue, fromIndex, toIndex, internals.repairExcerpts(fromIndex, toIndex, bodies::get));
+    }
+
+    /** @return true if the connection failed (a later one may not), not the replica's answer or its proof. */
+    private static boolean isConnectionFailure(final SpoolException e) {
+        return !(e instanceof RepairRefusedException) && e.getCause() instanceof IOException
+                && !(e.getCause() instanceof FrameException) && !(e.getCause() instanceof AuthenticationException);
     }
 
     private int logged(final SpoolQueue queue, final long fromIndex, final long toIndex, final int count) {
@@ -179,7 +221,8 @@ public final class QueueRepair {
         private final DataFlyweight data = new DataFlyweight();
         private final ErrorFlyweight error = new ErrorFlyweight();
 
-        Session(final SpoolQueue queue) {
+        /** @param connectNs the longest wait for the connection and the handshake. */
+        Session(final SpoolQueue queue, final long connectNs) {
             this.rollCycle = queue.rollCycle();
             this.queueId = queue.queueId();
             final long largest = DataFlyweight.largestFrameLength(FETCH_FRAME_LIMIT, queue.maxMessageLength(),
@@ -193,14 +236,14 @@ public final class QueueRepair {
             try {
                 final SocketChannel channel = SocketChannel.open();
                 try {
-                    channel.socket().connect(replica, (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNs)));
+                    channel.socket().connect(replica, (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(connectNs)));
                     connection.attach(channel);
                     channel.register(selector, SelectionKey.OP_READ);
                 } catch (IOException | RuntimeException e) {
                     channel.close();
                     throw e;
                 }
-                final long deadline = clock.nanoTime() + timeoutNs;
+                final long deadline = clock.nanoTime() + connectNs;
                 final byte[] hello = ClientHandshake.sendHello(connection, Handshake.nonce());
                 flush(deadline);
                 awaitFrame(deadline, "CHALLENGE");
@@ -270,11 +313,13 @@ public final class QueueRepair {
                 return;
             }
             error.wrap(connection.received(), connection.frameOffset());
+            if (from < 0) {
+                throw new SpoolException("the replica at " + replica + " answered with error " + error.code()
+                        + " before it proved the shared secret; " + PeerText.said(replica, error.message(
+                        connection.frameLength())));
+            }
             final String message = "the replica at " + replica + " refused with error " + error.code() + ": "
                     + error.message(connection.frameLength());
-            if (from < 0) {
-                throw new SpoolException(message);
-            }
             throw new RepairRefusedException(from, to, "repair of " + range(from, to) + " refused: " + message
                     + "; nothing was written");
         }
@@ -353,7 +398,9 @@ public final class QueueRepair {
         }
 
         /**
-         * @param timeout the longest wait for the connection and for each answer of the replica; 10 s unless set.
+         * @param timeout the longest wait for each answer of the replica, and for a connection: one that fails
+         *                (refused, reset, closed, silent) is tried again, after 50 ms doubling to 1 s, until this
+         *                much time has passed since the first attempt; 10 s unless set.
          * @return this builder.
          */
         public Builder timeout(final Duration timeout) {

@@ -198,8 +198,8 @@ class BadFrameTest extends SpoolTestBase {
                     socket.setSoTimeout(30_000);
                     Wire.Session.open(socket, primary);
                     Wire.write(socket, Wire.frame(lengths[i] - 1, types[i]));
-                    assertEquals(typeName(types[i]) + " frame from /127.0.0.1:" + socket.getLocalPort() + ": length="
-                            + (lengths[i] - 1) + ", shorter than the " + lengths[i] + " bytes of its fixed fields", refusalOf(socket));
+                    assertEquals("\"" + typeName(types[i]) + " frame from /127.0.0.1:" + socket.getLocalPort() + ": length="
+                            + (lengths[i] - 1) + ", shorter than the " + lengths[i] + " bytes of its fixed fields\"", refusalOf(socket));
                 }
             }
             try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), sink.address().getPort())) {
@@ -220,7 +220,7 @@ class BadFrameTest extends SpoolTestBase {
                 out.flush();
                 assertTrue(refusalOf(socket).endsWith("ERROR frame from /127.0.0.1:" + socket.getLocalPort()
                         + ": length=" + HEADER_LENGTH + ", shorter than the " + ERROR_MESSAGE_OFFSET
-                        + " bytes of its fixed fields"));
+                        + " bytes of its fixed fields\""));
             }
             assertNull(sink.failure(), "the sink goes on listening");
             try (ReplicationSource source = ReplicationSource.builder(primary, sink.address()).insecure()

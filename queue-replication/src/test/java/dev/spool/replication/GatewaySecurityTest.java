@@ -188,7 +188,7 @@ class GatewaySecurityTest extends SpoolTestBase {
                 final long refused = client.publish(message, 0, message.length, CommitStage.ACKED);
                 final SpoolException error = assertThrows(SpoolException.class,
                         () -> client.awaitCommit(refused, 30, TimeUnit.SECONDS));
-                assertTrue(error.getMessage().contains("reports error " + ERROR_BUSY + ": maxPendingCommits=3 reached"),
+                assertTrue(error.getMessage().contains("reports error " + ERROR_BUSY + ": \"maxPendingCommits=3 reached"),
                         error.getMessage());
                 assertTrue(error.getMessage().contains("a gateway without a source never gets"), error.getMessage());
             }

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -111,6 +112,41 @@ class NetworkRepairTest extends SpoolTestBase {
             assertTrue(output.toString().contains("OK: no damage the checksums prove"), output.toString());
         }
         assertArrayEquals(Files.readAllBytes(lastCycleFile(replicaDir())), Files.readAllBytes(lastCycleFile(primaryDir())));
+    }
+
+    @Test
+    void shouldSayTheReplicaWasNotContactedWhenNothingIsDamagedAndFailWhenItCannotBeReached() throws IOException {
+        final Path secretFile = tempDir.resolve("secret");
+        Files.write(secretFile, SECRET);
+        try (SpoolQueue primary = primary(); ExcerptAppender appender = primary.createAppender()) {
+            append(appender, 0, 20);
+        }
+        final String nobody;
+        try (ServerSocket free = new ServerSocket(0)) {
+            nobody = "localhost:" + free.getLocalPort();
+        }
+
+        final StringBuilder undamaged = new StringBuilder();
+        final int status = spool(undamaged, "repair", primaryDir().toString(), "--replica", nobody, "--secret-file",
+                secretFile.toString());
+
+        assertEquals(SpoolTool.EXIT_OK, status, undamaged.toString());
+        assertTrue(undamaged.toString().contains("REPAIRED what a scan found: nothing was damaged, so the replica at "
+                + nobody + " was not contacted"), undamaged.toString());
+        assertFalse(undamaged.toString().contains("rewritten from"), undamaged.toString());
+        assertTrue(undamaged.toString().contains("OK: no damage the checksums prove"), undamaged.toString());
+
+        expectWarning("retrying");
+        damage(lastCycleFile(primaryDir()), 7);
+        final byte[] before = Files.readAllBytes(lastCycleFile(primaryDir()));
+        final StringBuilder damaged = new StringBuilder();
+        final int failed = spool(damaged, "repair", primaryDir().toString(), "--replica", nobody, "--secret-file",
+                secretFile.toString());
+
+        assertEquals(SpoolTool.EXIT_FAILED, failed, damaged.toString());
+        assertTrue(damaged.toString().contains("cannot fetch from the replica at localhost"), damaged.toString());
+        assertTrue(damaged.toString().contains(" attempts in "), damaged.toString());
+        assertArrayEquals(before, Files.readAllBytes(lastCycleFile(primaryDir())));
     }
 
     private static int spool(final StringBuilder output, final String... args) {

@@ -292,7 +292,7 @@ class SinkAttackTest extends SpoolTestBase {
                 final ByteBuffer refused = Wire.read(peer);
                 assertEquals(TYPE_ERROR, Wire.type(refused));
                 final String message = new ErrorFlyweight().wrap(refused, 0).message(refused.capacity());
-                assertTrue(message.startsWith("HELLO frame from /127.0.0.1:" + peer.getLocalPort() + ": term="
+                assertTrue(message.startsWith("\"HELLO frame from /127.0.0.1:" + peer.getLocalPort() + ": term="
                         + Long.MAX_VALUE), message);
             }
             try (ReplicationSource source = source(primary, sink.address())) {

@@ -270,7 +270,11 @@ final class Commands {
                     + "needs queue-replication's cli jar) and rewrites each damaged excerpt in place when the copy's bytes pass their own CRC32C and have the "
                     + "stored length, crash-safely (a journal the next writer finishes). A range that cannot be proven "
                     + "right is refused, naming it and why, with nothing of it written. Needs a queue created with "
-                    + "checksums. Prints 'REPAIRED <from>..<to>: ...' for each range, then 'OK: ...' or the damage left.",
+                    + "checksums. Prints 'REPAIRED <from>..<to>: ...' for each range, then 'OK: ...' or the damage left. "
+                    + "With --replica, a queue a scan finds undamaged (within --range, if given) is left alone and the "
+                    + "replica is not contacted ('nothing was damaged, so the replica at ... was not contacted'); when "
+                    + "there is damage, a replica that cannot be reached within 10 s of retries fails the repair, "
+                    + "naming the attempts and the last cause.",
             exitCodeListHeading = EXIT_CODES,
             exitCodeList = {"0:no damage left", "1:a repair was refused, or damage is left",
                     "2:usage error, or no queue at a path"})

@@ -53,16 +53,30 @@ final class QueueRepairTool {
      */
     boolean repair(final ReplicaRepair repair, final String replica, final byte[] secret, final long fromIndex,
                    final long toIndex) {
+        if (!isDamaged(fromIndex, toIndex)) {
+            // nothing to fetch: a connection would prove nothing the user asked for, so none is made
+            return report(-1, fromIndex, toIndex, "the replica at " + replica);
+        }
         return report(repair.repair(directory, replica, secret, fromIndex, toIndex), fromIndex, toIndex,
                 "the replica at " + replica);
     }
 
+    /** @return true if a scan finds damage the checksums prove in {@code fromIndex..toIndex}, or anywhere if -1. */
+    private boolean isDamaged(final long fromIndex, final long toIndex) {
+        try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().open()) {
+            return queue.unwrap(QueueInternals.class).damagedRanges(Math.max(0, fromIndex)).stream()
+                    .anyMatch(range -> fromIndex < 0 || range.toIndex() >= fromIndex && range.fromIndex() <= toIndex);
+        }
+    }
+
+    /** @param repaired the regions rewritten, or -1 if nothing was damaged and {@code from} was not asked. */
     private boolean report(final long repaired, final long fromIndex, final long toIndex, final String from) {
         try (SpoolQueue queue = SpoolQueue.builder(directory).readOnly().open()) {
             final RollCycle rollCycle = queue.rollCycle();
             out.println("REPAIRED " + (fromIndex >= 0 ? IndexFormat.format(fromIndex, rollCycle) + ".."
-                    + IndexFormat.format(toIndex, rollCycle) : "what a scan found") + ": " + repaired
-                    + " rewritten from " + from);
+                    + IndexFormat.format(toIndex, rollCycle) : "what a scan found") + ": " + (repaired < 0
+                    ? "nothing was damaged, so " + from + " was not contacted"
+                    : repaired + " rewritten from " + from));
             final List<DamagedRange> damaged = queue.unwrap(QueueInternals.class).damagedRanges(0);
             if (damaged.isEmpty()) {
                 out.println("OK: no damage the checksums prove");

@@ -73,6 +73,7 @@ public final class ClusterNode implements AutoCloseable {
     private final ObjectName mbeanName;
 
     private ClusterNode(final NodeConfig config) {
+        ZooKeeperLogging.quiet();
         this.config = config;
         this.znodes = new Znodes(config.root(), config.queueId());
         this.client = CuratorFrameworkFactory.builder()

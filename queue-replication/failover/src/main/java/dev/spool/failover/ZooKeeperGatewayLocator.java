@@ -40,6 +40,7 @@ public final class ZooKeeperGatewayLocator implements GatewayLocator, AutoClosea
 
     private ZooKeeperGatewayLocator(final String zookeeper, final UUID queueId, final String root,
             final Duration connectTimeout) {
+        ZooKeeperLogging.quiet();
         this.zookeeper = zookeeper;
         this.znodes = new Znodes(root, queueId);
         this.client = CuratorFrameworkFactory.builder().connectString(zookeeper)

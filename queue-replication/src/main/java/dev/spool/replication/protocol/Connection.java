@@ -1,5 +1,6 @@
 package dev.spool.replication.protocol;
 
+import dev.spool.queue.internal.ChronicleDefaults;
 import dev.spool.queue.internal.MemoryMove;
 import net.openhft.chronicle.bytes.BytesStore;
 import net.openhft.chronicle.core.Jvm;
@@ -35,6 +36,9 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * Used by one thread at a time.
  */
 public final class Connection implements AutoCloseable {
+    static {
+        ChronicleDefaults.apply(); // before Chronicle loads: a client-only process opens no queue that would do it
+    }
     /**
      * For {@code Selector.select(Consumer, long)} by a thread that reads its channels on every pass anyway: that
      * form of select, unlike the selected-key set, allocates nothing.

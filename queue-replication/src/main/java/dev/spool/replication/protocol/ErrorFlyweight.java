@@ -1,7 +1,6 @@
 package dev.spool.replication.protocol;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_CODE_OFFSET;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_MESSAGE_LENGTH_OFFSET;
@@ -76,18 +75,17 @@ public final class ErrorFlyweight {
     }
 
     /**
-     * Decoder: the message, or a note saying its length does not match the frame's (the connection ends anyway).
+     * Decoder: the message, quoted, escaped and cut by {@link PeerText} (the peer's words, never Spool's, whatever
+     * bytes it sent), or a note saying its length does not match the frame's (the connection ends anyway).
      *
      * @param frameLength the frame's length, from its header.
-     * @return the message.
+     * @return the message, in double quotes.
      */
     public String message(final int frameLength) {
         final int length = buffer.getInt(offset + ERROR_MESSAGE_LENGTH_OFFSET);
         if (length < 0 || frameLength(length) != frameLength) {
             return "(malformed error message of length " + length + ")";
         }
-        final byte[] utf8 = new byte[length];
-        buffer.get(offset + ERROR_MESSAGE_OFFSET, utf8);
-        return new String(utf8, StandardCharsets.UTF_8);
+        return PeerText.quote(buffer, offset + ERROR_MESSAGE_OFFSET, length);
     }
 }

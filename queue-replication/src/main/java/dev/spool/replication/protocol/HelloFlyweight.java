@@ -3,6 +3,8 @@ package dev.spool.replication.protocol;
 import dev.spool.queue.format.MetadataDescriptor;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.DateTimeException;
 import java.time.LocalTime;
@@ -280,10 +282,20 @@ public final class HelloFlyweight {
             throw new FrameException("HELLO frame from " + peer + ": zone length=" + zoneLength + " outside [1, "
                     + HELLO_ROLL_ZONE_MAX_LENGTH + "]");
         }
+        // the zone's bytes are the peer's: named only quoted and escaped, never decoded loosely or echoed
+        final byte[] zone = new byte[zoneLength];
+        buffer.get(offset + HELLO_ROLL_ZONE_OFFSET, zone);
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(zone));
+        } catch (CharacterCodingException e) {
+            throw new FrameException("HELLO frame from " + peer + ": zone " + PeerText.quote(zone) + " is not UTF-8");
+        }
         try {
             rollZone();
         } catch (DateTimeException e) {
-            throw new FrameException("HELLO frame from " + peer + ": zone is not a time zone: " + e.getMessage());
+            throw new FrameException("HELLO frame from " + peer + ": zone " + PeerText.quote(zone)
+                    + " is not a time zone");
         }
     }
 }

@@ -1,7 +1,6 @@
 package dev.spool.replication.sink;
 
 import dev.spool.queue.IndexFormat;
-import dev.spool.replication.agent.RepeatedLog;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.ErrorFlyweight;
 import dev.spool.replication.protocol.FrameException;
@@ -19,11 +18,8 @@ import java.nio.file.Path;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import static dev.spool.replication.protocol.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BEHIND_RETENTION;
-import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_DIVERGED;
-import static dev.spool.replication.protocol.FrameDescriptor.ERROR_FETCH;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_PROTOCOL;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_CLIENT_HELLO;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_DATA;
@@ -39,8 +35,9 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
 /**
  * The sink's connections: at most one source that proved the shared secret and holds the replica (resumed, then
  * streaming), and up to {@link #MAX_PENDING_HANDSHAKES} connections in their handshake, each with a deadline. A new
- * connection takes a free place, or closes the oldest handshake that sent nothing yet, or else the oldest; it never
- * touches the source that holds the replica. Only a START that proved the secret may take the replica, and only
+ * connection takes a free place, or closes, among the peers that proved nothing yet, the oldest that sent nothing, or
+ * else the oldest; it never touches a peer that proved the secret (the source that holds the replica, a repairer
+ * fetching), and is closed itself if those hold every place. Only a START that proved the secret may take the replica, and only
  * while no other source holds it (else it is refused as busy). Each connection's failure closes that connection
  * alone. Runs the handshake ({@link SinkHandshake}), writes each DATA frame at its index and each SCHEMA frame's
  * file ({@link ReplicaWriter}), acknowledges, heartbeats and drops a silent source. A connection that opens with
@@ -63,12 +60,10 @@ public final class SinkSession {
     private final long heartbeatNs;
     private final Peer[] peers = new Peer[MAX_PENDING_HANDSHAKES + 1];
     private final ErrorFlyweight error = new ErrorFlyweight();
-    /** Failed handshakes: a peer may repeat them at will, so they are logged once, then with a count. */
-    private final RepeatedLog refusedLog = new RepeatedLog();
+    /** Failed and unfinished handshakes: a peer may repeat them at will, so they are logged once, then with a count. */
+    private final HandshakeLog handshakeLog;
     /** The sink's clock: handshake deadlines, heartbeats and the source's liveness follow it. */
     private final NanoClock clock;
-    /** Handshakes closed unfinished: a peer that connects and sends nothing, or goes. */
-    private final RepeatedLog abandonedLog = new RepeatedLog();
     /** Passed to the selector once: {@link #onSelected(SelectionKey)}. */
     public final Consumer<SelectionKey> onSelected = this::onSelected;
     /** The connection of the source that proved the secret and holds the replica, or null. */
@@ -115,6 +110,7 @@ public final class SinkSession {
                 final byte[] secret, final Selector selector, final long heartbeatNs, final NanoClock clock) {
         this.fetches = new FetchService(directory, replica, secret);
         this.directory = directory;
+        this.handshakeLog = new HandshakeLog(directory);
         this.clock = clock;
         this.replica = replica;
         this.selector = selector;
@@ -170,18 +166,12 @@ public final class SinkSession {
         }
         while (channel != null) {
             final Peer peer = place();
-            try {
-                peer.connection.attach(channel);
-                channel.register(selector, SelectionKey.OP_READ, peer);
-                peer.state = State.AWAIT_HELLO;
-                peer.accepted = ++accepted;
-                peer.deadlineNs = clock.nanoTime() + 3 * heartbeatNs;
-                // a source sends HELLO as it connects: read now, so that this handshake is past its first step
-                serve(peer);
-            } catch (IOException e) {
-                logAbandoned(peer, e.toString());
-                disconnect(peer);
+            if (peer == null) {
+                handshakeLog.abandoned(channel.socket().getRemoteSocketAddress(), "every place holds a proven"
+                        + " peer");
                 close(channel);
+            } else {
+                open(peer, channel);
             }
             try {
                 channel = server.accept();
@@ -189,6 +179,22 @@ public final class SinkSession {
                 LOG.warn("replication sink of {}: cannot accept a connection: {}", directory, e.toString());
                 return;
             }
+        }
+    }
+
+    private void open(final Peer peer, final SocketChannel channel) {
+        try {
+            peer.connection.attach(channel);
+            channel.register(selector, SelectionKey.OP_READ, peer);
+            peer.state = State.AWAIT_HELLO;
+            peer.accepted = ++accepted;
+            peer.deadlineNs = clock.nanoTime() + 3 * heartbeatNs;
+            // a source sends HELLO as it connects: read now, so that this handshake is past its first step
+            serve(peer);
+        } catch (IOException e) {
+            handshakeLog.abandoned(peer.connection.peer(), e.toString());
+            disconnect(peer);
+            close(channel);
         }
     }
 
@@ -200,28 +206,34 @@ public final class SinkSession {
         }
     }
 
-    /** @return a free place for a new connection; else the oldest that sent nothing, or else the oldest, closed. */
+    /**
+     * @return a free place for a new connection; else, closed, the place of a peer that proved nothing yet (the oldest
+     * that sent nothing, or else the oldest); else null: a proven peer is never displaced by an unproven one.
+     */
     private Peer place() {
         Peer oldest = null;
         for (final Peer peer : peers) {
             if (peer.state == State.FREE) {
                 return peer;
             }
-            if (peer != holder && (oldest == null || isOlderToClose(peer, oldest))) {
+            final boolean proven = peer.state == State.RESUMED || peer.state == State.STREAMING
+                    || peer.state == State.FETCHING;
+            if (!proven && (oldest == null || isOlderToClose(peer, oldest))) {
                 oldest = peer;
             }
         }
-        logAbandoned(oldest, "the most handshakes at once, " + MAX_PENDING_HANDSHAKES + ", are in progress");
-        disconnect(oldest);
+        if (oldest != null) {
+            handshakeLog.abandoned(oldest.connection.peer(), "the most handshakes at once, "
+                    + MAX_PENDING_HANDSHAKES + ", are in progress");
+            disconnect(oldest);
+        }
         return oldest;
     }
 
-    /** @return true if {@code peer} is to be closed before {@code other}: it sent nothing and the other did, or older. */
+    /** @return true if {@code peer} is closed before {@code other}: it alone sent nothing, or else it is older. */
     private static boolean isOlderToClose(final Peer peer, final Peer other) {
-        if (peer.state != other.state) {
-            return peer.state == State.AWAIT_HELLO;
-        }
-        return peer.accepted < other.accepted;
+        final boolean silent = peer.state == State.AWAIT_HELLO;
+        return silent != (other.state == State.AWAIT_HELLO) ? silent : peer.accepted < other.accepted;
     }
 
     /** Reads and handles what the connection sent; any failure closes this connection alone. */
@@ -230,21 +242,14 @@ public final class SinkSession {
         try {
             receive(peer);
         } catch (FrameException e) {
-            final long count = refusedLog.next();
-            if (peer == holder || count > 0) {
-                LOG.warn("replication sink of {}: closing the connection from {}: {}{}", directory, connection.peer(),
-                        e.getMessage(), RepeatedLog.times(count));
-            }
+            handshakeLog.closing(peer == holder, connection.peer(), e.getMessage());
             sendErrorAndDisconnect(peer, ERROR_PROTOCOL, e.getMessage());
         } catch (Refusal e) {
-            logRefusal(connection, e, peer.state == State.AWAIT_PROOF || peer.state == State.FETCHING ? "repairer"
-                    : "source");
+            handshakeLog.refusal(connection, e, peer.state == State.AWAIT_PROOF || peer.state == State.FETCHING
+                    ? "repairer" : "source");
             sendErrorAndDisconnect(peer, e.code(), e.getMessage());
         } catch (PeerErrorException e) {
-            final long count = refusedLog.next();
-            if (peer == holder || count > 0) {
-                LOG.warn("replication sink of {}: {}{}", directory, e.getMessage(), RepeatedLog.times(count));
-            }
+            handshakeLog.peerError(peer == holder, e.getMessage());
             disconnect(peer);
         } catch (IOException e) {
             if (peer == holder) {
@@ -255,36 +260,9 @@ public final class SinkSession {
                             e.toString());
                 }
             } else {
-                logAbandoned(peer, e.toString());
+                handshakeLog.abandoned(peer.connection.peer(), e.toString());
             }
             disconnect(peer);
-        }
-    }
-
-    /** @param role "source", or "repairer" for a peer fetching excerpts. */
-    private void logRefusal(final Connection connection, final Refusal e, final String role) {
-        if (e.code() == ERROR_AUTHENTICATION) {
-            final long count = refusedLog.next();
-            if (count > 0) {
-                LOG.warn("replication sink of {}: refusing the {} at {}: {}{}", directory, role, connection.peer(),
-                        e.getMessage(), RepeatedLog.times(count));
-            }
-        } else if (e.code() == ERROR_BUSY || e.code() == ERROR_FETCH) {
-            // a busy sink is retried; a range the replica cannot send is the repairer's to report
-            LOG.info("replication sink of {}: refusing the {} at {}: {}", directory, role, connection.peer(),
-                    e.getMessage());
-        } else {
-            LOG.error("replication sink of {}: refusing the {} at {}: {}", directory, role, connection.peer(),
-                    e.getMessage());
-        }
-    }
-
-    /** A handshake closed unfinished: logged once, then with a count, as a peer may do it at will. */
-    private void logAbandoned(final Peer peer, final String why) {
-        final long count = abandonedLog.next();
-        if (count > 0) {
-            LOG.info("replication sink of {}: closing the unfinished handshake of {}: {}{}", directory,
-                    peer.connection.peer(), why, RepeatedLog.times(count));
         }
     }
 
@@ -442,8 +420,8 @@ public final class SinkSession {
     private void expect(final Connection connection, final int type, final int expected) throws IOException {
         if (type == TYPE_ERROR) {
             error.wrap(connection.received(), connection.frameOffset());
-            throw new PeerErrorException("the source at " + connection.peer() + " reports error " + error.code()
-                    + " and closes the connection: " + error.message(connection.frameLength()));
+            throw new PeerErrorException("the peer at " + connection.peer() + " reports error " + error.code()
+                    + " and closes the connection; it said: " + error.message(connection.frameLength()));
         }
         if (type != expected) {
             throw new FrameException(typeName(type) + " frame from " + connection.peer() + " where "
@@ -456,10 +434,7 @@ public final class SinkSession {
         sourceLastIndex = peer.handshake.sourceLastIndex();
         connected = true;
         divergence = null;
-        if (refusedLog.count() > 1) {
-            LOG.info("replication sink of {}: {} handshakes failed before this one", directory, refusedLog.count());
-        }
-        refusedLog.reset();
+        handshakeLog.streaming();
         LOG.info("replication sink of {}: source {} of term {} connected, resuming after index {}", directory,
                 peer.connection.peer(), peer.handshake.sourceTerm(), replica.written());
         if (replica.written() >= 0) {
@@ -482,13 +457,14 @@ public final class SinkSession {
             if (peer == holder) {
                 work += checkHolder(now);
             } else if (now - peer.deadlineNs > 0) {
-                logAbandoned(peer, "no handshake within " + 3 * heartbeatNs / 1_000_000 + " ms");
+                handshakeLog.abandoned(peer.connection.peer(), "no handshake within " + 3 * heartbeatNs / 1_000_000
+                        + " ms");
                 disconnect(peer);
             } else if (!peer.connection.sendIdle()) {
                 try {
                     peer.connection.flush();
                 } catch (IOException e) {
-                    logAbandoned(peer, e.toString());
+                    handshakeLog.abandoned(peer.connection.peer(), e.toString());
                     disconnect(peer);
                 }
             }

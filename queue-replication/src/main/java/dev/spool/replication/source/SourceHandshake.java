@@ -12,6 +12,7 @@ import dev.spool.replication.protocol.FrameException;
 import dev.spool.replication.protocol.FrameMac;
 import dev.spool.replication.protocol.Handshake;
 import dev.spool.replication.protocol.HelloFlyweight;
+import dev.spool.replication.protocol.PeerText;
 import dev.spool.replication.protocol.ResumeFlyweight;
 import dev.spool.replication.protocol.StartFlyweight;
 import dev.spool.replication.protocol.WelcomeFlyweight;
@@ -232,21 +233,19 @@ final class SourceHandshake {
     }
 
     /**
-     * The sink answered HELLO with ERROR. Before START a sink has nothing proved to refuse with, so with a secret the
-     * code is acted on only as far as it blames this source: an authentication error, retried and counted; any other
-     * is retried. Without a secret, the sink is trusted.
+     * The sink answered HELLO with ERROR. Before START a sink has nothing proved to refuse with, and this source has
+     * proved nothing it could refuse, so with a secret no code is acted on: the peer's text is reported quoted, and
+     * the connection retried. Without a secret, the sink is trusted.
      */
     private void onRefusedBeforeProof() throws IOException {
         if (secret == null) {
             onRefused();
         }
         error.wrap(connection.received(), connection.frameOffset());
-        final String reason = error.message(connection.frameLength());
-        if (error.code() == ERROR_AUTHENTICATION) {
-            throw refusedProof(reason);
-        }
-        throw new IOException("the sink at " + sink + ", not authenticated, answered HELLO with error " + error.code()
-                + ": " + reason + "; ignored, retrying");
+        // this source proved nothing yet, so no sink refuses its proof here: whatever the code, the peer is retried
+        throw new IOException("the sink at " + sink + " answered HELLO with error " + error.code() + " before it proved"
+                + " the shared secret; " + PeerText.said(sink, error.message(connection.frameLength()))
+                + "; ignored, retrying");
     }
 
     /**
@@ -260,18 +259,19 @@ final class SourceHandshake {
         error.wrap(connection.received(), connection.frameOffset());
         final boolean authentic = secret != null && startQueued && isAuthenticRefusal();
         final int code = error.code();
-        final String reason = error.message(connection.frameLength() - (authentic ? FrameMac.TAG_LENGTH : 0));
+        final String text = error.message(connection.frameLength() - (authentic ? FrameMac.TAG_LENGTH : 0));
+        final String reason = authentic ? "the sink said: " + text : PeerText.said(sink, text);
         if (code == ERROR_AUTHENTICATION) {
             throw refusedProof(reason);
         }
         if (secret != null && !authentic) {
-            throw new IOException("the sink at " + sink + ", not authenticated, answered START with error " + code
-                    + " (term " + error.term() + "): " + reason + "; ignored, retrying");
+            throw new IOException("the sink at " + sink + " answered START with error " + code + " (term "
+                    + error.term() + ") without proving the shared secret; " + reason + "; ignored, retrying");
         }
         if (error.term() > term && code != ERROR_QUEUE_MISMATCH) {
             fence(error.term());
         }
-        final String message = "the sink at " + sink + " refused the handshake with error " + code + ": " + reason;
+        final String message = "the sink at " + sink + " refused the handshake with error " + code + "; " + reason;
         if (code == ERROR_PROTOCOL || code == ERROR_WRITE_FAILED || code == ERROR_BUSY) {
             throw new IOException(message);
         }
@@ -280,8 +280,8 @@ final class SourceHandshake {
 
     private AuthenticationException refusedProof(final String reason) {
         return new AuthenticationException("the sink at " + sink + " refused this source's proof of the shared"
-                + " secret (" + reason + "): check this source's secret" + (secret == null
-                ? " (this source is insecure(): it has none)" : ", it differs from the sink's"));
+                + " secret: check this source's secret" + (secret == null
+                ? " (this source is insecure(): it has none)" : ", it differs from the sink's") + "; " + reason);
     }
 
     /** @return true if the ERROR frame ends with the MAC of a sink that knows the secret and saw this handshake. */

@@ -104,7 +104,11 @@ class FrameCodecTest {
                 + " source runs a newer Spool", assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage());
         hello.features(MetadataDescriptor.FEATURE_ZONED_ROLL).roll(LocalTime.of(17, 0), ZoneId.of("Etc/UTC"));
         buffer.putInt(AT + HELLO_ROLL_ZONE_OFFSET, 0x2f2f2f2f);
-        assertTrue(assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage().contains("zone is not a time zone"));
+        assertEquals("HELLO frame from " + PEER + ": zone \"////UTC\" is not a time zone",
+                assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage(), "the peer's zone, quoted");
+        buffer.put(AT + HELLO_ROLL_ZONE_OFFSET, new byte[] {(byte) 0xC3, '(', '\n', (byte) 0xFF});
+        assertEquals("HELLO frame from " + PEER + ": zone \"\\xc3(\\n\\xffUTC\" is not UTF-8",
+                assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage(), "escaped, never echoed");
         hello.features(0);
         assertTrue(assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage()
                 .contains("without the zoned-roll feature"));
@@ -183,7 +187,7 @@ class FrameCodecTest {
                 .message(text, text.length);
         assertEquals(ERROR_FENCED, error.code());
         assertEquals(3, error.term());
-        assertEquals("fenced", error.message(ErrorFlyweight.frameLength(text.length)));
+        assertEquals("\"fenced\"", error.message(ErrorFlyweight.frameLength(text.length)), "quoted: the peer's words");
         assertEquals("(malformed error message of length 6)", error.message(ErrorFlyweight.frameLength(text.length) + 1));
 
         final PublishFlyweight publish = new PublishFlyweight().wrap(buffer, AT).clientId(-5).sequence(9)
