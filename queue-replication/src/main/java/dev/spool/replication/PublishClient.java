@@ -8,7 +8,9 @@ import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.ErrorFlyweight;
 import dev.spool.replication.protocol.FrameException;
 import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.GrantFlyweight;
 import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.protocol.IdentifyFlyweight;
 import dev.spool.replication.protocol.PublishFlyweight;
 import dev.spool.replication.protocol.ReadyFlyweight;
 import org.agrona.concurrent.EpochClock;
@@ -28,9 +30,15 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_IN_DOUBT;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_SEQUENCE;
+import static dev.spool.replication.protocol.FrameDescriptor.ERROR_WRITER_FENCED;
+import static dev.spool.replication.protocol.FrameDescriptor.IDENTIFY_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.READY_FLAG_DEDUPLICATES;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_COMMIT;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_GRANT;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_IDENTIFY;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_READY;
 import static dev.spool.replication.protocol.FrameDescriptor.typeName;
@@ -112,6 +120,14 @@ public final class PublishClient implements AutoCloseable {
     private final CommitFlyweight commit = new CommitFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
     private final ReadyFlyweight ready = new ReadyFlyweight();
+    private final IdentifyFlyweight identify = new IdentifyFlyweight();
+    private final GrantFlyweight grant = new GrantFlyweight();
+    /** The writer epoch the gateway granted this instance: 0 until the first GRANT, or from one not deduplicating. */
+    private int epoch;
+    /** Whether the connection's GRANT has arrived. */
+    private boolean granted;
+    /** The gateway's refusal that ended this instance's publishing, or null. */
+    private PublishException refusal;
     /** The gateway connected to, or last tried. */
     private InetSocketAddress gateway;
     private long nextSequence = 1;
@@ -244,6 +260,23 @@ public final class PublishClient implements AutoCloseable {
         return clientId;
     }
 
+    /**
+     * @return the writer epoch the gateway granted this instance of the client id, with which its publishes are
+     * stored: each new instance of an id gets a later one, which fences the earlier ones. 0 before the first GRANT,
+     * or from a gateway that does not {@link #deduplicates()}.
+     */
+    public int epoch() {
+        return epoch;
+    }
+
+    /**
+     * @return the sequence the last {@link #publish} gave its message, even if that call failed after it (then the
+     * message is in doubt, see {@link PublishException}); 0 if no message got one yet.
+     */
+    public long lastSequence() {
+        return nextSequence - 1;
+    }
+
     /** @return the gateway the client is connected to, or last tried to reach. */
     public InetSocketAddress gateway() {
         return gateway;
@@ -310,24 +343,30 @@ public final class PublishClient implements AutoCloseable {
      *                              closed.
      */
     public long publish(final byte[] payload, final int offset, final int length, final CommitStage stage) {
-        if (closed) {
-            throw new SpoolException("the client of the publish gateway at " + gateway + " is closed");
+        if (closed || refusal != null) {
+            throw failed(0, closed ? new SpoolException("the client of the publish gateway at " + gateway
+                    + " is closed") : refusal);
         }
         if (length < 1 || length > maxMessageLength || length > resend.length) {
-            throw new SpoolException("message length=" + length + " outside [1, "
-                    + Math.min(maxMessageLength, resend.length) + "]");
+            throw failed(0, new SpoolException("message length=" + length + " outside [1, "
+                    + Math.min(maxMessageLength, resend.length) + "]"));
         }
         Objects.checkFromIndexSize(offset, length, payload.length);
         final long sequence = nextSequence;
+        final long at;
         try {
-            final long at = reserve(sequence, length);
-            System.arraycopy(payload, offset, resend, (int) (at % resend.length), length);
-            final int slot = (int) (sequence & MASK);
-            resendPositions[slot] = at;
-            resendLengths[slot] = length;
-            resendStages[slot] = stage.ordinal();
-            resendPosition = at + length;
-            nextSequence = sequence + 1;
+            at = reserve(sequence, length);
+        } catch (IOException | SpoolException e) {
+            throw failed(0, e);
+        }
+        System.arraycopy(payload, offset, resend, (int) (at % resend.length), length);
+        final int slot = (int) (sequence & MASK);
+        resendPositions[slot] = at;
+        resendLengths[slot] = length;
+        resendStages[slot] = stage.ordinal();
+        resendPosition = at + length;
+        nextSequence = sequence + 1;
+        try {
             if (!connection.isAttached()) {
                 // the copy is sent with the others after the connection is back
                 lost(null);
@@ -341,10 +380,24 @@ public final class PublishClient implements AutoCloseable {
             } catch (IOException e) {
                 lost(e);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("lost the publish gateway at " + gateway, e);
+        } catch (IOException | SpoolException e) {
+            throw failed(sequence, e);
         }
         return sequence;
+    }
+
+    /**
+     * @param sequence the failed publish's message's sequence, 0 if it got none.
+     * @return the exception of a failed call, saying what became of its message; built on the throw path only.
+     */
+    private PublishException failed(final long sequence, final Exception cause) {
+        final String what = sequence == 0 ? "the message got no sequence and was not sent"
+                : "the message got sequence " + sequence + " of client id 0x" + Long.toHexString(clientId) + " epoch "
+                + epoch + " and may have reached the gateway: it is in doubt"
+                + (reconnects && refusal == null ? ", and is sent again with the others by the next call that"
+                + " reconnects" : "");
+        final int code = cause instanceof PublishException ? ((PublishException) cause).errorCode() : 0;
+        return new PublishException(cause.getMessage() + "; " + what, sequence, code, cause);
     }
 
     /**
@@ -385,6 +438,9 @@ public final class PublishClient implements AutoCloseable {
     /** Builds a PUBLISH in the send buffer, first flushing what is pending if it does not fit. */
     private void send(final long sequence, final int stage, final byte[] payload, final int offset, final int length)
             throws IOException {
+        if (!granted) {
+            awaitGrant();
+        }
         final int frameLength = PublishFlyweight.frameLength(length);
         if (frameLength > connection.sendRoom()) {
             flushWithin(sequence);
@@ -418,15 +474,44 @@ public final class PublishClient implements AutoCloseable {
         }
     }
 
+    /** Waits, at most the timeout, for the connection's GRANT: the epoch its publishes belong to. */
+    private void awaitGrant() throws IOException {
+        final long deadline = clock.nanoTime() + timeoutNs;
+        while (true) {
+            connection.flush();
+            receive();
+            if (granted) {
+                return;
+            }
+            final long left = deadline - clock.nanoTime();
+            if (left <= 0) {
+                throw new IOException("no GRANT from the publish gateway at " + gateway + " within "
+                        + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
+            }
+            selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+    }
+
     /**
      * @param sequence what {@link #publish} returned.
      * @param timeout  how long to wait at most.
      * @param unit     the unit of {@code timeout}.
      * @return the message's index in the gateway's queue, or -1 if the commit did not come in time.
      * @throws UncheckedIOException if the connection is lost (and, with a locator, no gateway could be reached again
-     *                              within the client's timeout).
+     *                              within the client's timeout): the message is in doubt.
+     * @throws PublishException     if the gateway refused this client (its epoch fenced, a re-send in doubt or not
+     *                              matching its original) or the client is closed: the message, of
+     *                              {@link PublishException#sequence()} {@code sequence}, is in doubt.
      */
     public long awaitCommit(final long sequence, final long timeout, final TimeUnit unit) {
+        try {
+            return commitOf(sequence, timeout, unit);
+        } catch (SpoolException e) {
+            throw failed(sequence, e);
+        }
+    }
+
+    private long commitOf(final long sequence, final long timeout, final TimeUnit unit) {
         final int slot = (int) (sequence & COMMIT_MASK);
         final long deadline = clock.nanoTime() + unit.toNanos(timeout);
         try {
@@ -461,6 +546,9 @@ public final class PublishClient implements AutoCloseable {
     private void checkConnected() throws IOException {
         if (closed) {
             throw new SpoolException("the client of the publish gateway at " + gateway + " is closed");
+        }
+        if (refusal != null) {
+            throw refusal;
         }
         if (!connection.isAttached()) {
             lost(null);
@@ -497,12 +585,23 @@ public final class PublishClient implements AutoCloseable {
                 deduplicates = (ready.flags() & READY_FLAG_DEDUPLICATES) != 0;
                 gatewayTerm = ready.term();
                 readyReceived = true;
+            } else if (type == TYPE_GRANT) {
+                grant.wrap(connection.received(), connection.frameOffset()).check(connection.peer(), clientId);
+                if (grant.epoch() != 0) {
+                    epoch = grant.epoch();
+                }
+                granted = true;
             } else if (type == TYPE_ERROR) {
                 error.wrap(connection.received(), connection.frameOffset());
-                final String message = "the publish gateway at " + gateway + " reports error " + error.code()
-                        + ": " + error.message(connection.frameLength());
+                final int code = error.code();
+                final PublishException refused = new PublishException("the publish gateway at " + gateway
+                        + " reports error " + code + ": " + error.message(connection.frameLength()), 0, code, null);
+                if (code == ERROR_WRITER_FENCED || code == ERROR_IN_DOUBT || code == ERROR_SEQUENCE) {
+                    // this instance's sequences cannot go on: a later call that reconnected would be refused again
+                    refusal = refused;
+                }
                 connection.detach();
-                throw new SpoolException(message);
+                throw refused;
             } else {
                 throw new FrameException(typeName(type) + " frame from the gateway at " + gateway);
             }
@@ -543,6 +642,7 @@ public final class PublishClient implements AutoCloseable {
         while (true) {
             connection.detach();
             readyReceived = false;
+            granted = false;
             try {
                 final InetSocketAddress address = locator.gateway();
                 gateway = Objects.requireNonNull(address, "the locator's gateway");
@@ -591,6 +691,11 @@ public final class PublishClient implements AutoCloseable {
             if (secret != null) {
                 authenticate(secret, address, deadline);
             }
+            granted = false;
+            final int at = connection.beginFrame(TYPE_IDENTIFY);
+            identify.wrap(connection.send(), at).set(clientId, epoch, oldestUncommitted - 1, nextSequence - 1);
+            connection.endFrame(at, IDENTIFY_LENGTH);
+            connection.flush();
         } catch (IOException | RuntimeException e) {
             connection.detach();
             channel.close();
