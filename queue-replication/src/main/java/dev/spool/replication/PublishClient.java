@@ -352,6 +352,10 @@ public final class PublishClient implements AutoCloseable {
                     + Math.min(maxMessageLength, resend.length) + "]"));
         }
         Objects.checkFromIndexSize(offset, length, payload.length);
+        if (!reconnects && !connection.isAttached()) {
+            throw failed(0, new SpoolException("the connection to the publish gateway at " + gateway + " was lost"
+                    + " earlier, and a client built with its address does not reconnect"));
+        }
         final long sequence = nextSequence;
         final long at;
         try {
