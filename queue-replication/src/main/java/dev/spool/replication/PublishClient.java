@@ -8,9 +8,7 @@ import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.ErrorFlyweight;
 import dev.spool.replication.protocol.FrameException;
 import dev.spool.replication.protocol.FrameMac;
-import dev.spool.replication.protocol.GrantFlyweight;
 import dev.spool.replication.protocol.Handshake;
-import dev.spool.replication.protocol.IdentifyFlyweight;
 import dev.spool.replication.protocol.PublishFlyweight;
 import dev.spool.replication.protocol.ReadyFlyweight;
 import org.agrona.concurrent.EpochClock;
@@ -30,15 +28,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import static dev.spool.replication.protocol.FrameDescriptor.ERROR_IN_DOUBT;
-import static dev.spool.replication.protocol.FrameDescriptor.ERROR_SEQUENCE;
-import static dev.spool.replication.protocol.FrameDescriptor.ERROR_WRITER_FENCED;
-import static dev.spool.replication.protocol.FrameDescriptor.IDENTIFY_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.READY_FLAG_DEDUPLICATES;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_COMMIT;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_GRANT;
-import static dev.spool.replication.protocol.FrameDescriptor.TYPE_IDENTIFY;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_READY;
 import static dev.spool.replication.protocol.FrameDescriptor.typeName;
@@ -54,25 +47,36 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * thread.
  * <p>
  * Every client has an id ({@link Builder#clientId}, random by default) and numbers its publishes 1, 2, 3...; each
- * PUBLISH carries both. The client keeps a copy of every publish whose commit has not arrived. When the connection
+ * PUBLISH carries both. Each instance is a writer of its own: it opens every connection with IDENTIFY, and the
+ * gateway grants it a writer epoch ({@link #epoch()}) for its id; a new instance of the id gets a later epoch, which
+ * fences this one: its calls then fail with a {@link PublishException} naming the id and both epochs, at once. The
+ * client keeps a copy of every publish whose commit has not arrived. When the connection
  * of a client built with a {@link GatewayLocator} ({@link #builder(GatewayLocator, int)}) is lost (the gateway or
  * its host went away, or it closed the connection; not an ERROR from the gateway, which ends the client's calls with
- * a {@link SpoolException}), the call reconnects, with a back-off from {@value #MIN_BACKOFF_MS} ms to
+ * a {@link PublishException}), the call reconnects, under the same epoch, with a back-off from {@value #MIN_BACKOFF_MS} ms to
  * {@value #MAX_BACKOFF_MS} ms between attempts and within the timeout, to the gateway the locator names then (after
  * a failover, the new primary's), and sends again, in order and with their sequences, every publish not yet
  * committed; {@link #awaitCommit} then completes from the new gateway's COMMIT. A client built with a fixed address
  * ({@link #builder(InetSocketAddress, int)}, the {@code connect} methods) fails the call instead, with an
  * {@link UncheckedIOException}; a locator that returns that address makes it reconnect. A gateway whose queue has
  * {@link dev.spool.queue.SpoolQueueBuilder#publisherIds(boolean) publisher ids} ({@link #deduplicates()}) writes a
- * publish sent again only once, and answers it with the original's index, also after a failover to a replica that
- * received the original; one without writes it again.
+ * publish sent again only once, and answers it with the original's index if its bytes (length and CRC-32C) are the
+ * original's, also after a failover to a replica that received the original; one whose original it cannot tell any
+ * more it refuses as in doubt ({@link PublishException#errorCode()} {@code ERROR_IN_DOUBT}), never writing it twice.
+ * A gateway without publisher ids writes it again.
  * <p>
  * What a commit promises after a failover, on queues with publisher ids: a commit at {@link CommitStage#ACKED_BY_QUORUM}
  * (or {@link CommitStage#ACKED_BY_ALL}) survives the primary's loss, at its index, since the replica promoted in its
  * place holds every quorum-acknowledged index. Below that ({@link CommitStage#WRITTEN}, {@link CommitStage#SYNCED},
  * {@link CommitStage#ACKED} with more than one replica, an {@code _OR_SYNCED} stage, which may have committed on a
- * local sync), a committed message may be missing from the new primary: the client does not send it again. A message whose commit never came is sent again and is then in the new primary
- * exactly once, at the index of the original if the new primary received it, else at a new one.
+ * local sync), a committed message may be missing from the new primary: the client does not send it again. A
+ * message whose commit never came is sent again and is then in the new primary at most once: at the index of the
+ * original if the new primary received it, else at a new one; or, if the new primary cannot tell (the original is
+ * older than what its gateway read back from the queue at start), the call fails with a {@link PublishException}
+ * of code {@code ERROR_IN_DOUBT} and nothing is written. The writer epochs are stored with the excerpts, so the new
+ * primary keeps fencing the instances the old one fenced. A failed {@link #publish} says whether its message got a
+ * sequence ({@link PublishException#sequence()}, {@link #lastSequence()}): if not, it was never sent and may be
+ * published again; if so, it is in doubt.
  */
 public final class PublishClient implements AutoCloseable {
     /** Most publishes whose commits can be outstanding at once. */
@@ -120,14 +124,8 @@ public final class PublishClient implements AutoCloseable {
     private final CommitFlyweight commit = new CommitFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
     private final ReadyFlyweight ready = new ReadyFlyweight();
-    private final IdentifyFlyweight identify = new IdentifyFlyweight();
-    private final GrantFlyweight grant = new GrantFlyweight();
-    /** The writer epoch the gateway granted this instance: 0 until the first GRANT, or from one not deduplicating. */
-    private int epoch;
-    /** Whether the connection's GRANT has arrived. */
-    private boolean granted;
-    /** The gateway's refusal that ended this instance's publishing, or null. */
-    private PublishException refusal;
+    /** The instance's writer epoch, its connection's GRANT, the gateway's refusal. */
+    private final ClientWriter writer;
     /** The gateway connected to, or last tried. */
     private InetSocketAddress gateway;
     private long nextSequence = 1;
@@ -147,6 +145,7 @@ public final class PublishClient implements AutoCloseable {
         this.gateway = config.gateway();
         this.secret = config.secret();
         this.clientId = config.clientId();
+        this.writer = new ClientWriter(clientId);
         this.maxMessageLength = config.maxMessageLength();
         this.timeoutNs = config.timeout().toNanos();
         this.clock = config.nanoClock();
@@ -266,7 +265,7 @@ public final class PublishClient implements AutoCloseable {
      * or from a gateway that does not {@link #deduplicates()}.
      */
     public int epoch() {
-        return epoch;
+        return writer.epoch();
     }
 
     /**
@@ -335,17 +334,22 @@ public final class PublishClient implements AutoCloseable {
      * @param offset  where it starts.
      * @param length  its length, at least 1 and at most the client's maximum message length.
      * @param stage   the stage at which the gateway is to commit it.
-     * @return the message's sequence, 1 for the client's first, for {@link #awaitCommit}.
-     * @throws UncheckedIOException if the connection is lost (and, with a locator, no gateway could be reached again
-     *                              within the timeout: the message is kept, and sent with the others by the first
-     *                              later call that reconnects), or there was no room within the timeout.
-     * @throws SpoolException       if the length is out of range, the gateway sent an ERROR, or the client is
-     *                              closed.
+     * @return the message's sequence, 1 for the instance's first, for {@link #awaitCommit}.
+     * @throws PublishException if the call failed; its {@link PublishException#sequence()} is 0 if the message got
+     *                          no sequence and was never sent (the length is out of range, the client is closed
+     *                          or was refused by the gateway earlier, no room came within the timeout, or a client
+     *                          with a fixed address lost its connection earlier): publishing it again is safe.
+     *                          Otherwise the message got that sequence and is in doubt: the connection was lost (and,
+     *                          with a locator, no gateway could be reached again within the timeout: the message is
+     *                          kept, and sent with the others by the first later call that reconnects), the socket
+     *                          took nothing within the timeout, or the gateway refused the client meanwhile (its
+     *                          {@link PublishException#errorCode()}: fenced by a later instance of the id, a
+     *                          re-send in doubt or not matching its original).
      */
     public long publish(final byte[] payload, final int offset, final int length, final CommitStage stage) {
-        if (closed || refusal != null) {
+        if (closed || writer.refusal() != null) {
             throw failed(0, closed ? new SpoolException("the client of the publish gateway at " + gateway
-                    + " is closed") : refusal);
+                    + " is closed") : writer.refusal());
         }
         if (length < 1 || length > maxMessageLength || length > resend.length) {
             throw failed(0, new SpoolException("message length=" + length + " outside [1, "
@@ -390,18 +394,8 @@ public final class PublishClient implements AutoCloseable {
         return sequence;
     }
 
-    /**
-     * @param sequence the failed publish's message's sequence, 0 if it got none.
-     * @return the exception of a failed call, saying what became of its message; built on the throw path only.
-     */
     private PublishException failed(final long sequence, final Exception cause) {
-        final String what = sequence == 0 ? "the message got no sequence and was not sent"
-                : "the message got sequence " + sequence + " of client id 0x" + Long.toHexString(clientId) + " epoch "
-                + epoch + " and may have reached the gateway: it is in doubt"
-                + (reconnects && refusal == null ? ", and is sent again with the others by the next call that"
-                + " reconnects" : "");
-        final int code = cause instanceof PublishException ? ((PublishException) cause).errorCode() : 0;
-        return new PublishException(cause.getMessage() + "; " + what, sequence, code, cause);
+        return writer.failed(sequence, reconnects, cause);
     }
 
     /**
@@ -442,7 +436,7 @@ public final class PublishClient implements AutoCloseable {
     /** Builds a PUBLISH in the send buffer, first flushing what is pending if it does not fit. */
     private void send(final long sequence, final int stage, final byte[] payload, final int offset, final int length)
             throws IOException {
-        if (!granted) {
+        if (!writer.granted()) {
             awaitGrant();
         }
         final int frameLength = PublishFlyweight.frameLength(length);
@@ -484,7 +478,7 @@ public final class PublishClient implements AutoCloseable {
         while (true) {
             connection.flush();
             receive();
-            if (granted) {
+            if (writer.granted()) {
                 return;
             }
             final long left = deadline - clock.nanoTime();
@@ -551,8 +545,8 @@ public final class PublishClient implements AutoCloseable {
         if (closed) {
             throw new SpoolException("the client of the publish gateway at " + gateway + " is closed");
         }
-        if (refusal != null) {
-            throw refusal;
+        if (writer.refusal() != null) {
+            throw writer.refusal();
         }
         if (!connection.isAttached()) {
             lost(null);
@@ -590,20 +584,11 @@ public final class PublishClient implements AutoCloseable {
                 gatewayTerm = ready.term();
                 readyReceived = true;
             } else if (type == TYPE_GRANT) {
-                grant.wrap(connection.received(), connection.frameOffset()).check(connection.peer(), clientId);
-                if (grant.epoch() != 0) {
-                    epoch = grant.epoch();
-                }
-                granted = true;
+                writer.onGrant(connection);
             } else if (type == TYPE_ERROR) {
                 error.wrap(connection.received(), connection.frameOffset());
-                final int code = error.code();
-                final PublishException refused = new PublishException("the publish gateway at " + gateway
-                        + " reports error " + code + ": " + error.message(connection.frameLength()), 0, code, null);
-                if (code == ERROR_WRITER_FENCED || code == ERROR_IN_DOUBT || code == ERROR_SEQUENCE) {
-                    // this instance's sequences cannot go on: a later call that reconnected would be refused again
-                    refusal = refused;
-                }
+                final PublishException refused = writer.onError(error.code(), "the publish gateway at " + gateway
+                        + " reports error " + error.code() + ": " + error.message(connection.frameLength()));
                 connection.detach();
                 throw refused;
             } else {
@@ -646,7 +631,7 @@ public final class PublishClient implements AutoCloseable {
         while (true) {
             connection.detach();
             readyReceived = false;
-            granted = false;
+            writer.disconnected();
             try {
                 final InetSocketAddress address = locator.gateway();
                 gateway = Objects.requireNonNull(address, "the locator's gateway");
@@ -695,10 +680,7 @@ public final class PublishClient implements AutoCloseable {
             if (secret != null) {
                 authenticate(secret, address, deadline);
             }
-            granted = false;
-            final int at = connection.beginFrame(TYPE_IDENTIFY);
-            identify.wrap(connection.send(), at).set(clientId, epoch, oldestUncommitted - 1, nextSequence - 1);
-            connection.endFrame(at, IDENTIFY_LENGTH);
+            writer.identify(connection, oldestUncommitted - 1, nextSequence - 1);
             connection.flush();
         } catch (IOException | RuntimeException e) {
             connection.detach();
@@ -802,10 +784,10 @@ public final class PublishClient implements AutoCloseable {
 
         /**
          * @param clientId the id every PUBLISH of the client carries, with which a gateway recognises a publish sent
-         *                 again; not 0. One id is for one client instance, which numbers its publishes from 1: a new
-         *                 instance under an id a gateway knows would have its publishes taken for re-sends of the
-         *                 old one's, and a second live instance under it takes it over, closing the first. Default:
-         *                 a random one.
+         *                 again; not 0. Each instance under the id (e.g. a restarted process with a fixed id) is
+         *                 granted a later writer epoch and numbers its publishes from 1; it fences the earlier
+         *                 instances, whose later calls fail with a {@link PublishException}, and its own messages
+         *                 are all written. Default: a random one.
          * @return this builder.
          */
         public Builder clientId(final long clientId) {

@@ -114,7 +114,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
     public static final long DEFAULT_REBUILD_EXCERPTS = 1L << 20;
     /**
      * Default most client ids whose last publishes the gateway holds, as many as its default most connections: each
-     * takes up to 64 KiB (16 bytes for each of its last {@value PublishClient#WINDOW} sequences).
+     * takes up to 96 KiB (24 bytes for each of its last {@value PublishClient#WINDOW} sequences).
      */
     public static final int DEFAULT_MAX_PUBLISHERS = DEFAULT_MAX_CONNECTIONS;
     /** A client's buffers until it has proved the secret: the handshake's frames and an ERROR fit. */
@@ -901,8 +901,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
 
         /**
          * @param maxPublishers on a queue with publisher ids, the most client ids whose last publishes the gateway
-         *                      holds, each in up to 64 KiB; past it, the id that published least recently is
-         *                      forgotten, and a publish it sends again is written again. Default
+         *                      holds, each in up to 96 KiB; past it, the id that published least recently is
+         *                      forgotten but for its writer epoch and last sequence (16 bytes, kept while the
+         *                      gateway runs): a publish it sends again is refused as in doubt, never written
+         *                      twice, and a new instance of it still gets a later epoch. Default
          *                      {@link #DEFAULT_MAX_PUBLISHERS}.
          * @return this builder.
          */
