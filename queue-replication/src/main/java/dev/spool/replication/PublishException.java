@@ -14,7 +14,9 @@ import dev.spool.queue.SpoolException;
  */
 public final class PublishException extends SpoolException {
     private static final long serialVersionUID = 1L;
+    /** The message's sequence, or 0 if it got none. */
     private final long sequence;
+    /** The gateway's error code, or 0. */
     private final int errorCode;
 
     /**
