@@ -3,6 +3,8 @@ package dev.spool.replication;
 import org.agrona.collections.Long2LongHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 
+import java.util.Arrays;
+
 /**
  * The gateway's table of the writer state of each client id, on a queue with publisher ids: the id's current writer
  * epoch, the highest sequence of that epoch appended, and for each of its last {@value PublishClient#WINDOW}
@@ -16,7 +18,11 @@ import org.agrona.collections.Long2ObjectHashMap;
  */
 final class Writers {
     private static final int FIRST_CAPACITY = 16;
-    private static final long NONE = Long.MIN_VALUE;
+    /**
+     * No forgotten id: all ones, which as a forgotten id's state is epoch 65535 with sequence 2^48 - 1, an id that
+     * can publish nothing more; taken for none, a new instance of it starts again at epoch 1.
+     */
+    private static final long NONE = -1;
     private final Long2ObjectHashMap<Writer> byId = new Long2ObjectHashMap<>();
     /** Each forgotten id's epoch and last sequence, packed as the queue stores them. */
     private final Long2LongHashMap forgotten = new Long2LongHashMap(NONE);
@@ -120,7 +126,7 @@ final class Writers {
             this.epoch = epoch;
             this.last = last;
             this.heldFrom = last + 1;
-            java.util.Arrays.fill(sequences, 0);
+            Arrays.fill(sequences, 0);
         }
 
         /** @return the slot of {@code sequence} if held, else -1. */
