@@ -27,6 +27,10 @@ final class GatewayClient {
     int state;
     /** CLIENT_HELLO and CHALLENGE, for the PROOF's MAC; null once open. */
     byte[][] handshake;
+    /** The client id's writer state once the client identified itself, on a gateway that deduplicates; else null. */
+    Writers.Writer writer;
+    /** The writer epoch the connection publishes under; 0 until granted. */
+    int epoch;
 
     GatewayClient(final Connection connection, final InetAddress address, final int slot, final long acceptedNs,
                   final int state) {

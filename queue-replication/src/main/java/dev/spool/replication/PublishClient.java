@@ -32,6 +32,7 @@ import java.util.concurrent.locks.LockSupport;
 import static dev.spool.replication.protocol.FrameDescriptor.READY_FLAG_DEDUPLICATES;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_COMMIT;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_GRANT;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_READY;
 import static dev.spool.replication.protocol.FrameDescriptor.typeName;
@@ -47,25 +48,36 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * thread.
  * <p>
  * Every client has an id ({@link Builder#clientId}, random by default) and numbers its publishes 1, 2, 3...; each
- * PUBLISH carries both. The client keeps a copy of every publish whose commit has not arrived. When the connection
+ * PUBLISH carries both. Each instance is a writer of its own: it opens every connection with IDENTIFY, and the
+ * gateway grants it a writer epoch ({@link #epoch()}) for its id; a new instance of the id gets a later epoch, which
+ * fences this one: its calls then fail with a {@link PublishException} naming the id and both epochs, at once. The
+ * client keeps a copy of every publish whose commit has not arrived. When the connection
  * of a client built with a {@link GatewayLocator} ({@link #builder(GatewayLocator, int)}) is lost (the gateway or
  * its host went away, or it closed the connection; not an ERROR from the gateway, which ends the client's calls with
- * a {@link SpoolException}), the call reconnects, with a back-off from {@value #MIN_BACKOFF_MS} ms to
+ * a {@link PublishException}), the call reconnects, under the same epoch, with a back-off from {@value #MIN_BACKOFF_MS} ms to
  * {@value #MAX_BACKOFF_MS} ms between attempts and within the timeout, to the gateway the locator names then (after
  * a failover, the new primary's), and sends again, in order and with their sequences, every publish not yet
  * committed; {@link #awaitCommit} then completes from the new gateway's COMMIT. A client built with a fixed address
  * ({@link #builder(InetSocketAddress, int)}, the {@code connect} methods) fails the call instead, with an
  * {@link UncheckedIOException}; a locator that returns that address makes it reconnect. A gateway whose queue has
  * {@link dev.spool.queue.SpoolQueueBuilder#publisherIds(boolean) publisher ids} ({@link #deduplicates()}) writes a
- * publish sent again only once, and answers it with the original's index, also after a failover to a replica that
- * received the original; one without writes it again.
+ * publish sent again only once, and answers it with the original's index if its bytes (length and CRC-32C) are the
+ * original's, also after a failover to a replica that received the original; one whose original it cannot tell any
+ * more it refuses as in doubt ({@link PublishException#errorCode()} {@code ERROR_IN_DOUBT}), never writing it twice.
+ * A gateway without publisher ids writes it again.
  * <p>
  * What a commit promises after a failover, on queues with publisher ids: a commit at {@link CommitStage#ACKED_BY_QUORUM}
  * (or {@link CommitStage#ACKED_BY_ALL}) survives the primary's loss, at its index, since the replica promoted in its
  * place holds every quorum-acknowledged index. Below that ({@link CommitStage#WRITTEN}, {@link CommitStage#SYNCED},
  * {@link CommitStage#ACKED} with more than one replica, an {@code _OR_SYNCED} stage, which may have committed on a
- * local sync), a committed message may be missing from the new primary: the client does not send it again. A message whose commit never came is sent again and is then in the new primary
- * exactly once, at the index of the original if the new primary received it, else at a new one.
+ * local sync), a committed message may be missing from the new primary: the client does not send it again. A
+ * message whose commit never came is sent again and is then in the new primary at most once: at the index of the
+ * original if the new primary received it, else at a new one; or, if the new primary cannot tell (the original is
+ * older than what its gateway read back from the queue at start), the call fails with a {@link PublishException}
+ * of code {@code ERROR_IN_DOUBT} and nothing is written. The writer epochs are stored with the excerpts, so the new
+ * primary keeps fencing the instances the old one fenced. A failed {@link #publish} says whether its message got a
+ * sequence ({@link PublishException#sequence()}, {@link #lastSequence()}): if not, it was never sent and may be
+ * published again; if so, it is in doubt.
  */
 public final class PublishClient implements AutoCloseable {
     /** Most publishes whose commits can be outstanding at once. */
@@ -113,6 +125,8 @@ public final class PublishClient implements AutoCloseable {
     private final CommitFlyweight commit = new CommitFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
     private final ReadyFlyweight ready = new ReadyFlyweight();
+    /** The instance's writer epoch, its connection's GRANT, the gateway's refusal. */
+    private final ClientWriter writer;
     /** The gateway connected to, or last tried. */
     private InetSocketAddress gateway;
     private long nextSequence = 1;
@@ -132,6 +146,7 @@ public final class PublishClient implements AutoCloseable {
         this.gateway = config.gateway();
         this.secret = config.secret();
         this.clientId = config.clientId();
+        this.writer = new ClientWriter(clientId);
         this.maxMessageLength = config.maxMessageLength();
         this.timeoutNs = config.timeout().toNanos();
         this.clock = config.nanoClock();
@@ -245,6 +260,23 @@ public final class PublishClient implements AutoCloseable {
         return clientId;
     }
 
+    /**
+     * @return the writer epoch the gateway granted this instance of the client id, with which its publishes are
+     * stored: each new instance of an id gets a later one, which fences the earlier ones. 0 before the first GRANT,
+     * or from a gateway that does not {@link #deduplicates()}.
+     */
+    public int epoch() {
+        return writer.epoch();
+    }
+
+    /**
+     * @return the sequence the last {@link #publish} gave its message, even if that call failed after it (then the
+     * message is in doubt, see {@link PublishException}); 0 if no message got one yet.
+     */
+    public long lastSequence() {
+        return nextSequence - 1;
+    }
+
     /** @return the gateway the client is connected to, or last tried to reach. */
     public InetSocketAddress gateway() {
         return gateway;
@@ -303,32 +335,47 @@ public final class PublishClient implements AutoCloseable {
      * @param offset  where it starts.
      * @param length  its length, at least 1 and at most the client's maximum message length.
      * @param stage   the stage at which the gateway is to commit it.
-     * @return the message's sequence, 1 for the client's first, for {@link #awaitCommit}.
-     * @throws UncheckedIOException if the connection is lost (and, with a locator, no gateway could be reached again
-     *                              within the timeout: the message is kept, and sent with the others by the first
-     *                              later call that reconnects), or there was no room within the timeout.
-     * @throws SpoolException       if the length is out of range, the gateway sent an ERROR, or the client is
-     *                              closed.
+     * @return the message's sequence, 1 for the instance's first, for {@link #awaitCommit}.
+     * @throws PublishException if the call failed; its {@link PublishException#sequence()} is 0 if the message got
+     *                          no sequence and was never sent (the length is out of range, the client is closed
+     *                          or was refused by the gateway earlier, no room came within the timeout, or a client
+     *                          with a fixed address lost its connection earlier): publishing it again is safe.
+     *                          Otherwise the message got that sequence and is in doubt: the connection was lost (and,
+     *                          with a locator, no gateway could be reached again within the timeout: the message is
+     *                          kept, and sent with the others by the first later call that reconnects), the socket
+     *                          took nothing within the timeout, or the gateway refused the client meanwhile (its
+     *                          {@link PublishException#errorCode()}: fenced by a later instance of the id, a
+     *                          re-send in doubt or not matching its original).
      */
     public long publish(final byte[] payload, final int offset, final int length, final CommitStage stage) {
-        if (closed) {
-            throw new SpoolException("the client of the publish gateway at " + gateway + " is closed");
+        if (closed || writer.refusal() != null) {
+            throw failed(0, closed ? new SpoolException("the client of the publish gateway at " + gateway
+                    + " is closed") : writer.refusal());
         }
         if (length < 1 || length > maxMessageLength || length > resend.length) {
-            throw new SpoolException("message length=" + length + " outside [1, "
-                    + Math.min(maxMessageLength, resend.length) + "]");
+            throw failed(0, new SpoolException("message length=" + length + " outside [1, "
+                    + Math.min(maxMessageLength, resend.length) + "]"));
         }
         Objects.checkFromIndexSize(offset, length, payload.length);
+        if (!reconnects && !connection.isAttached()) {
+            throw failed(0, new SpoolException("the connection to the publish gateway at " + gateway + " was lost"
+                    + " earlier, and a client built with its address does not reconnect"));
+        }
         final long sequence = nextSequence;
+        final long at;
         try {
-            final long at = reserve(sequence, length);
-            System.arraycopy(payload, offset, resend, (int) (at % resend.length), length);
-            final int slot = (int) (sequence & MASK);
-            resendPositions[slot] = at;
-            resendLengths[slot] = length;
-            resendStages[slot] = stage.ordinal();
-            resendPosition = at + length;
-            nextSequence = sequence + 1;
+            at = reserve(sequence, length);
+        } catch (IOException | SpoolException e) {
+            throw failed(0, e);
+        }
+        System.arraycopy(payload, offset, resend, (int) (at % resend.length), length);
+        final int slot = (int) (sequence & MASK);
+        resendPositions[slot] = at;
+        resendLengths[slot] = length;
+        resendStages[slot] = stage.ordinal();
+        resendPosition = at + length;
+        nextSequence = sequence + 1;
+        try {
             if (!connection.isAttached()) {
                 // the copy is sent with the others after the connection is back
                 lost(null);
@@ -342,10 +389,14 @@ public final class PublishClient implements AutoCloseable {
             } catch (IOException e) {
                 lost(e);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException("lost the publish gateway at " + gateway, e);
+        } catch (IOException | SpoolException e) {
+            throw failed(sequence, e);
         }
         return sequence;
+    }
+
+    private PublishException failed(final long sequence, final Exception cause) {
+        return writer.failed(sequence, reconnects, cause);
     }
 
     /**
@@ -386,6 +437,9 @@ public final class PublishClient implements AutoCloseable {
     /** Builds a PUBLISH in the send buffer, first flushing what is pending if it does not fit. */
     private void send(final long sequence, final int stage, final byte[] payload, final int offset, final int length)
             throws IOException {
+        if (!writer.granted()) {
+            awaitGrant();
+        }
         final int frameLength = PublishFlyweight.frameLength(length);
         if (frameLength > connection.sendRoom()) {
             flushWithin(sequence);
@@ -419,15 +473,44 @@ public final class PublishClient implements AutoCloseable {
         }
     }
 
+    /** Waits, at most the timeout, for the connection's GRANT: the epoch its publishes belong to. */
+    private void awaitGrant() throws IOException {
+        final long deadline = clock.nanoTime() + timeoutNs;
+        while (true) {
+            connection.flush();
+            receive();
+            if (writer.granted()) {
+                return;
+            }
+            final long left = deadline - clock.nanoTime();
+            if (left <= 0) {
+                throw new IOException("no GRANT from the publish gateway at " + gateway + " within "
+                        + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
+            }
+            selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+    }
+
     /**
      * @param sequence what {@link #publish} returned.
      * @param timeout  how long to wait at most.
      * @param unit     the unit of {@code timeout}.
      * @return the message's index in the gateway's queue, or -1 if the commit did not come in time.
      * @throws UncheckedIOException if the connection is lost (and, with a locator, no gateway could be reached again
-     *                              within the client's timeout).
+     *                              within the client's timeout): the message is in doubt.
+     * @throws PublishException     if the gateway refused this client (its epoch fenced, a re-send in doubt or not
+     *                              matching its original) or the client is closed: the message, of
+     *                              {@link PublishException#sequence()} {@code sequence}, is in doubt.
      */
     public long awaitCommit(final long sequence, final long timeout, final TimeUnit unit) {
+        try {
+            return commitOf(sequence, timeout, unit);
+        } catch (SpoolException e) {
+            throw failed(sequence, e);
+        }
+    }
+
+    private long commitOf(final long sequence, final long timeout, final TimeUnit unit) {
         final int slot = (int) (sequence & COMMIT_MASK);
         final long deadline = clock.nanoTime() + unit.toNanos(timeout);
         try {
@@ -462,6 +545,9 @@ public final class PublishClient implements AutoCloseable {
     private void checkConnected() throws IOException {
         if (closed) {
             throw new SpoolException("the client of the publish gateway at " + gateway + " is closed");
+        }
+        if (writer.refusal() != null) {
+            throw writer.refusal();
         }
         if (!connection.isAttached()) {
             lost(null);
@@ -498,12 +584,14 @@ public final class PublishClient implements AutoCloseable {
                 deduplicates = (ready.flags() & READY_FLAG_DEDUPLICATES) != 0;
                 gatewayTerm = ready.term();
                 readyReceived = true;
+            } else if (type == TYPE_GRANT) {
+                writer.onGrant(connection);
             } else if (type == TYPE_ERROR) {
                 error.wrap(connection.received(), connection.frameOffset());
-                final String message = "the publish gateway at " + gateway + " reports error " + error.code()
-                        + ": " + error.message(connection.frameLength());
+                final PublishException refused = writer.onError(error.code(), "the publish gateway at " + gateway
+                        + " reports error " + error.code() + ": " + error.message(connection.frameLength()));
                 connection.detach();
-                throw new SpoolException(message);
+                throw refused;
             } else {
                 throw new FrameException(typeName(type) + " frame from the gateway at " + gateway);
             }
@@ -544,6 +632,7 @@ public final class PublishClient implements AutoCloseable {
         while (true) {
             connection.detach();
             readyReceived = false;
+            writer.disconnected();
             try {
                 final InetSocketAddress address = locator.gateway();
                 gateway = Objects.requireNonNull(address, "the locator's gateway");
@@ -592,6 +681,8 @@ public final class PublishClient implements AutoCloseable {
             if (secret != null) {
                 authenticate(secret, address, deadline);
             }
+            writer.identify(connection, oldestUncommitted - 1, nextSequence - 1);
+            connection.flush();
         } catch (IOException | RuntimeException e) {
             connection.detach();
             channel.close();
@@ -694,10 +785,10 @@ public final class PublishClient implements AutoCloseable {
 
         /**
          * @param clientId the id every PUBLISH of the client carries, with which a gateway recognises a publish sent
-         *                 again; not 0. One id is for one client instance, which numbers its publishes from 1: a new
-         *                 instance under an id a gateway knows would have its publishes taken for re-sends of the
-         *                 old one's, and a second live instance under it takes it over, closing the first. Default:
-         *                 a random one.
+         *                 again; not 0. Each instance under the id (e.g. a restarted process with a fixed id) is
+         *                 granted a later writer epoch and numbers its publishes from 1; it fences the earlier
+         *                 instances, whose later calls fail with a {@link PublishException}, and its own messages
+         *                 are all written. Default: a random one.
          * @return this builder.
          */
         public Builder clientId(final long clientId) {

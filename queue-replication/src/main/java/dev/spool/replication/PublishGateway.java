@@ -13,7 +13,9 @@ import dev.spool.replication.protocol.ClientHandshake;
 import dev.spool.replication.protocol.Connection;
 import dev.spool.replication.protocol.FrameException;
 import dev.spool.replication.protocol.FrameMac;
+import dev.spool.replication.protocol.GrantFlyweight;
 import dev.spool.replication.protocol.Handshake;
+import dev.spool.replication.protocol.IdentifyFlyweight;
 import dev.spool.replication.protocol.PublishFlyweight;
 import dev.spool.replication.protocol.ReadyFlyweight;
 import org.agrona.concurrent.Agent;
@@ -41,9 +43,11 @@ import java.util.function.Consumer;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_AUTHENTICATION;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_BUSY;
 import static dev.spool.replication.protocol.FrameDescriptor.ERROR_PROTOCOL;
-import static dev.spool.replication.protocol.FrameDescriptor.ERROR_SEQUENCE;
+import static dev.spool.replication.protocol.FrameDescriptor.GRANT_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.READY_FLAG_DEDUPLICATES;
 import static dev.spool.replication.protocol.FrameDescriptor.READY_LENGTH;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_GRANT;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_IDENTIFY;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_READY;
 import static dev.spool.replication.protocol.FrameDescriptor.typeName;
@@ -58,15 +62,19 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * <p>
  * Every publish carries its client's id and sequence. On a queue created with
  * {@link dev.spool.queue.SpoolQueueBuilder#publisherIds(boolean) publisher ids} they are stored with the excerpt,
- * and a publish whose sequence is not newer than the last its client id appended is not written again: it is
- * answered with the original's index once that index reaches the stage asked for. The gateway holds each client id's
- * last {@value PublishClient#WINDOW} sequences, and at start reads them back from the queue's last
- * {@link Builder#rebuildExcerpts} excerpts, so that a gateway started on a replica promoted after a failover
- * recognises the re-sends of what the old primary wrote and replicated. Within one connection a sequence that skips
- * ahead is refused with an ERROR naming the client id and both sequences; the first publish of a connection may skip
- * ahead, as messages committed below {@link CommitStage#ACKED_BY_QUORUM} may be missing after a failover. Each
- * connection's first frame, READY, tells its client whether the gateway deduplicates; on a queue without publisher
- * ids every publish is written.
+ * with the writer epoch of the client instance that sent them. Writer identity is fenced as Kafka fences a producer:
+ * a client opens each connection with IDENTIFY, and a new instance of a client id is granted the id's next epoch,
+ * which fences the earlier ones (a connection still open under one is sent an ERROR naming the id and both epochs,
+ * and closed; an IDENTIFY of one is refused alike). Within an epoch the sequences run 1, 2, 3...: a gap, a sequence
+ * of 0 or less, or one past {@code 2^48 - 1} is refused with an ERROR naming the id, the epoch and the sequences,
+ * and written not. A publish whose sequence the epoch already has is answered with the original's index, once that
+ * index reaches the stage asked for, if its length and CRC-32C equal the original's; otherwise it is refused. One
+ * whose original's state the gateway no longer holds is refused as in doubt, never written twice. The gateway holds
+ * each client id's epoch and the state of its last {@value PublishClient#WINDOW} sequences, and at start reads them
+ * back from the queue's last {@link Builder#rebuildExcerpts} excerpts, so that a gateway started on the queue, or on
+ * a replica promoted after a failover, keeps the epochs and recognises the re-sends of what the old primary wrote and
+ * replicated. Each connection's first frame, READY, tells its client whether the gateway deduplicates; on a queue
+ * without publisher ids every publish is written, and every epoch granted is 0.
  * <p>
  * An {@link Agent} (Agrona's), whose {@link #doWork()} reads its clients, appends, syncs and answers without
  * blocking. By default it runs on its own thread, {@value #THREAD_NAME}, through an {@code AgentRunner} whose idle
@@ -106,7 +114,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
     public static final long DEFAULT_REBUILD_EXCERPTS = 1L << 20;
     /**
      * Default most client ids whose last publishes the gateway holds, as many as its default most connections: each
-     * takes up to 64 KiB (16 bytes for each of its last {@value PublishClient#WINDOW} sequences).
+     * takes up to 96 KiB (24 bytes for each of its last {@value PublishClient#WINDOW} sequences).
      */
     public static final int DEFAULT_MAX_PUBLISHERS = DEFAULT_MAX_CONNECTIONS;
     /** A client's buffers until it has proved the secret: the handshake's frames and an ERROR fit. */
@@ -129,10 +137,12 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private final PendingCommits pending;
     private final PublishFlyweight publish = new PublishFlyweight();
     private final ReadyFlyweight ready = new ReadyFlyweight();
+    private final IdentifyFlyweight identify = new IdentifyFlyweight();
+    private final GrantFlyweight grant = new GrantFlyweight();
     /** True if the queue has publisher ids: a publish sent again is written once. */
     private final boolean deduplicates;
-    /** What each client id published last; empty unless {@link #deduplicates}. */
-    private final Publishers publishers;
+    /** Each client id's writer epoch and last publishes; empty unless {@link #deduplicates}. */
+    private final WriterFence writers;
     private final byte[] secret;
     private final BufferBudget budget;
     private final GatewayClient[] clients;
@@ -166,13 +176,13 @@ public final class PublishGateway implements Agent, AutoCloseable {
         this.maxConnectionsPerAddress = config.maxConnectionsPerAddress();
         this.pending = new PendingCommits(queue.directory(), config.maxPendingCommits(), this::gone);
         this.deduplicates = queue.publisherIds();
-        this.publishers = new Publishers(config.maxPublishers());
+        this.writers = new WriterFence(config.maxPublishers(), queue.directory(), this::drop);
         if (deduplicates) {
-            // a gateway started on a promoted replica recognises re-sends of what the old primary wrote
-            final long read = internals.readLastPublishers(config.rebuildExcerpts(),
-                    (clientId, sequence, index) -> publishers.record(clientId, sequence, index));
+            // a gateway started on a promoted replica keeps the epochs and recognises re-sends the old primary wrote
+            final long read = internals.readLastPublishers(config.rebuildExcerpts(), new Rebuild(writers));
+            writers.rebuildDone(read < config.rebuildExcerpts());
             LOG.info("publish gateway of {}: read {} excerpts for the last publishes of {} clients", queue.directory(),
-                    read, publishers.size());
+                    read, writers.writers().size());
         }
         this.selector = Selector.open();
         try {
@@ -369,10 +379,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
         } catch (AuthenticationException e) {
             LOG.warn("publish gateway of {}: {}", queue.directory(), e.getMessage());
             drop(client, ERROR_AUTHENTICATION, e.getMessage());
-        } catch (SequenceException e) {
+        } catch (WriterException e) {
             LOG.warn("publish gateway of {}: closing the connection from {}: {}", queue.directory(), connection.peer(),
                     e.getMessage());
-            drop(client, ERROR_SEQUENCE, e.getMessage());
+            drop(client, e.code(), e.getMessage());
         } catch (BufferBudget.ExhaustedException | PendingCommitsFullException e) {
             LOG.warn("publish gateway of {}: closing the connection from {}: {}", queue.directory(), connection.peer(),
                     e.getMessage());
@@ -401,6 +411,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
                 open(client);
                 break;
             default:
+                if (connection.frameType() == TYPE_IDENTIFY && client.epoch == 0 && client.writer == null) {
+                    onIdentify(client);
+                    break;
+                }
                 if (connection.frameType() != TYPE_PUBLISH) {
                     throw new FrameException(typeName(connection.frameType()) + " frame from " + connection.peer()
                             + " where PUBLISH was expected");
@@ -603,6 +617,9 @@ public final class PublishGateway implements Agent, AutoCloseable {
         final long index;
         if (deduplicates && clientId != 0) {
             index = appendOnce(client, clientId, sequence, length);
+        } else if (sequence < 1) {
+            throw new FrameException("PUBLISH frame from " + connection.peer() + ": sequence=" + sequence
+                    + " (from 1)");
         } else {
             index = appender.append(clientId, sequence, connection.receivedStore(), publish.payloadOffset(), length);
         }
@@ -616,70 +633,62 @@ public final class PublishGateway implements Agent, AutoCloseable {
     }
 
     /**
-     * Appends the publish unless its client id already has its sequence, whose original's index it then returns:
-     * a publish sent again after a lost connection, to this gateway or to the one of a replica promoted since.
-     * Within one connection, sequences follow one another; the first publish of a connection may come after a gap,
-     * since messages committed below {@link CommitStage#ACKED_BY_QUORUM} may be missing after a failover, and the
-     * client does not send committed messages again. The connection that publishes under a client id takes it over
-     * from an earlier one, which is closed.
+     * Appends the publish unless its writer's epoch already has its sequence, whose original's index it then returns:
+     * a publish sent again after a lost connection, to this gateway or to the one of a replica promoted since. The
+     * rules are {@link WriterFence}'s.
      *
      * @return the index of the publish.
-     * @throws SequenceException if the sequence skips ahead within the connection, or is older than the ones held.
+     * @throws WriterException if the fence refuses it; nothing is written.
      */
     private long appendOnce(final GatewayClient client, final long clientId, final long sequence, final int length)
-            throws SequenceException {
+            throws IOException {
         final Connection connection = client.connection;
-        Publishers.Publisher publisher = publishers.find(clientId);
-        final boolean sameConnection = publisher != null && publisher.client == client;
-        if (publisher != null && !sameConnection) {
-            takeOver(publisher, client, clientId);
+        if (client.writer == null || client.writer.clientId != clientId) {
+            throw new FrameException(String.format("PUBLISH frame from %s with client id 0x%x, which it did not"
+                    + " IDENTIFY first", connection.peer(), clientId));
         }
-        if (publisher != null && sequence <= publisher.last()) {
-            final long index = publisher.indexOf(sequence);
-            if (index < 0) {
-                throw new SequenceException(String.format("client id 0x%x sent sequence %d again, older than the"
-                        + " last %d the gateway of %s holds (its last is %d): not written", clientId, sequence,
-                        PublishClient.WINDOW, queue.directory(), publisher.last()));
-            }
+        final long address = connection.receivedStore().addressForRead(publish.payloadOffset());
+        final long original = writers.admit(client, sequence, address, length);
+        if (original >= 0) {
             resentPublishes = resentPublishes + 1;
-            return index;
+            return original;
         }
-        if (publisher != null && sequence != publisher.last() + 1) {
-            if (sameConnection) {
-                throw new SequenceException(String.format("client id 0x%x sent sequence %d after %d on one"
-                        + " connection: a gap, not written to %s", clientId, sequence, publisher.last(),
-                        queue.directory()));
-            }
-            LOG.warn("publish gateway of {}: client id 0x{} resumed at sequence {} after {}: the ones between were"
-                    + " committed to it, at a stage below ACKED_BY_QUORUM, and are missing here", queue.directory(),
-                    Long.toHexString(clientId), sequence, publisher.last());
-        }
-        final long index = appender.append(clientId, sequence, connection.receivedStore(), publish.payloadOffset(),
-                length);
-        publisher = publishers.record(clientId, sequence, index);
-        publisher.client = client;
+        final long index = appender.append(clientId, WriterFence.stored(client, sequence), connection.receivedStore(),
+                publish.payloadOffset(), length);
+        writers.appended(client, sequence, index, length);
         return index;
     }
 
-    /** A new connection publishes under the client id: an earlier one still open under it is closed. */
-    private void takeOver(final Publishers.Publisher publisher, final GatewayClient client, final long clientId) {
-        final GatewayClient earlier = publisher.client;
-        publisher.client = client;
-        if (earlier != null && earlier.connection.isAttached()) {
-            LOG.info("publish gateway of {}: client id 0x{} now publishes from {}: closing its connection from {}",
-                    queue.directory(), Long.toHexString(clientId), client.connection.peer(),
-                    earlier.connection.peer());
-            drop(earlier, ERROR_SEQUENCE, String.format("client id 0x%x was taken over by a connection from %s",
-                    clientId, client.connection.peer()));
-        }
+    /** An IDENTIFY: the writer epoch the connection publishes under, told in GRANT; 0 if the gateway deduplicates not. */
+    private void onIdentify(final GatewayClient client) throws IOException {
+        final Connection connection = client.connection;
+        identify.wrap(connection.received(), connection.frameOffset()).check(connection.peer());
+        final long clientId = identify.clientId();
+        final int epoch = deduplicates ? writers.identify(client, clientId, identify.epoch(), identify.committed(),
+                identify.sent()) : 0;
+        final int at = connection.beginFrame(TYPE_GRANT);
+        grant.wrap(connection.send(), at).set(clientId, epoch);
+        connection.endFrame(at, GRANT_LENGTH);
     }
 
-    /** A publish's sequence the gateway cannot take: refused, not appended; the client is told why. */
-    private static final class SequenceException extends IOException {
-        private static final long serialVersionUID = 1L;
+    /** Reads the queue's last excerpts into the writers' table at start. */
+    private static final class Rebuild implements dev.spool.queue.internal.PublisherReader {
+        private final WriterFence writers;
 
-        SequenceException(final String message) {
-            super(message);
+        Rebuild(final WriterFence writers) {
+            this.writers = writers;
+        }
+
+        @Override
+        public void onPublish(final long publisherId, final long sequence, final long index) {
+            throw new IllegalStateException("the scan gives the payload");
+        }
+
+        @Override
+        public void onPublish(final long publisherId, final long sequence, final long index,
+                              final net.openhft.chronicle.bytes.BytesStore<?, ?> payload, final long offset,
+                              final int length) {
+            writers.rebuilt(publisherId, sequence, index, payload, offset, length);
         }
     }
 
@@ -892,8 +901,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
 
         /**
          * @param maxPublishers on a queue with publisher ids, the most client ids whose last publishes the gateway
-         *                      holds, each in up to 64 KiB; past it, the id that published least recently is
-         *                      forgotten, and a publish it sends again is written again. Default
+         *                      holds, each in up to 96 KiB; past it, the id that published least recently is
+         *                      forgotten but for its writer epoch and last sequence (16 bytes, kept while the
+         *                      gateway runs): a publish it sends again is refused as in doubt, never written
+         *                      twice, and a new instance of it still gets a later epoch. Default
          *                      {@link #DEFAULT_MAX_PUBLISHERS}.
          * @return this builder.
          */

@@ -23,8 +23,9 @@
  * <p>
  * This package is the API. Not API, and package-private here: {@code ServiceBuilder} (what the three service
  * builders share), each component's concluded settings ({@code GatewayConfig}, {@code ClientConfig}), the gateway's
- * per-connection state, waiting commits and table of each client's last publishes ({@code GatewayClient},
- * {@code PendingCommits}, {@code Publishers}) and the MXBeans'
+ * per-connection state, waiting commits, table of each client id's writer epoch and last publishes and the rules
+ * of writer identity ({@code GatewayClient}, {@code PendingCommits}, {@code Writers}, {@code WriterFence},
+ * {@code WriterException}) and the MXBeans'
  * implementations. The rest lives in packages below this one, none of them API, each with its own
  * {@code package-info}: {@code protocol} (frames, codec, MACs, handshakes, connection), {@code source} and
  * {@code sink} (each end's agent and its concluded settings) and {@code agent} (how a service runs). This package

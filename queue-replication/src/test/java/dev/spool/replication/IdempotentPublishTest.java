@@ -76,34 +76,38 @@ class IdempotentPublishTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldWriteAResendOnceAndAnswerItWithTheOriginalsIndex() {
+    void shouldWriteAResendOnceAndAnswerItWithTheOriginalsIndex() throws IOException {
+        expectWarning("is insecure()");
         try (SpoolQueue queue = openWithPublisherIds(tempDir.resolve("primary"));
-             PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(SECRET).start()) {
+             PublishGateway gateway = PublishGateway.builder(queue, null).insecure().start()) {
             final long[] indices = new long[4];
-            try (PublishClient first = PublishClient.builder(gateway.address(), MAX_MESSAGE).sharedSecret(SECRET)
+            try (PublishClient client = PublishClient.builder(gateway.address(), MAX_MESSAGE).insecure()
                     .clientId(0x5EED).connect()) {
-                assertTrue(first.deduplicates());
-                assertEquals(0x5EED, first.clientId());
+                assertTrue(client.deduplicates());
+                assertEquals(0x5EED, client.clientId());
                 for (int i = 1; i <= 3; i++) {
-                    assertEquals(i, publish(first, i, CommitStage.WRITTEN), "publishes are numbered 1, 2, 3");
-                    indices[i] = first.awaitCommit(i, 30, TimeUnit.SECONDS);
+                    assertEquals(i, publish(client, i, CommitStage.WRITTEN), "publishes are numbered 1, 2, 3");
+                    indices[i] = client.awaitCommit(i, 30, TimeUnit.SECONDS);
                     assertTrue(indices[i] >= 0);
                 }
-                // the same client id on a new connection, as after a lost one: its publishes 1 to 3 are re-sends
-                try (PublishClient again = PublishClient.builder(gateway.address(), MAX_MESSAGE).sharedSecret(SECRET)
-                        .clientId(0x5EED).connect()) {
+                assertEquals(1, client.epoch());
+                // the same instance (its epoch) on a new connection, as after a lost one: 1 to 3 are re-sends
+                try (RawWriter again = RawWriter.open(gateway.address(), 0x5EED, client.epoch(), 0, 3)) {
                     for (int i = 1; i <= 3; i++) {
-                        assertEquals(indices[i], again.awaitCommit(publish(again, i, CommitStage.WRITTEN), 30,
-                                TimeUnit.SECONDS), "re-send " + i + " is answered with the original's index");
+                        final ByteBuffer commit = again.publish(i, message(i));
+                        assertEquals(TYPE_COMMIT, Wire.type(commit));
+                        assertEquals(indices[i], new CommitFlyweight().wrap(commit, 0).index(),
+                                "re-send " + i + " is answered with the original's index");
                     }
                     assertEquals(indices[3], queue.lastIndex(), "nothing written again");
                     assertEquals(3, gateway.resentPublishes());
-                    final long fourth = again.awaitCommit(publish(again, 4, CommitStage.WRITTEN), 30, TimeUnit.SECONDS);
-                    assertEquals(indices[3] + 1, fourth, "a new sequence is written");
+                    final ByteBuffer fourth = again.publish(4, message(4));
+                    assertEquals(indices[3] + 1, new CommitFlyweight().wrap(fourth, 0).index(), "a new sequence is"
+                            + " written");
                     final SpoolException takenOver = assertThrows(SpoolException.class,
-                            () -> first.awaitCommit(4, 30, TimeUnit.SECONDS));
-                    assertTrue(takenOver.getMessage().contains("client id 0x5eed was taken over by a connection"),
-                            takenOver.getMessage());
+                            () -> client.awaitCommit(4, 30, TimeUnit.SECONDS));
+                    assertTrue(takenOver.getMessage().contains("client id 0x5eed epoch 1 was taken over by a"
+                            + " connection"), takenOver.getMessage());
                 }
             }
             assertEquals(4, readAll(queue).size());
@@ -115,6 +119,7 @@ class IdempotentPublishTest extends SpoolTestBase {
     void shouldRefuseASequenceThatSkipsAheadNamingTheClientIdAndBothSequences() throws IOException {
         expectWarning("a gap");
         expectWarning("is insecure()");
+        expectWarning("did not IDENTIFY first");
         try (SpoolQueue queue = openWithPublisherIds(tempDir.resolve("primary"));
              PublishGateway gateway = PublishGateway.builder(queue, null).insecure().start();
              Socket raw = new Socket(InetAddress.getLoopbackAddress(), gateway.address().getPort())) {
@@ -123,17 +128,23 @@ class IdempotentPublishTest extends SpoolTestBase {
             assertEquals(TYPE_READY, Wire.type(ready));
             assertEquals(READY_FLAG_DEDUPLICATES, new ReadyFlyweight().wrap(ready, 0).flags());
             Wire.write(raw, publishFrame(0x77, 1));
-            final ByteBuffer commit = Wire.read(raw);
-            assertEquals(TYPE_COMMIT, Wire.type(commit));
-            assertEquals(1, new CommitFlyweight().wrap(commit, 0).sequence());
-            Wire.write(raw, publishFrame(0x77, 3));
-            final ByteBuffer error = Wire.read(raw);
-            assertEquals(TYPE_ERROR, Wire.type(error));
-            final ErrorFlyweight refusal = new ErrorFlyweight().wrap(error, 0);
-            assertEquals(ERROR_SEQUENCE, refusal.code());
-            final String message = refusal.message(error.capacity());
-            assertTrue(message.contains("client id 0x77 sent sequence 3 after 1 on one connection: a gap"), message);
+            final ByteBuffer unidentified = Wire.read(raw);
+            assertEquals(TYPE_ERROR, Wire.type(unidentified), "a PUBLISH before IDENTIFY is refused");
+            assertTrue(RawWriter.text(unidentified).contains("with client id 0x77, which it did not IDENTIFY first"),
+                    RawWriter.text(unidentified));
             Wire.awaitClosed(raw);
+            try (RawWriter writer = RawWriter.open(gateway.address(), 0x77)) {
+                final ByteBuffer commit = writer.publish(1, message(1));
+                assertEquals(TYPE_COMMIT, Wire.type(commit));
+                assertEquals(1, new CommitFlyweight().wrap(commit, 0).sequence());
+                final ByteBuffer error = writer.publish(3, message(3));
+                final ErrorFlyweight refusal = new ErrorFlyweight().wrap(error, 0);
+                assertEquals(ERROR_SEQUENCE, refusal.code());
+                final String message = refusal.message(error.capacity());
+                assertTrue(message.contains("client id 0x77 epoch 1 sent sequence 3 where 2 was expected: a gap"),
+                        message);
+                Wire.awaitClosed(writer.socket);
+            }
             assertEquals(1, readAll(queue).size(), "the gap's publish is not written");
         }
     }
@@ -147,36 +158,39 @@ class IdempotentPublishTest extends SpoolTestBase {
     }
 
     @Test
-    void shouldRecogniseResendsOfWhatAnEarlierGatewayWroteWhenStartedOnTheQueue() {
+    void shouldRecogniseResendsOfWhatAnEarlierGatewayWroteWhenStartedOnTheQueue() throws IOException {
+        expectWarning("is insecure()");
         final Path directory = tempDir.resolve("primary");
         final long[] indices = new long[6];
+        final int epoch;
         try (SpoolQueue queue = openWithPublisherIds(directory)) {
-            try (PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(SECRET).start();
-                 PublishClient client = PublishClient.builder(gateway.address(), MAX_MESSAGE).sharedSecret(SECRET)
+            try (PublishGateway gateway = PublishGateway.builder(queue, null).insecure().start();
+                 PublishClient client = PublishClient.builder(gateway.address(), MAX_MESSAGE).insecure()
                          .clientId(42).connect()) {
                 for (int i = 1; i <= 5; i++) {
                     indices[i] = client.awaitCommit(publish(client, i, CommitStage.WRITTEN), 30, TimeUnit.SECONDS);
                 }
+                epoch = client.epoch();
             }
             // another client's publish in between: the table is read from the queue, not kept by the gateway
-            try (PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(SECRET).start();
-                 PublishClient other = PublishClient.builder(gateway.address(), MAX_MESSAGE).sharedSecret(SECRET)
+            try (PublishGateway gateway = PublishGateway.builder(queue, null).insecure().start();
+                 PublishClient other = PublishClient.builder(gateway.address(), MAX_MESSAGE).insecure()
                          .clientId(43).connect()) {
                 other.awaitCommit(publish(other, 100, CommitStage.WRITTEN), 30, TimeUnit.SECONDS);
             }
         }
         try (SpoolQueue queue = openWithPublisherIds(directory);
-             PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(SECRET).start();
-             PublishClient client = PublishClient.builder(gateway.address(), MAX_MESSAGE).sharedSecret(SECRET)
-                     .clientId(42).connect()) {
+             PublishGateway gateway = PublishGateway.builder(queue, null).insecure().start();
+             RawWriter client = RawWriter.open(gateway.address(), 42, epoch, 0, 5)) {
             final long last = queue.lastIndex();
             for (int i = 1; i <= 5; i++) {
-                assertEquals(indices[i], client.awaitCommit(publish(client, i, CommitStage.WRITTEN), 30,
-                        TimeUnit.SECONDS), "re-send " + i + " is recognised by a gateway started after it");
+                final ByteBuffer commit = client.publish(i, message(i));
+                assertEquals(indices[i], new CommitFlyweight().wrap(commit, 0).index(),
+                        "re-send " + i + " is recognised by a gateway started after it");
             }
             assertEquals(last, queue.lastIndex());
             assertEquals(5, gateway.resentPublishes());
-            assertEquals(last + 1, client.awaitCommit(publish(client, 6, CommitStage.WRITTEN), 30, TimeUnit.SECONDS));
+            assertEquals(last + 1, new CommitFlyweight().wrap(client.publish(6, message(6)), 0).index());
             assertEquals(7, readAll(queue).size());
         }
     }
@@ -274,7 +288,9 @@ class IdempotentPublishTest extends SpoolTestBase {
                     (clientId, sequence, index) -> publishes.add(new long[]{clientId, sequence}));
             assertEquals(20, publishes.size());
             assertEquals(0xC0FFEE, publishes.get(19)[0]);
-            assertEquals(20, publishes.get(19)[1]);
+            assertEquals(20, publishes.get(19)[1] & dev.spool.queue.internal.PublisherAppender.SEQUENCE_MASK);
+            assertEquals(1, publishes.get(19)[1] >>> dev.spool.queue.internal.PublisherAppender.EPOCH_SHIFT,
+                    "the writer epoch is stored with the sequence, and replicated with it");
         }
         verify(replicaDirectory);
     }

@@ -1,17 +1,26 @@
 package dev.spool.replication;
 
 import dev.spool.queue.SpoolTestBase;
+import dev.spool.replication.protocol.GrantFlyweight;
+import dev.spool.replication.protocol.ReadyFlyweight;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 
 import static dev.spool.replication.Replicas.SECRET;
+import static dev.spool.replication.protocol.FrameDescriptor.GRANT_LENGTH;
+import static dev.spool.replication.protocol.FrameDescriptor.READY_FLAG_DEDUPLICATES;
+import static dev.spool.replication.protocol.FrameDescriptor.READY_LENGTH;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_GRANT;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_READY;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -27,9 +36,15 @@ class PublishClientTimeoutTest extends SpoolTestBase {
             try (PublishClient client = PublishClient.builder(address, 1 << 20).insecure().timeout(Duration.ofMillis(300))
                     .resendCapacity(64 << 20).connect();
                  SocketChannel accepted = server.accept()) {
+                // a gateway that opens the connection and grants an epoch, then reads nothing
+                final ByteBuffer ready = Wire.frame(READY_LENGTH, TYPE_READY);
+                new ReadyFlyweight().wrap(ready, 0).flags(READY_FLAG_DEDUPLICATES).term(0);
+                final ByteBuffer grant = Wire.frame(GRANT_LENGTH, TYPE_GRANT);
+                new GrantFlyweight().wrap(grant, 0).set(client.clientId(), 1);
+                accepted.write(new ByteBuffer[]{ready, grant});
                 final byte[] message = new byte[1 << 20];
-                final UncheckedIOException failed = assertTimeoutPreemptively(Duration.ofSeconds(60),
-                        () -> assertThrows(UncheckedIOException.class, () -> {
+                final PublishException failed = assertTimeoutPreemptively(Duration.ofSeconds(60),
+                        () -> assertThrows(PublishException.class, () -> {
                             while (true) {
                                 client.publish(message, 0, message.length, CommitStage.WRITTEN);
                             }
@@ -37,6 +52,11 @@ class PublishClientTimeoutTest extends SpoolTestBase {
                 final String why = failed.getCause().getMessage();
                 assertTrue(why.startsWith("the publish gateway at " + address + " took nothing of message "), why);
                 assertTrue(why.endsWith(" for 300 ms: its socket buffer stayed full"), why);
+                assertTrue(failed.inDoubt(), "the message got its sequence and was handed to the socket");
+                assertEquals(client.lastSequence(), failed.sequence());
+                assertTrue(failed.getMessage().contains("the message got sequence " + failed.sequence() + " of client"
+                        + " id 0x" + Long.toHexString(client.clientId()) + " epoch 1 and may have reached the gateway:"
+                        + " it is in doubt"), failed.getMessage());
                 assertTrue(accepted.isOpen());
             }
         }

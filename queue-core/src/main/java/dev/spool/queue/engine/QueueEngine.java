@@ -235,6 +235,8 @@ public final class QueueEngine implements QueueInternals {
         private static final int ID_OFFSET = ExcerptDescriptor.PUBLISHER_ID_OFFSET - ExcerptDescriptor.HEADER_LENGTH;
         private static final int SEQUENCE_OFFSET = ExcerptDescriptor.PUBLISHER_SEQUENCE_OFFSET
                 - ExcerptDescriptor.HEADER_LENGTH;
+        private static final int PAYLOAD_OFFSET = ExcerptDescriptor.PUBLISHED_PAYLOAD_OFFSET
+                - ExcerptDescriptor.HEADER_LENGTH;
         private final PublisherReader reader;
         private boolean reporting;
         private long index = -1;
@@ -251,7 +253,8 @@ public final class QueueEngine implements QueueInternals {
             }
             final long publisherId = bytes.readLong(offset + ID_OFFSET);
             if (publisherId != 0) {
-                reader.onPublish(publisherId, bytes.readLong(offset + SEQUENCE_OFFSET), index);
+                reader.onPublish(publisherId, bytes.readLong(offset + SEQUENCE_OFFSET), index, bytes,
+                        offset + PAYLOAD_OFFSET, length - PAYLOAD_OFFSET);
             }
         }
     }

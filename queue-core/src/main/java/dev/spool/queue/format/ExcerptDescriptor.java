@@ -55,7 +55,7 @@ package dev.spool.queue.format;
  *  +---------------------------------------------------------------+
  *  |               Publisher id (long), 0 = none                   |  8
  *  +---------------------------------------------------------------+
- *  |             Publisher's sequence (long), 0 = none             | 16
+ *  | Publisher's epoch (16 bits) and sequence (48 bits), 0 = none  | 16
  *  +---------------------------------------------------------------+
  *  |                    Payload, 8-byte aligned                  ... 24
  * ...                                                              |
@@ -63,6 +63,13 @@ package dev.spool.queue.format;
  *  |              Padding to the next 8-byte boundary              |
  *  +---------------------------------------------------------------+
  * </pre>
+ * The publisher's field packs the writer epoch of the client instance that published the excerpt, in its top 16 bits
+ * ({@link #PUBLISHER_EPOCH_SHIFT}), with that instance's sequence for it, in its low 48 bits
+ * ({@link #PUBLISHER_SEQUENCE_MASK}): a publish gateway grants each new instance of a client id the next epoch, and
+ * its sequences start at 1 again. Stored with every excerpt, the epoch reaches a replica with the excerpt's bytes, so
+ * a gateway started on the queue or on a replica promoted in its place learns each id's epoch as it learns its last
+ * sequences. An excerpt written before epochs existed reads as epoch 0.
+ * <p>
  * What a data excerpt's body holds before its payload, {@link #bodyPrefixLength(int)} bytes, is the queue's own:
  * tailers, typed readers and the tools deliver and show the payload alone, and a replication source ships the body
  * whole, so a replica holds the same bytes.
@@ -98,6 +105,12 @@ public final class ExcerptDescriptor {
     public static final int PUBLISHER_ID_OFFSET = CHECKSUM_OFFSET + CHECKSUM_LENGTH;
     /** Offset of the publisher's sequence of a data excerpt of a queue with publisher ids, from its header. */
     public static final int PUBLISHER_SEQUENCE_OFFSET = PUBLISHER_ID_OFFSET + Long.BYTES;
+    /** Shift of the writer epoch within the publisher's field: its top 16 bits. */
+    public static final int PUBLISHER_EPOCH_SHIFT = 48;
+    /** Mask of the publisher's sequence within the publisher's field: its low 48 bits. */
+    public static final long PUBLISHER_SEQUENCE_MASK = (1L << PUBLISHER_EPOCH_SHIFT) - 1;
+    /** The highest writer epoch the publisher's field holds. */
+    public static final int MAX_PUBLISHER_EPOCH = (int) (-1L >>> PUBLISHER_EPOCH_SHIFT);
     /** Offset of the payload of a data excerpt of a queue with publisher ids, from its header: 8-byte aligned. */
     public static final int PUBLISHED_PAYLOAD_OFFSET = PUBLISHER_SEQUENCE_OFFSET + Long.BYTES;
 

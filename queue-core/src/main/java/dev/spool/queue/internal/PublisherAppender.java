@@ -1,6 +1,7 @@
 package dev.spool.queue.internal;
 
 import dev.spool.queue.ExcerptAppender;
+import dev.spool.queue.format.ExcerptDescriptor;
 
 import net.openhft.chronicle.bytes.BytesStore;
 
@@ -14,9 +15,17 @@ import net.openhft.chronicle.bytes.BytesStore;
  * one thread at a time.
  */
 public interface PublisherAppender extends AutoCloseable {
+    /** Shift of the writer epoch in the stored sequence: its top 16 bits ({@code ExcerptDescriptor}'s layout). */
+    int EPOCH_SHIFT = ExcerptDescriptor.PUBLISHER_EPOCH_SHIFT;
+    /** Mask of the client's sequence in the stored sequence: its low 48 bits. */
+    long SEQUENCE_MASK = ExcerptDescriptor.PUBLISHER_SEQUENCE_MASK;
+    /** The highest writer epoch a stored sequence holds. */
+    int MAX_EPOCH = ExcerptDescriptor.MAX_PUBLISHER_EPOCH;
+
     /**
      * @param publisherId the publishing client's id; 0 means none.
-     * @param sequence    the client's number for this publish; 0 means none.
+     * @param sequence    the client's writer epoch and number for this publish, stored as given:
+     *                    {@code epoch << EPOCH_SHIFT | number}; 0 means none.
      * @param src         holds the payload.
      * @param offset      where it starts in {@code src}.
      * @param length      its length, 1 to the queue's longest message.

@@ -132,9 +132,28 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  *  |                          Reserved                             | 12
  *  |                 Term of the gateway's queue (long)            | 16
  * </pre>
+ * IDENTIFY, client to gateway, the first frame a client sends once the connection is open: its id, the writer epoch
+ * it holds (0 for a new instance of the client, which asks for one), the highest sequence whose commit it holds
+ * with every one below it (0 for none), and the highest sequence it sent (0 for none): what it sends again lies
+ * between the two. The gateway answers GRANT with the epoch the connection publishes under: a
+ * new one for a new instance, which fences the id's earlier epochs, or the one held, unless a later one was granted
+ * since (then ERROR {@link #ERROR_WRITER_FENCED}). Every PUBLISH of the connection belongs to that (id, epoch):
+ * <pre>
+ *  |                      Client id (long)                         |  8
+ *  |        Writer epoch held (int), 0 = a new instance            | 16
+ *  |                          Reserved                             | 20
+ *  |      Highest sequence committed with all below it (long)      | 24
+ *  |              Highest sequence sent (long)                     | 32
+ *
+ *  GRANT:
+ *  |                      Client id (long)                         |  8
+ *  |        Writer epoch granted (int), 1 to 65535                 | 16
+ *  |                          Reserved                             | 20
+ * </pre>
  * PUBLISH, client to gateway. The client id is the client's own, random unless chosen, and never 0 from a
- * {@code PublishClient}; the sequence numbers the client's publishes 1, 2, 3..., and a publish sent again, on
- * another connection to this gateway or to the gateway of a promoted replica, keeps its sequence:
+ * {@code PublishClient}; the sequence numbers the publishes of the client's epoch 1, 2, 3... (at most
+ * {@code 2^48 - 1}), and a publish sent again, on another connection of the same epoch to this gateway or to the
+ * gateway of a promoted replica, keeps its sequence and its bytes:
  * <pre>
  *  |                      Client id (long)                         |  8
  *  |             Sequence (long), from 1, echoed in COMMIT         | 16
@@ -171,7 +190,9 @@ public final class FrameDescriptor {
      * the peer and both versions. Both peers and every frame are authenticated, and the source proves the secret
      * before the sink says anything of its replica: WELCOME carries only the sink's proof, and RESUME, after START,
      * the replica's last index, checksum, term and term history; START carries the source's term history. A publish
-     * carries its client's id and sequence, and a gateway opens each connection with READY. A repairer fetches a replica's excerpts with FETCH on the sink's port.
+     * carries its client's id and sequence, and a gateway opens each connection with READY; a client identifies
+     * itself with IDENTIFY and publishes under the writer epoch GRANT names. A repairer fetches a replica's excerpts
+     * with FETCH on the sink's port.
      */
     public static final short VERSION = 8;
     /**
@@ -201,8 +222,10 @@ public final class FrameDescriptor {
     public static final short TYPE_RESUME = 14;
     public static final short TYPE_READY = 15;
     public static final short TYPE_FETCH = 16;
+    public static final short TYPE_IDENTIFY = 17;
+    public static final short TYPE_GRANT = 18;
     /** The highest type this build knows. */
-    public static final short TYPE_LAST = TYPE_FETCH;
+    public static final short TYPE_LAST = TYPE_GRANT;
 
     public static final int NONCE_LENGTH = 16;
     public static final int MAC_LENGTH = 32;
@@ -290,12 +313,28 @@ public final class FrameDescriptor {
     public static final int PUBLISH_SEQUENCE_OFFSET = PUBLISH_CLIENT_ID_OFFSET + Long.BYTES;
     public static final int PUBLISH_STAGE_OFFSET = PUBLISH_SEQUENCE_OFFSET + Long.BYTES;
     public static final int PUBLISH_RESERVED_OFFSET = PUBLISH_STAGE_OFFSET + Integer.BYTES;
+    /** The highest sequence a publish of one writer epoch may carry: 48 bits, stored with the epoch in 64. */
+    public static final long MAX_PUBLISH_SEQUENCE = (1L << 48) - 1;
+    /** The highest writer epoch of one client id: 16 bits. */
+    public static final int MAX_WRITER_EPOCH = 0xFFFF;
     /**
      * Commit stages a PUBLISH frame may ask for: the ordinals of {@code dev.spool.replication.CommitStage}, 0 to this
      * minus 1, which only ever grow at the end.
      */
     public static final int PUBLISH_STAGE_COUNT = 9;
     public static final int PUBLISH_PAYLOAD_OFFSET = PUBLISH_RESERVED_OFFSET + Integer.BYTES;
+
+    public static final int IDENTIFY_CLIENT_ID_OFFSET = HEADER_LENGTH;
+    public static final int IDENTIFY_EPOCH_OFFSET = IDENTIFY_CLIENT_ID_OFFSET + Long.BYTES;
+    public static final int IDENTIFY_RESERVED_OFFSET = IDENTIFY_EPOCH_OFFSET + Integer.BYTES;
+    public static final int IDENTIFY_COMMITTED_OFFSET = IDENTIFY_RESERVED_OFFSET + Integer.BYTES;
+    public static final int IDENTIFY_SENT_OFFSET = IDENTIFY_COMMITTED_OFFSET + Long.BYTES;
+    public static final int IDENTIFY_LENGTH = IDENTIFY_SENT_OFFSET + Long.BYTES;
+
+    public static final int GRANT_CLIENT_ID_OFFSET = HEADER_LENGTH;
+    public static final int GRANT_EPOCH_OFFSET = GRANT_CLIENT_ID_OFFSET + Long.BYTES;
+    public static final int GRANT_RESERVED_OFFSET = GRANT_EPOCH_OFFSET + Integer.BYTES;
+    public static final int GRANT_LENGTH = GRANT_RESERVED_OFFSET + Integer.BYTES;
 
     public static final int FETCH_FROM_OFFSET = HEADER_LENGTH;
     public static final int FETCH_TO_OFFSET = FETCH_FROM_OFFSET + Long.BYTES;
@@ -343,8 +382,9 @@ public final class FrameDescriptor {
     /** The sink is streaming from another source, or serving one's handshake; try again later. */
     public static final int ERROR_BUSY = 7;
     /**
-     * A publish's sequence skips past the next one its client is due to send on this connection, or is an old one
-     * the gateway no longer holds; or another connection took the client id over.
+     * A publish's sequence is not the next of its client id's epoch (a gap, 0, negative or past {@code 2^48 - 1}), or
+     * it is sent again with other bytes than the original's; the message names the id, the epoch and the sequences.
+     * Also an IDENTIFY of an id whose every epoch was used.
      */
     public static final int ERROR_SEQUENCE = 8;
     /**
@@ -358,6 +398,17 @@ public final class FrameDescriptor {
      * {@link #MAX_FETCH_EXCERPTS} indices; or its copy of the range cannot be read.
      */
     public static final int ERROR_FETCH = 10;
+    /**
+     * A publish client's writer epoch was fenced: a later instance of its client id was granted a later epoch. The
+     * message names the id and both epochs; the client's later publishes are refused.
+     */
+    public static final int ERROR_WRITER_FENCED = 11;
+    /**
+     * A publish sent again whose original the gateway no longer holds the state of (its client id was forgotten past
+     * the gateway's most publishers, or the sequence is older than the ones it keeps): it may or may not be in the
+     * queue; not written, so never written twice.
+     */
+    public static final int ERROR_IN_DOUBT = 12;
 
     private FrameDescriptor() {
     }
@@ -429,6 +480,10 @@ public final class FrameDescriptor {
                 return "READY";
             case TYPE_FETCH:
                 return "FETCH";
+            case TYPE_IDENTIFY:
+                return "IDENTIFY";
+            case TYPE_GRANT:
+                return "GRANT";
             default:
                 return "unknown type " + type;
         }
@@ -474,6 +529,10 @@ public final class FrameDescriptor {
                 return READY_LENGTH;
             case TYPE_FETCH:
                 return FETCH_LENGTH;
+            case TYPE_IDENTIFY:
+                return IDENTIFY_LENGTH;
+            case TYPE_GRANT:
+                return GRANT_LENGTH;
             case TYPE_CLIENT_HELLO:
                 return CLIENT_HELLO_LENGTH;
             case TYPE_CHALLENGE:

@@ -97,7 +97,8 @@ public final class PublishFlyweight {
     }
 
     /**
-     * Decoder: checks the stage, the sequence and that there is a payload.
+     * Decoder: checks the stage and that there is a payload; the sequence is the gateway's to check, against its
+     * client's writer epoch.
      *
      * @param peer        names the sender in the error.
      * @param frameLength the frame's length, from its header.
@@ -107,7 +108,7 @@ public final class PublishFlyweight {
     public int checkedPayloadLength(final String peer, final int frameLength) throws FrameException {
         final int stage = stage();
         final int length = frameLength - PUBLISH_PAYLOAD_OFFSET;
-        if (stage < 0 || stage >= STAGES || length < 1 || sequence() < 1) {
+        if (stage < 0 || stage >= STAGES || length < 1) {
             throw new FrameException("PUBLISH frame from " + peer + ": stage=" + stage + " (stages are 0 to "
                     + (STAGES - 1) + "), sequence=" + sequence() + " (from 1) and " + length + " payload bytes");
         }

@@ -199,10 +199,31 @@ class FrameCodecTest {
         assertEquals('f', buffer.get(publish.payloadOffset()));
         assertThrows(FrameException.class, () -> publish.checkedPayloadLength(PEER, PublishFlyweight.frameLength(0)));
 
+        // the sequence is the gateway's to check, against the client's writer epoch, naming both
         publish.sequence(0);
-        final FrameException noSequence = assertThrows(FrameException.class,
-                () -> publish.checkedPayloadLength(PEER, PublishFlyweight.frameLength(text.length)));
-        assertTrue(noSequence.getMessage().contains("sequence=0 (from 1)"), noSequence.getMessage());
+        assertEquals(text.length, publish.checkedPayloadLength(PEER, PublishFlyweight.frameLength(text.length)));
+
+        final IdentifyFlyweight identify = new IdentifyFlyweight().wrap(buffer, AT).set(0x2A, 3, 5, 9);
+        identify.check(PEER);
+        assertEquals(0x2A, identify.clientId());
+        assertEquals(3, identify.epoch());
+        assertEquals(5, identify.committed());
+        assertEquals(9, identify.sent());
+        assertEquals(IDENTIFY_LENGTH, FrameDescriptor.fixedLength(FrameDescriptor.TYPE_IDENTIFY));
+        identify.set(0x2A, MAX_WRITER_EPOCH + 1, 5, 9);
+        final FrameException badEpoch = assertThrows(FrameException.class, () -> identify.check(PEER));
+        assertTrue(badEpoch.getMessage().contains("epoch 65536 (0 to 65535)"), badEpoch.getMessage());
+        identify.set(0x2A, 1, 9, 5);
+        assertThrows(FrameException.class, () -> identify.check(PEER), "committed past sent");
+        identify.set(0, 1, 0, 0);
+        assertThrows(FrameException.class, () -> identify.check(PEER), "client id 0");
+
+        final GrantFlyweight grant = new GrantFlyweight().wrap(buffer, AT).set(0x2A, 4);
+        grant.check(PEER, 0x2A);
+        assertEquals(4, grant.epoch());
+        assertEquals(GRANT_LENGTH, FrameDescriptor.fixedLength(FrameDescriptor.TYPE_GRANT));
+        final FrameException otherId = assertThrows(FrameException.class, () -> grant.check(PEER, 0x2B));
+        assertTrue(otherId.getMessage().contains("client id 0x2a where 0x2b identified itself"), otherId.getMessage());
 
         final CommitFlyweight commit = new CommitFlyweight().wrap(buffer, AT).sequence(9).index(-2);
         assertEquals(9, commit.sequence());
