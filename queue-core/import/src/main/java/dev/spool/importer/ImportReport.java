@@ -107,6 +107,6 @@ public final class ImportReport {
                 megabytesPerSecond(), elapsed.toNanos() / 1e9,
                 resumedAfterSpoolIndex < 0 ? "no, started at the first document"
                         : String.format("after Spool index 0x%x (Chronicle index 0x%x)", resumedAfterSpoolIndex,
-                        resumedAfterChronicleIndex));
+                        resumedAfterChronicleIndex), metadataSkipped);
     }
 }
