@@ -71,6 +71,12 @@ class ImportToolTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldRefuseNoCommandAsAUsageError() {
+        assertEquals(2, run());
+        assertTrue(text(err).startsWith("spool: no command: import or bridge"), text(err));
+    }
+
+    @Test
     void bridgeShouldCopyUntilStopped() throws Exception {
         final AtomicBoolean stop = new AtomicBoolean();
         final CompletableFuture<Integer> bridge = CompletableFuture.supplyAsync(() -> ImportTool.run(

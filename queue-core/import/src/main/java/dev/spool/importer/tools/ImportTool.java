@@ -9,8 +9,11 @@ import dev.spool.queue.SpoolException;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -45,6 +48,12 @@ public final class ImportTool {
     public static void main(final String[] args) {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        // Chronicle's read-only open adopts the roll cycle the queue's metadata holds and says so at WARN each time:
+        // the expected case here, not news for the user
+        final String metadataLogger = "org.slf4j.simpleLogger.log.net.openhft.chronicle.queue.impl.single.SCQMeta";
+        if (System.getProperty(metadataLogger) == null) {
+            System.setProperty(metadataLogger, "error");
         }
         final AtomicBoolean stop = new AtomicBoolean();
         final CountDownLatch done = new CountDownLatch(1);
@@ -83,6 +92,11 @@ public final class ImportTool {
                 .addSubcommand(new Bridge(out, stop));
         commandLine.setOut(new PrintWriter(out, true)).setErr(errWriter)
                 .setCaseInsensitiveEnumValuesAllowed(true)
+                .setParameterExceptionHandler((e, arguments) -> {
+                    errWriter.println("spool: " + e.getMessage());
+                    e.getCommandLine().usage(errWriter);
+                    return 2;
+                })
                 .setExecutionExceptionHandler((e, line, result) -> {
                     if (e instanceof SpoolException || e instanceof IllegalStateException
                             || e instanceof IllegalArgumentException) {
@@ -95,12 +109,18 @@ public final class ImportTool {
     }
 
     /** The top-level command: it only names the subcommands. */
-    @Command(name = "spool", mixinStandardHelpOptions = true, synopsisSubcommandLabel = "(import | bridge)",
-            description = "From Chronicle Queue to Spool: `spool` stands for `java -jar queue-import-VERSION-cli.jar`.")
+    @Command(name = "spool", synopsisSubcommandLabel = "(import | bridge)",
+            description = "From Chronicle Queue to Spool: `spool` stands for `java -jar queue-import-VERSION-cli.jar`.",
+            footer = "%nExit status: 0 done, 1 failed, 2 usage error. `spool <command> --help` describes a command.")
     static final class Spool implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+        @Option(names = {"-h", "--help"}, usageHelp = true, description = "Prints this help.")
+        boolean help;
+
         @Override
         public Integer call() {
-            throw new IllegalArgumentException("no command: import or bridge");
+            throw new ParameterException(spec.commandLine(), "no command: import or bridge");
         }
     }
 
