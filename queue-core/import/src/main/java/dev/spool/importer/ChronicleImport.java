@@ -30,9 +30,9 @@ import java.util.function.Consumer;
  * Chronicle records no time per document, so each index entry records when the document was read, capped at the end
  * of its Chronicle cycle, which {@code moveToTime} can rely on never to be early.
  * <p>
- * An import resumes: the Spool queue's own content says how far an earlier run got (see the file-format notes in
- * docs/operations.md), so a run killed at any point, with kill -9 too, and started again writes nothing twice and
- * skips nothing. It checks the last excerpt against the Chronicle document it maps to, and refuses a Spool queue
+ * An import resumes: the Spool queue's own content says how far an earlier run got (its last excerpt is a known
+ * document of the Chronicle cycles that map to its cycle; see docs/architecture.md, "Import from Chronicle Queue"),
+ * so a run killed at any point, with kill -9 too, and started again writes nothing twice and skips nothing. It checks the last excerpt against the Chronicle document it maps to, and refuses a Spool queue
  * that is not an import of this Chronicle Queue. Only one run may write a Spool queue at a time; nothing else may
  * append to it while one does.
  */
