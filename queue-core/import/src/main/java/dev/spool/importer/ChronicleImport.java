@@ -47,6 +47,7 @@ public final class ChronicleImport {
     private Consumer<SpoolQueueBuilder> settings = builder -> { };
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private NanoClock nanoClock = SystemNanoClock.INSTANCE;
+    private Class<?> events;
 
     private ChronicleImport(final Path chronicleDirectory) {
         this.chronicleDirectory = Objects.requireNonNull(chronicleDirectory, "chronicleDirectory");
@@ -98,6 +99,24 @@ public final class ChronicleImport {
      */
     public ChronicleImport spoolSettings(final Consumer<SpoolQueueBuilder> settings) {
         this.settings = Objects.requireNonNull(settings, "settings");
+        return this;
+    }
+
+    /**
+     * Maps each document, a call that Chronicle's method writer of {@code events} wrote, to a Spool typed event: it
+     * is read with Chronicle's method reader and written with the writer the {@code spool-processor} generated for
+     * the same interface, one excerpt per document, which Spool's method readers, {@code dump} and {@code tail}
+     * read as calls. Every data document must be exactly one call of {@code events}: the import stops, naming the
+     * document, at the first that is not (a resumed run stops there too). Chronicle's method reader reads no
+     * metadata document, so the report counts none skipped. Default: each document's bytes as they are.
+     *
+     * @param events an interface annotated {@link dev.spool.queue.typed.Events}, processed by the
+     *               {@code spool-processor}, whose methods Chronicle's method writer wrote.
+     * @param <T>    the interface.
+     * @return this import.
+     */
+    public <T> ChronicleImport typed(final Class<T> events) {
+        this.events = Objects.requireNonNull(events, "events");
         return this;
     }
 
@@ -170,6 +189,7 @@ public final class ChronicleImport {
         if (spoolDirectory == null) {
             throw new IllegalStateException("no Spool queue to import " + chronicleDirectory + " into: call into(...)");
         }
-        return new QueuePair(chronicleDirectory, spoolDirectory, rollCycle, indexTimes, settings, epochClock, counters);
+        return new QueuePair(chronicleDirectory, spoolDirectory, rollCycle, indexTimes, settings, epochClock, counters,
+                events);
     }
 }

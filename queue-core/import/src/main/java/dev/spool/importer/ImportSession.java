@@ -37,12 +37,17 @@ final class ImportSession implements AutoCloseable {
     private final net.openhft.chronicle.queue.RollCycle chronicleRoll;
     private final RollCycle spoolRoll;
     private final ImportCounters counters;
+    /** The typed mapping, or null to copy each document's bytes. */
+    private final TypedCopier typed;
     private byte[] buffer = new byte[4096];
     private long spoolCycle = -1;
     private long nextSequence;
+    private long lastWritten = -1;
+    private int lastLength;
 
     ImportSession(final SingleChronicleQueue chronicle, final SpoolQueue spool, final CycleMapping mapping,
-                  final StampClock stamps, final EpochClock wallClock, final ImportCounters counters) {
+                  final StampClock stamps, final EpochClock wallClock, final ImportCounters counters,
+                  final Class<?> events) {
         this.chronicle = chronicle;
         this.spool = spool;
         this.mapping = mapping;
@@ -54,8 +59,11 @@ final class ImportSession implements AutoCloseable {
         this.reader = chronicle.createTailer();
         IndexedAppender created = null;
         try {
-            created = spool.unwrap(QueueInternals.class).createIndexedAppender();
+            final QueueInternals internals = spool.unwrap(QueueInternals.class);
+            created = internals.createIndexedAppender();
             this.appender = created;
+            this.typed = events == null ? null : new TypedCopier(reader, events, internals.schemaFiles(),
+                    (src, length) -> write(reader.cycle(), src, length));
             resume();
         } catch (RuntimeException e) {
             if (created != null) {
@@ -82,6 +90,16 @@ final class ImportSession implements AutoCloseable {
         final byte[] expected = spoolExcerpt(last);
         if (!reader.moveToIndex(chronicleIndex)) {
             throw notAnImport(last, chronicleIndex, "Chronicle has no document there");
+        }
+        if (typed != null) {
+            final byte[] actual = typed.encodeOne();
+            if (!Arrays.equals(expected, actual)) {
+                throw notAnImport(last, chronicleIndex, actual == null ? "that document is not one call of "
+                        + typed.events().getName() : "its " + expected.length + " bytes differ from the "
+                        + actual.length + " that document's call encodes to");
+            }
+            counters.resumed(last, chronicleIndex);
+            return;
         }
         try (DocumentContext document = reader.readingDocument()) {
             if (!document.isPresent() || document.index() != chronicleIndex) {
@@ -151,6 +169,9 @@ final class ImportSession implements AutoCloseable {
      * @return the number copied; 0 if there was none to read.
      */
     int copy(final int limit) {
+        if (typed != null) {
+            return copyTyped(limit);
+        }
         int copied = 0;
         while (copied < limit) {
             try (DocumentContext document = reader.readingDocument(true)) {
@@ -168,6 +189,39 @@ final class ImportSession implements AutoCloseable {
         return copied;
     }
 
+    private int copyTyped(final int limit) {
+        int copied = 0;
+        while (copied < limit) {
+            final boolean read;
+            try {
+                read = typed.copyOne();
+            } catch (SpoolException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                // Chronicle's method reader could not decode the document at all
+                throw notACall("after index 0x" + Long.toHexString(counters.lastChronicleIndex()),
+                        " (" + e.getMessage() + ")", e);
+            }
+            if (!read) {
+                return copied;
+            }
+            final long chronicleIndex = reader.lastReadIndex();
+            if (typed.calls() != 1) {
+                throw notACall("at index 0x" + Long.toHexString(chronicleIndex), "", null);
+            }
+            counters.written(chronicleIndex, lastWritten, lastLength);
+            copied++;
+        }
+        return copied;
+    }
+
+    private SpoolException notACall(final String where, final String why, final RuntimeException cause) {
+        return new SpoolException("Chronicle Queue " + chronicle.file() + " document " + where + " is not a call of "
+                + typed.events().getName() + why + ": the typed import stops before it; everything before it is"
+                + " written, and an import without the typed mapping, into another directory, copies the bytes of"
+                + " every document", cause);
+    }
+
     private void write(final DocumentContext document) {
         final long chronicleIndex = document.index();
         final Bytes<?> bytes = document.wire().bytes();
@@ -177,27 +231,52 @@ final class ImportSession implements AutoCloseable {
         }
         bytes.read(buffer, 0, length);
         final long chronicleCycle = chronicleRoll.toCycle(chronicleIndex);
+        final long index = nextIndex(chronicleCycle, chronicleIndex);
+        try {
+            appender.appendAt(index, buffer, 0, length);
+        } catch (SpoolException e) {
+            throw cannotWrite(chronicleIndex, length, index, e);
+        }
+        nextSequence++;
+        counters.written(chronicleIndex, index, length);
+    }
+
+    /** Writes the typed copier's excerpt of the document being read in {@code chronicleCycle}. */
+    private void write(final long chronicleCycle, final net.openhft.chronicle.bytes.BytesStore<?, ?> src,
+                       final int length) {
+        final long index = nextIndex(chronicleCycle, -1);
+        try {
+            appender.appendAt(index, src, 0, length);
+        } catch (SpoolException e) {
+            throw cannotWrite(-1, length, index, e);
+        }
+        nextSequence++;
+        lastWritten = index;
+        lastLength = length;
+    }
+
+    private SpoolException cannotWrite(final long chronicleIndex, final int length, final long index,
+                                       final SpoolException e) {
+        return new SpoolException("cannot write Chronicle Queue " + chronicle.file() + " document"
+                + (chronicleIndex < 0 ? " after index 0x" + Long.toHexString(counters.lastChronicleIndex())
+                : " at index 0x" + Long.toHexString(chronicleIndex)) + " (" + length + " bytes) to Spool queue "
+                + spool.directory() + " at index 0x" + Long.toHexString(index) + ": " + e.getMessage(), e);
+    }
+
+    /** @return the Spool index of the next document of {@code chronicleCycle}, its index time set. */
+    private long nextIndex(final long chronicleCycle, final long chronicleIndex) {
         final long cycle = mapping.spoolCycle(chronicleCycle);
         if (cycle != spoolCycle) {
             if (cycle < spoolCycle) {
-                throw new SpoolException("Chronicle Queue " + chronicle.file() + " document at index 0x"
-                        + Long.toHexString(chronicleIndex) + " maps to Spool cycle " + cycle + ", before cycle "
-                        + spoolCycle + " written already");
+                throw new SpoolException("Chronicle Queue " + chronicle.file() + " document of cycle "
+                        + chronicleCycle + (chronicleIndex < 0 ? "" : " at index 0x" + Long.toHexString(chronicleIndex))
+                        + " maps to Spool cycle " + cycle + ", before cycle " + spoolCycle + " written already");
             }
             spoolCycle = cycle;
             nextSequence = 0;
         }
-        final long index = spoolRoll.toIndex(spoolCycle, nextSequence);
         stamps.set(mapping.indexTime(chronicleCycle, wallClock.time()));
-        try {
-            appender.appendAt(index, buffer, 0, length);
-        } catch (SpoolException e) {
-            throw new SpoolException("cannot write Chronicle Queue " + chronicle.file() + " document at index 0x"
-                    + Long.toHexString(chronicleIndex) + " (" + length + " bytes) to Spool queue " + spool.directory()
-                    + " at index 0x" + Long.toHexString(index) + ": " + e.getMessage(), e);
-        }
-        nextSequence++;
-        counters.written(chronicleIndex, index, length);
+        return spoolRoll.toIndex(spoolCycle, nextSequence);
     }
 
     /** @return what this run has done so far. */

@@ -28,7 +28,7 @@ final class QueuePair implements AutoCloseable {
 
     QueuePair(final Path chronicleDirectory, final Path spoolDirectory, final RollCycle rollCycle,
               final boolean indexTimes, final Consumer<SpoolQueueBuilder> settings, final EpochClock wallClock,
-              final ImportCounters counters) {
+              final ImportCounters counters, final Class<?> events) {
         if (!Files.isDirectory(chronicleDirectory) || !Files.exists(chronicleDirectory.resolve(CHRONICLE_METADATA))) {
             throw new SpoolException("no Chronicle Queue at " + chronicleDirectory + ": "
                     + (Files.isDirectory(chronicleDirectory) ? "the directory has no " + CHRONICLE_METADATA
@@ -57,7 +57,7 @@ final class QueuePair implements AutoCloseable {
             this.spool = opened;
             final CycleMapping mapping = new CycleMapping(chronicle.epoch(), chronicleLength,
                     opened.unwrap(QueueInternals.class).calendar());
-            this.session = new ImportSession(chronicle, opened, mapping, stamps, wallClock, counters);
+            this.session = new ImportSession(chronicle, opened, mapping, stamps, wallClock, counters, events);
         } catch (RuntimeException e) {
             if (opened != null) {
                 opened.close();
