@@ -4,6 +4,7 @@ import dev.spool.benchmarks.latency.variants.LatencyVariant;
 import dev.spool.benchmarks.latency.variants.LatencyVariants;
 import dev.spool.benchmarks.support.MachineFacts;
 import dev.spool.benchmarks.support.Replicas;
+import dev.spool.benchmarks.support.SendRate;
 import dev.spool.benchmarks.support.VariantNames;
 import dev.spool.benchmarks.support.Order;
 import dev.spool.benchmarks.support.OrderEvents;
@@ -252,6 +253,7 @@ public final class Demo {
         reader.start();
         final byte[] message = new byte[MESSAGE_LENGTH];
         final long interval = TimeUnit.SECONDS.toNanos(1) / RATE;
+        final double sentRate;
         try (ExcerptAppender appender = queue.createAppender()) {
             final long start = System.nanoTime();
             for (int i = 0; i < PACED; i++) {
@@ -264,10 +266,16 @@ public final class Demo {
                 writeLong(message, 8, i);
                 appender.append(message);
             }
+            sentRate = PACED * 1e9 / (System.nanoTime() - start);
         }
         reader.join();
         out.printf("live: %,d messages at %,d msg/s after %,d of warm-up, appender and tailer spinning on 2 threads,%n"
                 + "  latency from the intended send time to the read (us):%n", PACED - WARM_UP, RATE, WARM_UP);
+        if (!SendRate.held(sentRate, RATE)) {
+            out.printf("  WARNING: the appender sent %s msg/s, %.1f%% below the %s msg/s asked for: this machine did not"
+                            + " hold the rate,%n  so the appends went out late and the latencies below flatter%n",
+                    SendRate.format(sentRate), 100 * (1 - sentRate / RATE), SendRate.format(RATE));
+        }
         out.println("  queue " + percentiles(latency));
         out.println("  floor " + percentiles(floor));
         out.printf("  the floor: %,d messages at the same rate, timed the same way, from one thread to another through"
@@ -288,23 +296,34 @@ public final class Demo {
         final byte[] message = new byte[MESSAGE_LENGTH];
         final long start;
         final long appended;
+        final long drained;
         final String stats;
         try (AsyncQueue async = AsyncQueue.builder(directory).ringPath(ringFile).build()) {
             async.startDrainer();
             try (AsyncAppender appender = async.createAppender()) {
                 start = System.nanoTime();
+                long position = -1;
                 for (int i = 0; i < RING_MESSAGES; i++) {
                     writeLong(message, 0, i);
-                    appender.append(message);
+                    position = appender.append(message);
                 }
                 appended = System.nanoTime();
+                // the last record's queue index is known once the drainer has written it: the drain is complete
+                if (appender.awaitIndex(position, 30, TimeUnit.SECONDS) < 0) {
+                    throw new IOException("the drainer did not drain ring " + ringFile + " within 30 s: "
+                            + async.stats());
+                }
+                drained = System.nanoTime();
             }
+            // read once the drain completed, so that the figures are the whole run's
             stats = async.stats().toString();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while the ring " + ringFile + " drained", e);
         } finally {
             Files.deleteIfExists(ringFile);
             Files.deleteIfExists(ringFile.resolveSibling(ringFile.getFileName() + ".lock"));
         }
-        final long drained = System.nanoTime();
         final long[] next = {0};
         final boolean[] inOrder = {true};
         try (SpoolQueue queue = SpoolQueue.open(directory); ExcerptTailer tailer = queue.createTailer()) {
@@ -318,7 +337,8 @@ public final class Demo {
         }
         inOrder[0] &= next[0] == RING_MESSAGES;
         out.printf("ring: %,d appends into %s in %,d ms (%.1f ns/message), drained into the queue by %,d ms after the%n"
-                        + "  last append; %s%n  every message in the queue once, in order: %b%n", RING_MESSAGES, ringFile,
+                        + "  last append; after the drain: %s%n  every message in the queue once, in order: %b%n",
+                RING_MESSAGES, ringFile,
                 (appended - start) / 1_000_000, (appended - start) / (double) RING_MESSAGES,
                 (drained - appended) / 1_000_000, stats, inOrder[0]);
         return inOrder[0];

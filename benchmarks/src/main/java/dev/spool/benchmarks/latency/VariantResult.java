@@ -1,5 +1,7 @@
 package dev.spool.benchmarks.latency;
 
+import dev.spool.benchmarks.support.SendRate;
+
 import dev.spool.benchmarks.latency.variants.LatencyVariant;
 import org.HdrHistogram.Histogram;
 
@@ -15,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
-import java.util.Locale;
 import java.util.Properties;
 import java.util.zip.DataFormatException;
 
@@ -30,7 +31,7 @@ final class VariantResult {
     /** Their labels, as the article prints them. */
     static final List<String> LABELS = List.of("50", "90", "99", "99.7", "99.9", "99.97", "99.99", "worst");
     /** A run that sends this much below the rate asked for did not hold the rate: its numbers flatter. */
-    static final double RATE_TOLERANCE = 0.05;
+    static final double RATE_TOLERANCE = SendRate.TOLERANCE;
 
     private final String variant;
     private final String description;
@@ -171,7 +172,7 @@ final class VariantResult {
      * @return false if {@code achieved} is more than {@link #RATE_TOLERANCE} below {@code asked}.
      */
     static boolean rateHeld(final double achieved, final int asked) {
-        return achieved >= asked * (1 - RATE_TOLERANCE);
+        return SendRate.held(achieved, asked);
     }
 
     /**
@@ -291,6 +292,6 @@ final class VariantResult {
      * @return the rate with thousands separators.
      */
     static String formatRate(final double rate) {
-        return String.format(Locale.ROOT, "%,.0f", rate);
+        return SendRate.format(rate);
     }
 }

@@ -18,7 +18,9 @@ import java.util.regex.Pattern;
  * {@code <!-- table:NAME file=RESULT-FILE -->} and {@code <!-- /table -->}, optionally with
  * {@code ratios=a/b,c/d} (further ratios of a JLBH file's variants), and everything between the two markers is
  * generated: a caption naming the file, the command and the machine, the table, and the run's plot if it has one.
- * Everything outside the markers is the page's own prose and is kept as it is.
+ * A marker with {@code files=A,B,C} instead names several JLBH result files of one command, one per invocation, and
+ * gets their spread ({@link SpreadTable}). Everything outside the markers is the page's own prose and is kept as it
+ * is.
  */
 public final class BenchmarkPage {
     private static final Pattern START = Pattern.compile("^<!-- table:(\\S+)((?: \\w+=\\S+)*) -->$");
@@ -68,7 +70,8 @@ public final class BenchmarkPage {
             if (!start.matches()) {
                 if (lines.get(i).startsWith("<!-- table:")) {
                     throw new IllegalArgumentException(page + " line " + (i + 1)
-                            + ": a table marker is <!-- table:NAME file=RESULT-FILE [ratios=a/b,c/d] -->, not "
+                            + ": a table marker is <!-- table:NAME file=RESULT-FILE [ratios=a/b,c/d] --> or"
+                            + " <!-- table:NAME files=RESULT-FILE,RESULT-FILE,... -->, not "
                             + lines.get(i));
                 }
                 continue;
@@ -80,9 +83,9 @@ public final class BenchmarkPage {
                             attribute.substring(attribute.indexOf('=') + 1));
                 }
             }
-            if (!attributes.containsKey("file")) {
+            if (!attributes.containsKey("file") && !attributes.containsKey("files")) {
                 throw new IllegalArgumentException(page + " line " + (i + 1) + ": table " + start.group(1)
-                        + " names no result file (file=...)");
+                        + " names no result file (file=... or files=...)");
             }
             int end = i + 1;
             while (end < lines.size() && !lines.get(end).equals(END) && !START.matcher(lines.get(end)).matches()) {
@@ -147,7 +150,7 @@ public final class BenchmarkPage {
         Arrays.sort(names);
         for (final Table table : tables) {
             final String file = table.file();
-            if (file.length() <= STAMP_LENGTH) {
+            if (file == null || file.length() <= STAMP_LENGTH) {
                 continue;
             }
             final List<String> later = new ArrayList<>();
@@ -166,15 +169,15 @@ public final class BenchmarkPage {
 
     /** @return the lines between the table's markers, as its result file gives them. */
     private List<String> generate(final Table table, final Path results) {
-        final Path file = results.resolve(table.file());
-        final List<String> content;
-        try {
-            content = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("table " + table.name() + " of " + page
-                    + ": cannot read its result file "
-                    + file + ": " + e.getMessage(), e);
+        if (table.file() == null) {
+            final List<String> files = List.of(table.attributes().get("files").split(","));
+            final List<List<String>> contents = new ArrayList<>();
+            for (final String file : files) {
+                contents.add(readResult(table, results.resolve(file)));
+            }
+            return lines(SpreadTable.render(files, contents));
         }
+        final List<String> content = readResult(table, results.resolve(table.file()));
         final String name = table.file();
         final String markdown;
         if (name.contains("-jlbh-")) {
@@ -190,10 +193,7 @@ public final class BenchmarkPage {
             throw new IllegalArgumentException("table " + table.name() + " of " + page + ": " + name
                     + " is not a jlbh, jmh, startup or failover result file");
         }
-        final List<String> generated = new ArrayList<>(Arrays.asList(markdown.split("\n", -1)));
-        if (generated.get(generated.size() - 1).isEmpty()) {
-            generated.remove(generated.size() - 1);
-        }
+        final List<String> generated = lines(markdown);
         final String plot = name.substring(0, name.length() - ".txt".length()) + ".png";
         if (name.endsWith(".txt") && Files.exists(results.resolve(plot))) {
             final Path from = page.toAbsolutePath().normalize().getParent();
@@ -202,5 +202,23 @@ public final class BenchmarkPage {
             generated.add("![" + table.name() + "](" + (relative.isEmpty() ? "" : relative + "/") + plot + ")");
         }
         return generated;
+    }
+
+    private List<String> readResult(final Table table, final Path file) {
+        try {
+            return Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("table " + table.name() + " of " + page
+                    + ": cannot read its result file " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** @return the markdown's lines, without the empty one after its last line break. */
+    private static List<String> lines(final String markdown) {
+        final List<String> lines = new ArrayList<>(Arrays.asList(markdown.split("\n", -1)));
+        if (lines.get(lines.size() - 1).isEmpty()) {
+            lines.remove(lines.size() - 1);
+        }
+        return lines;
     }
 }

@@ -18,7 +18,7 @@ final class JlbhTable {
     private static final Pattern MESSAGES = Pattern.compile("(\\d+)-byte messages at ([\\d,]+) msg/s");
     private static final Pattern RUNS = Pattern.compile("^(\\d+) runs of ([\\d.]+) s \\(([\\d,]+) messages each\\)");
     /** The rows of the file's SUMMARY tables that the table shows. */
-    private static final List<String> SHOWN = List.of("50", "90", "99", "99.9", "99.99", "worst");
+    static final List<String> SHOWN = List.of("50", "90", "99", "99.9", "99.99", "worst");
     private static final List<String> HEADINGS = List.of("p50", "p90", "p99", "p99.9", "p99.99", "worst");
     /** The percentiles of the ratio columns, indices into {@link #SHOWN}. */
     private static final int[] RATIO_ROWS = {0, 2, 4};
@@ -27,7 +27,7 @@ final class JlbhTable {
     }
 
     /** One variant's runs: its name, whether each run held the rate, and its SUMMARY rows. */
-    private record Variant(String name, boolean[] rateHeld, List<double[]> rows) {
+    record Variant(String name, boolean[] rateHeld, List<double[]> rows) {
         boolean allHeld() {
             for (final boolean held : rateHeld) {
                 if (!held) {
@@ -144,7 +144,12 @@ final class JlbhTable {
         return String.join(" · ", cells);
     }
 
-    private static List<Variant> parse(final String file, final List<String> lines) {
+    /**
+     * @param file  the result file's name, for errors.
+     * @param lines its lines.
+     * @return its variants, in file order, each with the {@link #SHOWN} rows of its SUMMARY table.
+     */
+    static List<Variant> parse(final String file, final List<String> lines) {
         final List<Variant> variants = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
             final Matcher summary = SUMMARY.matcher(lines.get(i));
@@ -193,7 +198,7 @@ final class JlbhTable {
     }
 
     /** @return the E0 floor, or the floor of another kind the experiment runs instead ({@code floor-...}). */
-    private static Variant floor(final List<Variant> variants) {
+    static Variant floor(final List<Variant> variants) {
         for (final Variant variant : variants) {
             if (variant.name().equals(VariantNames.FLOOR) || variant.name().startsWith(VariantNames.FLOOR + "-")) {
                 return variant;
@@ -207,7 +212,7 @@ final class JlbhTable {
     }
 
     /** @return Chronicle's variant of the same scenario, else plain Chronicle; none for a floor or Chronicle itself. */
-    private static Variant chroniclePeer(final Variant variant, final List<Variant> variants) {
+    static Variant chroniclePeer(final Variant variant, final List<Variant> variants) {
         if (isChronicle(variant.name()) || variant.name().startsWith(VariantNames.FLOOR)) {
             return null;
         }

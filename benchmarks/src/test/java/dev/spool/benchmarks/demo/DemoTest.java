@@ -28,6 +28,9 @@ class DemoTest {
         }
         assertFalse(report.contains(": false"), "every check of the demo holds\n" + report);
         assertEquals(4, report.split(": true", -1).length - 1, "typed, live, ring and replica checks\n" + report);
+        assertTrue(report.contains("after the drain: RingStats{capacity=") && report.contains(", occupancy=0,")
+                        && report.contains(", drainedRecords=2000000,"),
+                "the ring's figures are read once every record was drained\n" + report);
     }
 
     @Test
