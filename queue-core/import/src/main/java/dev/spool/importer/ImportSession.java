@@ -42,8 +42,6 @@ final class ImportSession implements AutoCloseable {
     private byte[] buffer = new byte[4096];
     private long spoolCycle = -1;
     private long nextSequence;
-    private long lastWritten = -1;
-    private int lastLength;
 
     ImportSession(final SingleChronicleQueue chronicle, final SpoolQueue spool, final CycleMapping mapping,
                   final StampClock stamps, final EpochClock wallClock, final ImportCounters counters,
@@ -62,8 +60,7 @@ final class ImportSession implements AutoCloseable {
             final QueueInternals internals = spool.unwrap(QueueInternals.class);
             created = internals.createIndexedAppender();
             this.appender = created;
-            this.typed = events == null ? null : new TypedCopier(reader, events, internals.schemaFiles(),
-                    (src, length) -> write(reader.cycle(), src, length));
+            this.typed = events == null ? null : new TypedCopier(reader, events, internals.schemaFiles());
             resume();
         } catch (RuntimeException e) {
             if (created != null) {
@@ -92,7 +89,7 @@ final class ImportSession implements AutoCloseable {
             throw notAnImport(last, chronicleIndex, "Chronicle has no document there");
         }
         if (typed != null) {
-            final byte[] actual = typed.encodeOne();
+            final byte[] actual = typed.readOne() && typed.calls() == 1 ? typed.encoded() : null;
             if (!Arrays.equals(expected, actual)) {
                 throw notAnImport(last, chronicleIndex, actual == null ? "that document is not one call of "
                         + typed.events().getName() : "its " + expected.length + " bytes differ from the "
@@ -194,11 +191,9 @@ final class ImportSession implements AutoCloseable {
         while (copied < limit) {
             final boolean read;
             try {
-                read = typed.copyOne();
-            } catch (SpoolException e) {
-                throw e;
+                read = typed.readOne();
             } catch (RuntimeException e) {
-                // Chronicle's method reader could not decode the document at all
+                // Chronicle's method reader could not decode the document, or it held several calls
                 throw notACall("after index 0x" + Long.toHexString(counters.lastChronicleIndex()),
                         " (" + e.getMessage() + ")", e);
             }
@@ -209,7 +204,15 @@ final class ImportSession implements AutoCloseable {
             if (typed.calls() != 1) {
                 throw notACall("at index 0x" + Long.toHexString(chronicleIndex), "", null);
             }
-            counters.written(chronicleIndex, lastWritten, lastLength);
+            final int length = typed.length();
+            final long index = nextIndex(chronicleRoll.toCycle(chronicleIndex), chronicleIndex);
+            try {
+                appender.appendAt(index, typed.bytes(), 0, length);
+            } catch (SpoolException e) {
+                throw cannotWrite(chronicleIndex, length, index, e);
+            }
+            nextSequence++;
+            counters.written(chronicleIndex, index, length);
             copied++;
         }
         return copied;
@@ -241,26 +244,11 @@ final class ImportSession implements AutoCloseable {
         counters.written(chronicleIndex, index, length);
     }
 
-    /** Writes the typed copier's excerpt of the document being read in {@code chronicleCycle}. */
-    private void write(final long chronicleCycle, final net.openhft.chronicle.bytes.BytesStore<?, ?> src,
-                       final int length) {
-        final long index = nextIndex(chronicleCycle, -1);
-        try {
-            appender.appendAt(index, src, 0, length);
-        } catch (SpoolException e) {
-            throw cannotWrite(-1, length, index, e);
-        }
-        nextSequence++;
-        lastWritten = index;
-        lastLength = length;
-    }
-
     private SpoolException cannotWrite(final long chronicleIndex, final int length, final long index,
                                        final SpoolException e) {
-        return new SpoolException("cannot write Chronicle Queue " + chronicle.file() + " document"
-                + (chronicleIndex < 0 ? " after index 0x" + Long.toHexString(counters.lastChronicleIndex())
-                : " at index 0x" + Long.toHexString(chronicleIndex)) + " (" + length + " bytes) to Spool queue "
-                + spool.directory() + " at index 0x" + Long.toHexString(index) + ": " + e.getMessage(), e);
+        return new SpoolException("cannot write Chronicle Queue " + chronicle.file() + " document at index 0x"
+                + Long.toHexString(chronicleIndex) + " (" + length + " bytes) to Spool queue " + spool.directory()
+                + " at index 0x" + Long.toHexString(index) + ": " + e.getMessage(), e);
     }
 
     /** @return the Spool index of the next document of {@code chronicleCycle}, its index time set. */
@@ -268,9 +256,9 @@ final class ImportSession implements AutoCloseable {
         final long cycle = mapping.spoolCycle(chronicleCycle);
         if (cycle != spoolCycle) {
             if (cycle < spoolCycle) {
-                throw new SpoolException("Chronicle Queue " + chronicle.file() + " document of cycle "
-                        + chronicleCycle + (chronicleIndex < 0 ? "" : " at index 0x" + Long.toHexString(chronicleIndex))
-                        + " maps to Spool cycle " + cycle + ", before cycle " + spoolCycle + " written already");
+                throw new SpoolException("Chronicle Queue " + chronicle.file() + " document at index 0x"
+                        + Long.toHexString(chronicleIndex) + " maps to Spool cycle " + cycle + ", before cycle "
+                        + spoolCycle + " written already");
             }
             spoolCycle = cycle;
             nextSequence = 0;

@@ -11,57 +11,45 @@ import net.openhft.chronicle.queue.ExcerptTailer;
 
 /**
  * The typed mapping: Chronicle's method reader decodes each method-writer document and calls Spool's generated
- * writer of the same {@code @Events} interface, whose one excerpt this sink hands to the session. Each document must
- * be exactly one call of the interface: anything else stops the import, so that documents and excerpts stay one to
+ * writer of the same {@code @Events} interface, which encodes the call into this sink's buffer; the session then
+ * writes that one excerpt, only once the whole document was read and found to be exactly one call of the interface.
+ * Anything else stops the import with nothing of that document written, so that documents and excerpts stay one to
  * one, which resuming relies on. Belongs to the session's thread.
  */
 final class TypedCopier implements ExcerptSink {
-    /** Where the sink's excerpt goes. */
-    interface Target {
-        /**
-         * @param src    holds the payload.
-         * @param length its length.
-         */
-        void write(BytesStore<?, ?> src, int length);
-    }
-
     private final Class<?> events;
     private final MethodReader reader;
-    private final Target target;
     private BytesStore<?, ?> buffer = BytesStore.wrap(new byte[4096]);
     private int calls;
-    private byte[] captured;
+    private int length;
 
-    <T> TypedCopier(final ExcerptTailer tailer, final Class<T> events, final SchemaFiles schemas, final Target target) {
+    <T> TypedCopier(final ExcerptTailer tailer, final Class<T> events, final SchemaFiles schemas) {
         this.events = events;
-        this.target = target;
         this.reader = tailer.methodReader(TypedMessages.writer(events, this, schemas));
     }
 
     /**
-     * Reads the next document and writes its call.
+     * Reads the next document and encodes its call into {@link #bytes()}, {@link #length()} bytes from 0, writing
+     * nothing; {@link #calls()} says whether it was one call.
      *
      * @return false if there was no document to read.
      */
-    boolean copyOne() {
+    boolean readOne() {
         calls = 0;
-        captured = null;
+        length = 0;
         return reader.readOne();
     }
 
-    /**
-     * Reads the next document and returns the excerpt its call would be, writing nothing.
-     *
-     * @return the excerpt's payload, or null if there was no document.
-     */
-    byte[] encodeOne() {
-        calls = 0;
-        captured = new byte[0];
-        try {
-            return reader.readOne() && calls == 1 ? captured : null;
-        } finally {
-            captured = null;
-        }
+    /** @return the length of the last document's encoded call. */
+    int length() {
+        return length;
+    }
+
+    /** @return a copy of the last document's encoded call. */
+    byte[] encoded() {
+        final byte[] copy = new byte[length];
+        buffer.read(0, copy, 0, length);
+        return copy;
     }
 
     /** @return the calls of the interface the last document held: 1 unless it was not a call of the interface. */
@@ -89,18 +77,13 @@ final class TypedCopier implements ExcerptSink {
     }
 
     @Override
-    public boolean commit(final int length) {
+    public boolean commit(final int committed) {
         calls++;
         if (calls > 1) {
             throw new SpoolException("a Chronicle document holds more than one call of " + events.getName()
                     + ": each document must be one call to be imported as one excerpt");
         }
-        if (captured != null) {
-            captured = new byte[length];
-            buffer.read(0, captured, 0, length);
-        } else {
-            target.write(buffer, length);
-        }
+        length = committed;
         return true;
     }
 
