@@ -5,6 +5,7 @@ import dev.spool.benchmarks.cluster.FailoverCommand;
 import dev.spool.benchmarks.demo.Demo;
 import dev.spool.benchmarks.jmh.JmhLauncher;
 import dev.spool.benchmarks.latency.JlbhLauncher;
+import dev.spool.benchmarks.migration.ImportCommand;
 import dev.spool.benchmarks.report.ReportCommand;
 import dev.spool.benchmarks.startup.StartupLauncher;
 import dev.spool.benchmarks.support.Usage;
@@ -22,7 +23,8 @@ import java.util.List;
  * {@code demo} is the main job on embedded defaults, {@code cluster} the same as a cluster whose primary is killed;
  * {@code failover} times many failovers and a cluster node's publish latency; {@code jmh} runs the throughput and allocation suite (E4);
  * {@code jlbh} runs the latency experiments (E0 to E3b) under JLBH, each variant in a JVM of its own; {@code startup}
- * times a new queue's first append; {@code report} writes the tables of docs/benchmarks.md from the result files.
+ * times a new queue's first append; {@code import} times an import from Chronicle Queue beside a plain copy of the same
+ * bytes; {@code report} writes the tables of docs/benchmarks.md from the result files.
  */
 public final class Main {
     private Main() {
@@ -105,6 +107,8 @@ public final class Main {
                 return all(options, args, out, err);
             case "startup":
                 return StartupLauncher.run(options, out, err);
+            case "import":
+                return ImportCommand.run(options, out, err);
             case "report":
                 return ReportCommand.run(options, out, err);
             case "--help":

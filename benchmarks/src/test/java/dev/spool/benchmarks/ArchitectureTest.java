@@ -33,6 +33,7 @@ class ArchitectureTest {
             .layer("cluster").definedBy("dev.spool.benchmarks.cluster..")
             .layer("jmh").definedBy("dev.spool.benchmarks.jmh..")
             .layer("startup").definedBy("dev.spool.benchmarks.startup..")
+            .layer("migration").definedBy("dev.spool.benchmarks.migration..")
             .layer("report").definedBy("dev.spool.benchmarks.report..")
             .layer("latency").definedBy("dev.spool.benchmarks.latency")
             .layer("latency.variants").definedBy("dev.spool.benchmarks.latency.variants..")
@@ -42,13 +43,14 @@ class ArchitectureTest {
             .whereLayer("cluster").mayOnlyBeAccessedByLayers("Main")
             .whereLayer("jmh").mayOnlyBeAccessedByLayers("Main", "report")
             .whereLayer("startup").mayOnlyBeAccessedByLayers("Main")
+            .whereLayer("migration").mayOnlyBeAccessedByLayers("Main")
             .whereLayer("report").mayOnlyBeAccessedByLayers("Main")
             .whereLayer("latency").mayOnlyBeAccessedByLayers("Main")
             .whereLayer("latency.variants").mayOnlyBeAccessedByLayers("latency", "demo")
             .whereLayer("support").mayNotAccessAnyLayer()
-            .because("Main depends on demo, cluster, jmh, latency, startup, report and support; latency depends on"
+            .because("Main depends on demo, cluster, jmh, latency, startup, migration, report and support; latency depends on"
                     + " latency.variants and support; the demo on latency.variants (its floor) and support; report on"
-                    + " jmh (its operation names) and support; cluster, jmh, startup and latency.variants on support; and"
+                    + " jmh (its operation names) and support; cluster, jmh, startup, migration and latency.variants on support; and"
                     + " support on none of them");
 
     @ArchTest

@@ -69,6 +69,17 @@ public final class ArchitectureRules {
             .because("a circle of classes across packages ties those packages together: neither can be read, tested"
                     + " or changed without the other");
 
+    /**
+     * Spool owns its format: Chronicle Queue, and Chronicle Wire that comes with it, are read only by the import's
+     * module (and run beside Spool by the benchmarks, which compare the two).
+     */
+    public static final ArchRule ONLY_THE_IMPORT_READS_CHRONICLE_QUEUE = noClasses()
+            .that().resideOutsideOfPackages("dev.spool.importer..", "dev.spool.benchmarks..")
+            .should().dependOnClassesThat().resideInAnyPackage("net.openhft.chronicle.queue..",
+                    "net.openhft.chronicle.wire..")
+            .allowEmptyShould(true)
+            .because("Spool owns its format; Chronicle Queue is a dependency of the import's module only");
+
     private ArchitectureRules() {
     }
 
@@ -334,6 +345,9 @@ public final class ArchitectureRules {
 
         @ArchTest
         static final ArchRule everyPackageHasPackageInfo = EVERY_PACKAGE_HAS_PACKAGE_INFO;
+
+        @ArchTest
+        static final ArchRule onlyTheImportReadsChronicleQueue = ONLY_THE_IMPORT_READS_CHRONICLE_QUEUE;
 
         private EveryModule() {
         }
