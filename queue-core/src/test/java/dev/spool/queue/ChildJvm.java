@@ -192,6 +192,23 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** SIGSTOP: the process stops where it is, its sockets and files open, as in a long GC pause or a VM freeze. */
+    public void freeze() throws IOException, InterruptedException {
+        signal("-STOP");
+    }
+
+    /** SIGCONT: a frozen process goes on where it stopped. */
+    public void thaw() throws IOException, InterruptedException {
+        signal("-CONT");
+    }
+
+    private void signal(final String signal) throws IOException, InterruptedException {
+        final Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill " + signal + " " + process.pid() + " failed (" + name + ")");
+        }
+    }
+
     public int awaitExit(final long timeout, final TimeUnit unit) throws InterruptedException {
         if (!process.waitFor(timeout, unit)) {
             throw new AssertionError(name + " did not exit within " + timeout + " " + unit);

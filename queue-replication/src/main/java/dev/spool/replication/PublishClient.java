@@ -74,6 +74,8 @@ public final class PublishClient implements AutoCloseable {
      * reconnection, wait for the gateway.
      */
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
+    /** How long, by default, the gateway may send nothing before the client declares it dead. */
+    public static final long DEFAULT_LIVENESS_TIMEOUT_MS = 2_000;
     /** Default bytes of the copy of the publishes not yet committed, kept to send them again: 1 MiB. */
     public static final int DEFAULT_RESEND_CAPACITY = 1 << 20;
     /** The first pause between two attempts to reconnect. */
