@@ -86,6 +86,16 @@ final class NodeProcess implements AutoCloseable {
         child.kill();
     }
 
+    /** SIGSTOP: the node stops where it is, its sockets and its ZooKeeper session open, as in a long pause. */
+    void freeze() throws IOException, InterruptedException {
+        child.freeze();
+    }
+
+    /** SIGCONT. */
+    void thaw() throws IOException, InterruptedException {
+        child.thaw();
+    }
+
     @Override
     public void close() throws InterruptedException {
         child.close();
