@@ -31,6 +31,7 @@ import java.util.concurrent.locks.LockSupport;
 import static dev.spool.replication.protocol.FrameDescriptor.READY_FLAG_DEDUPLICATES;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_COMMIT;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_HEARTBEAT;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_READY;
 import static dev.spool.replication.protocol.FrameDescriptor.typeName;
@@ -74,7 +75,14 @@ public final class PublishClient implements AutoCloseable {
      * reconnection, wait for the gateway.
      */
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
-    /** How long, by default, the gateway may send nothing before the client declares it dead. */
+    /** How long, by default, the client may send nothing before it sends a HEARTBEAT, while in a call. */
+    public static final long DEFAULT_HEARTBEAT_INTERVAL_MS = 500;
+    /**
+     * How long, by default, the gateway may send nothing (no commit, no heartbeat) before the client declares it
+     * dead: four of the gateway's default heartbeat intervals, and short enough that a client whose locator cannot
+     * tell it of a new primary still leaves a frozen one within a ZooKeeper node's default session timeout plus a
+     * second.
+     */
     public static final long DEFAULT_LIVENESS_TIMEOUT_MS = 2_000;
     /** Default bytes of the copy of the publishes not yet committed, kept to send them again: 1 MiB. */
     public static final int DEFAULT_RESEND_CAPACITY = 1 << 20;
@@ -114,6 +122,8 @@ public final class PublishClient implements AutoCloseable {
     private final CommitFlyweight commit = new CommitFlyweight();
     private final ErrorFlyweight error = new ErrorFlyweight();
     private final ReadyFlyweight ready = new ReadyFlyweight();
+    /** Heartbeats, the gateway's liveness, the locator's changes. */
+    private final GatewayWatch watch;
     /** The gateway connected to, or last tried. */
     private InetSocketAddress gateway;
     private long nextSequence = 1;
@@ -137,6 +147,8 @@ public final class PublishClient implements AutoCloseable {
         this.timeoutNs = config.timeout().toNanos();
         this.clock = config.nanoClock();
         this.resend = new byte[config.resendCapacity()];
+        this.watch = new GatewayWatch(locator, reconnects, config.heartbeatInterval().toNanos(),
+                config.livenessTimeout().toNanos(), clientId);
         this.connection = new Connection(clock, 64 * 1024, PublishFlyweight.frameLength(config.maxMessageLength())
                 + FrameMac.TAG_LENGTH);
         try {
@@ -283,12 +295,14 @@ public final class PublishClient implements AutoCloseable {
                 if (readyReceived) {
                     break;
                 }
-                final long left = deadline - clock.nanoTime();
+                final long now = clock.nanoTime();
+                watch.check(connection, gateway, now);
+                final long left = deadline - now;
                 if (left <= 0) {
                     throw new IOException("no READY from the publish gateway at " + gateway + " within "
                             + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
                 }
-                selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                selector.select(Connection.IGNORE_KEY, GatewayWatch.sleepMs(left));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("lost the publish gateway at " + gateway, e);
@@ -336,6 +350,12 @@ public final class PublishClient implements AutoCloseable {
                 return sequence;
             }
             try {
+                final long now = clock.nanoTime();
+                if (watch.due(connection, now)) {
+                    // a look before the send: a gateway long silent, or the locator's change, is left first
+                    receive();
+                    watch.check(connection, gateway, now);
+                }
                 send(sequence, stage.ordinal(), payload, offset, length);
                 flushWithin(sequence);
             } catch (StalledException e) {
@@ -374,6 +394,7 @@ public final class PublishClient implements AutoCloseable {
             try {
                 checkConnected();
                 if (!receive()) {
+                    watch.check(connection, gateway, clock.nanoTime());
                     selector.select(Connection.IGNORE_KEY, 1);
                 }
             } catch (StalledException | FrameException | AuthenticationException e) {
@@ -411,7 +432,10 @@ public final class PublishClient implements AutoCloseable {
         final long deadline = clock.nanoTime() + timeoutNs;
         while (!connection.flush()) {
             receive();
-            if (clock.nanoTime() - deadline > 0) {
+            final long now = clock.nanoTime();
+            // a full socket buffer of a gateway that is silent too is a frozen gateway: left, not waited out
+            watch.checkAlive(connection, gateway, now);
+            if (now - deadline > 0) {
                 throw new StalledException("the publish gateway at " + gateway + " took nothing of "
                         + (sequence < 0 ? "the PROOF" : "message " + sequence) + " for "
                         + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms: its socket buffer stayed full");
@@ -441,6 +465,7 @@ public final class PublishClient implements AutoCloseable {
                     if (receive()) {
                         continue;
                     }
+                    watch.check(connection, gateway, clock.nanoTime());
                 } catch (StalledException | FrameException | AuthenticationException e) {
                     throw e;
                 } catch (IOException e) {
@@ -452,7 +477,7 @@ public final class PublishClient implements AutoCloseable {
                     return -1;
                 }
                 // the consumer form: the selected-key set would allocate; the channel is read on the next pass
-                selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                selector.select(Connection.IGNORE_KEY, GatewayWatch.sleepMs(left));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("lost the publish gateway at " + gateway, e);
@@ -494,6 +519,10 @@ public final class PublishClient implements AutoCloseable {
                 commit.wrap(connection.received(), connection.frameOffset()).check(connection.peer());
                 committed(commit.sequence(), commit.index());
                 any = true;
+            } else if (type == TYPE_HEARTBEAT) {
+                // the gateway is alive: its arrival is all that counts
+                connection.consumeFrame();
+                continue;
             } else if (type == TYPE_READY) {
                 ready.wrap(connection.received(), connection.frameOffset()).check(connection.peer());
                 deduplicates = (ready.flags() & READY_FLAG_DEDUPLICATES) != 0;
@@ -546,6 +575,7 @@ public final class PublishClient implements AutoCloseable {
             connection.detach();
             readyReceived = false;
             try {
+                watch.asking();
                 final InetSocketAddress address = locator.gateway();
                 gateway = Objects.requireNonNull(address, "the locator's gateway");
                 connectTo(address, deadline);
@@ -605,12 +635,15 @@ public final class PublishClient implements AutoCloseable {
             throws IOException {
         final byte[] hello = ClientHandshake.sendHello(connection, Handshake.nonce());
         while (!connection.flush() || !challengeArrived()) {
-            final long left = deadline - clock.nanoTime();
+            final long now = clock.nanoTime();
+            final long left = deadline - now;
             if (left <= 0) {
                 throw new IOException("no CHALLENGE from the publish gateway at " + address + " within "
                         + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
             }
-            selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            // a gateway that accepted (its kernel did) but answers nothing is frozen: the next one is tried
+            watch.checkAlive(connection, address, now);
+            selector.select(Connection.IGNORE_KEY, GatewayWatch.sleepMs(left));
         }
         if (connection.frameType() == TYPE_ERROR) {
             error.wrap(connection.received(), connection.frameOffset());
@@ -661,6 +694,8 @@ public final class PublishClient implements AutoCloseable {
         private long clientId;
         private int resendCapacity;
         private Duration timeout = Duration.ofMillis(DEFAULT_TIMEOUT_MS);
+        private Duration heartbeatInterval = Duration.ofMillis(DEFAULT_HEARTBEAT_INTERVAL_MS);
+        private Duration livenessTimeout = Duration.ofMillis(DEFAULT_LIVENESS_TIMEOUT_MS);
         /** Null: the system's. */
         private EpochClock epochClock;
         /** Null: the system's. */
@@ -736,6 +771,38 @@ public final class PublishClient implements AutoCloseable {
         }
 
         /**
+         * @param interval how long the client, while in a call, sends nothing before it sends a HEARTBEAT, so the
+         *                 gateway knows it alive while it waits for a commit; shorter than the liveness timeout.
+         *                 Default {@value #DEFAULT_HEARTBEAT_INTERVAL_MS} ms.
+         * @return this builder.
+         */
+        public Builder heartbeatInterval(final Duration interval) {
+            this.heartbeatInterval = positive(interval, "heartbeatInterval");
+            return this;
+        }
+
+        /**
+         * @param timeout how long the gateway may send nothing (no commit, no heartbeat, no handshake frame) before
+         *                the client declares it dead, as a frozen or cut-off gateway keeps its socket open: a client
+         *                with a locator then asks it for the gateway again and sends there what was not committed; one
+         *                with a fixed address fails the call, naming the gateway and its silence. Longer than the
+         *                gateway's heartbeat interval, by a few. Default {@value #DEFAULT_LIVENESS_TIMEOUT_MS} ms.
+         * @return this builder.
+         */
+        public Builder livenessTimeout(final Duration timeout) {
+            this.livenessTimeout = positive(timeout, "livenessTimeout");
+            return this;
+        }
+
+        private Duration positive(final Duration duration, final String name) {
+            if (Objects.requireNonNull(duration, name).isNegative() || duration.isZero()) {
+                throw new SpoolException(name + "=" + duration + " of a client of the publish gateway at " + where()
+                        + " must be positive");
+            }
+            return duration;
+        }
+
+        /**
          * @param clock the client's wall clock, in milliseconds since the epoch; default the system's.
          * @return this builder.
          */
@@ -781,13 +848,17 @@ public final class PublishClient implements AutoCloseable {
                 throw new SpoolException("resendCapacity=" + capacity + " of a client of the publish gateway at "
                         + where() + " cannot hold a message of maxMessageLength=" + maxMessageLength);
             }
+            if (heartbeatInterval.compareTo(livenessTimeout) >= 0) {
+                throw new SpoolException("heartbeatInterval=" + heartbeatInterval + " of a client of the publish"
+                        + " gateway at " + where() + " must be shorter than its livenessTimeout=" + livenessTimeout);
+            }
             long id = clientId;
             while (id == 0) {
                 id = ThreadLocalRandom.current().nextLong();
             }
             final InetSocketAddress fixed = gateway;
             final ClientConfig config = new ClientConfig(gateway, locator != null ? locator : () -> fixed,
-                    maxMessageLength, secret, timeout, id, capacity,
+                    maxMessageLength, secret, timeout, heartbeatInterval, livenessTimeout, id, capacity,
                     epochClock != null ? epochClock : SystemEpochClock.INSTANCE,
                     nanoClock != null ? nanoClock : SystemNanoClock.INSTANCE);
             try {

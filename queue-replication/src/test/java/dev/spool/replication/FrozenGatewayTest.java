@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * A gateway whose process is frozen (SIGSTOP: its sockets stay open, it answers nothing) is declared dead by its
@@ -69,8 +70,11 @@ class FrozenGatewayTest extends SpoolTestBase {
                     final long frozeAt = System.nanoTime();
                     final byte[] message = Replicas.message(1);
                     final long sequence = client.publish(message, 0, message.length, CommitStage.WRITTEN);
-                    final UncheckedIOException failed = assertThrows(UncheckedIOException.class,
-                            () -> client.awaitCommit(sequence, 20, TimeUnit.SECONDS));
+                    final UncheckedIOException failed = assertThrows(UncheckedIOException.class, () -> {
+                        final long index = client.awaitCommit(sequence, 20, TimeUnit.SECONDS);
+                        fail("the frozen gateway's commit returned " + index + " after "
+                                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozeAt) + " ms");
+                    });
                     final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozeAt);
                     final String why = String.valueOf(failed.getCause().getMessage());
                     assertTrue(why.startsWith("the publish gateway at " + gateway + " sent nothing for "), why);

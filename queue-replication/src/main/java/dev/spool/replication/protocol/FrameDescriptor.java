@@ -114,6 +114,9 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  *  |   HMAC-SHA256 under the secret of "spool-client", the         |  8
  *  |   CLIENT_HELLO, the CHALLENGE and this frame before the MAC   |
  * </pre>
+ * Once open, the gateway and the client each send a HEARTBEAT when they have sent the other nothing for their
+ * heartbeat interval; a client declares a gateway that sent nothing (no READY, COMMIT or HEARTBEAT) for its liveness
+ * timeout dead, as a frozen gateway keeps its socket open, and a gateway closes a client silent for its idle timeout.
  * READY, gateway to client, the first frame of a connection once it is open (after PROOF, or at once on an insecure
  * gateway): whether the gateway writes a publish sent again only once, and its queue's term:
  * <pre>
@@ -160,9 +163,10 @@ public final class FrameDescriptor {
      * the peer and both versions. Both peers and every frame are authenticated, and the source proves the secret
      * before the sink says anything of its replica: WELCOME carries only the sink's proof, and RESUME, after START,
      * the replica's last index, checksum and term. A publish carries its client's id and sequence, and a gateway
-     * opens each connection with READY. A repairer fetches a replica's excerpts with FETCH on the sink's port.
+     * opens each connection with READY. A repairer fetches a replica's excerpts with FETCH on the sink's port. The
+     * gateway and its clients exchange HEARTBEATs, which a gateway or client of version 7 would refuse.
      */
-    public static final short VERSION = 7;
+    public static final short VERSION = 8;
     /**
      * 'SPLR' in little-endian, the ring file's magic, which the first Spool's HELLO carried: recognised only to tell
      * such a peer that it runs an older Spool.

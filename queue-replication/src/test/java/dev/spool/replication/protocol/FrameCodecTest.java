@@ -39,7 +39,7 @@ class FrameCodecTest {
         assertEquals("SPLF", new String(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(MAGIC).array(),
                 StandardCharsets.US_ASCII));
         assertNotEquals(VERSION_1_MAGIC, MAGIC, "the ring buffer file's magic is no longer the frames'");
-        assertEquals(7, VERSION);
+        assertEquals(8, VERSION);
     }
 
     @Test
@@ -89,7 +89,7 @@ class FrameCodecTest {
         assertArrayEquals(nonce, hello.nonce());
         hello.magic(VERSION_1_MAGIC);
         assertEquals("HELLO frame from " + PEER + ": magic=0x524c5053, protocol version 1's (the peer runs an older"
-                + " Spool), expected 0x464c5053 of version 7",
+                + " Spool), expected 0x464c5053 of version 8",
                 assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage());
         hello.magic(MAGIC).frameLimit(8);
         assertTrue(assertThrows(FrameException.class, () -> hello.check(PEER)).getMessage().contains("frameLimit=8"));
