@@ -1,6 +1,8 @@
 package dev.spool.replication;
 
 import dev.spool.queue.ChildJvm;
+import dev.spool.queue.SpoolException;
+import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
 
@@ -8,7 +10,9 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -19,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * A gateway whose process is frozen (SIGSTOP: its sockets stay open, it answers nothing) is declared dead by its
  * client within the client's liveness timeout: a client with a locator leaves it for the gateway the locator names
- * then, and one with a fixed address fails the call, naming the gateway and its silence.
+ * then, and one with a fixed address fails the call, naming the gateway and its silence; a locator that counts a change
+ * moves its client at once. A client waiting long on a live gateway is kept: heartbeats go both ways.
  */
 class FrozenGatewayTest extends SpoolTestBase {
     /** What a loaded machine may add to the liveness timeout: a heartbeat interval, a pass, a reconnection. */
@@ -84,6 +89,75 @@ class FrozenGatewayTest extends SpoolTestBase {
                 }
             }
         }
+    }
+
+    @Test
+    void shouldLeaveAFrozenGatewayAtOnceWhenTheLocatorCountsAChange() throws Exception {
+        final Path stderr = tempDir.resolve("gateways.err");
+        try (ChildJvm frozen = ChildJvm.start(ReplicationMains.LoneGateway.class, stderr, tempDir.resolve("a").toString());
+             ChildJvm other = ChildJvm.start(ReplicationMains.LoneGateway.class, stderr, tempDir.resolve("b").toString())) {
+            final InetSocketAddress first = address(frozen);
+            final InetSocketAddress second = address(other);
+            final AtomicReference<InetSocketAddress> named = new AtomicReference<>(first);
+            final AtomicLong generation = new AtomicLong();
+            final GatewayLocator locator = new GatewayLocator() {
+                @Override
+                public InetSocketAddress gateway() {
+                    return named.get();
+                }
+
+                @Override
+                public long generation() {
+                    return generation.get();
+                }
+            };
+            // a liveness timeout longer than the test: only the locator's change can move the client
+            try (PublishClient client = PublishClient.builder(locator, 1024).sharedSecret(Replicas.SECRET)
+                    .livenessTimeout(Duration.ofSeconds(60)).timeout(Duration.ofSeconds(60)).connect()) {
+                assertTrue(commit(client, 0) >= 0);
+                frozen.freeze();
+                try {
+                    final byte[] message = Replicas.message(1);
+                    final long sequence = client.publish(message, 0, message.length, CommitStage.WRITTEN);
+                    assertEquals(-1, client.awaitCommit(sequence, 200, TimeUnit.MILLISECONDS), "the frozen gateway answers nothing");
+                    final long changedAt = System.nanoTime();
+                    named.set(second);
+                    generation.incrementAndGet();
+                    final long index = client.awaitCommit(sequence, 20, TimeUnit.SECONDS);
+                    final long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - changedAt);
+                    assertTrue(index >= 0, "the message is committed after the change");
+                    assertEquals(second, client.gateway());
+                    assertTrue(ms <= SLACK_MS, "committed " + ms + " ms after the locator's change");
+                } finally {
+                    frozen.thaw();
+                }
+            }
+        }
+    }
+
+    @Test
+    void shouldKeepAClientThatWaitsPastItsLivenessTimeoutThroughHeartbeatsBothWays() {
+        try (SpoolQueue queue = Replicas.open(tempDir.resolve("q"));
+             PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(Replicas.SECRET)
+                     .heartbeatInterval(Duration.ofMillis(100)).idleTimeout(Duration.ofMillis(700)).start();
+             PublishClient client = PublishClient.builder(gateway.address(), 1024).sharedSecret(Replicas.SECRET)
+                     .heartbeatInterval(Duration.ofMillis(100)).livenessTimeout(Duration.ofMillis(700)).connect()) {
+            final byte[] message = Replicas.message(0);
+            // without a replica, ACKED never commits: the client waits three liveness timeouts, and the gateway
+            // three idle timeouts, each side hearing only the other's heartbeats
+            assertEquals(-1, client.awaitCommit(client.publish(message, 0, message.length, CommitStage.ACKED), 2_100,
+                    TimeUnit.MILLISECONDS));
+            assertTrue(commit(client, 1) >= 0, "the same connection commits: a fixed address does not reconnect");
+        }
+    }
+
+    @Test
+    void shouldRefuseAHeartbeatIntervalNotShorterThanTheLivenessTimeout() {
+        final InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
+        final SpoolException refused = assertThrows(SpoolException.class, () -> PublishClient.builder(nowhere, 64)
+                .insecure().heartbeatInterval(Duration.ofSeconds(2)).livenessTimeout(Duration.ofSeconds(2)).connect());
+        assertEquals("heartbeatInterval=PT2S of a client of the publish gateway at " + nowhere
+                + " must be shorter than its livenessTimeout=PT2S", refused.getMessage());
     }
 
     private static long commit(final PublishClient client, final long m) {

@@ -54,7 +54,7 @@ class FrameCodecTest {
     void shouldRefuseAHeaderOfAnOlderSpoolNamingPeerTypeAndVersions() {
         new FrameHeader().wrap(buffer, AT).encode(TYPE_HELLO).version(1).frameLength(HELLO_LENGTH);
         final FrameException e = assertThrows(FrameException.class, () -> new FrameHeader().wrap(buffer, AT).check(PEER, 4096, 0));
-        assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 7: the peer runs an older Spool",
+        assertEquals("HELLO frame from " + PEER + ": protocol version=1, this build speaks 8: the peer runs an older Spool",
                 e.getMessage());
     }
 
