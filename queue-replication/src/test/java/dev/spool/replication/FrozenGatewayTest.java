@@ -1,8 +1,6 @@
 package dev.spool.replication;
 
 import dev.spool.queue.ChildJvm;
-import dev.spool.queue.SpoolException;
-import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolTestBase;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * A gateway whose process is frozen (SIGSTOP: its sockets stay open, it answers nothing) is declared dead by its
  * client within the client's liveness timeout: a client with a locator leaves it for the gateway the locator names
  * then, and one with a fixed address fails the call, naming the gateway and its silence; a locator that counts a change
- * moves its client at once. A client waiting long on a live gateway is kept: heartbeats go both ways.
+ * moves its client at once.
  */
 class FrozenGatewayTest extends SpoolTestBase {
     /** What a loaded machine may add to the liveness timeout: a heartbeat interval, a pass, a reconnection. */
@@ -135,32 +133,7 @@ class FrozenGatewayTest extends SpoolTestBase {
         }
     }
 
-    @Test
-    void shouldKeepAClientThatWaitsPastItsLivenessTimeoutThroughHeartbeatsBothWays() {
-        try (SpoolQueue queue = Replicas.open(tempDir.resolve("q"));
-             PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(Replicas.SECRET)
-                     .heartbeatInterval(Duration.ofMillis(100)).idleTimeout(Duration.ofMillis(700)).start();
-             PublishClient client = PublishClient.builder(gateway.address(), 1024).sharedSecret(Replicas.SECRET)
-                     .heartbeatInterval(Duration.ofMillis(100)).livenessTimeout(Duration.ofMillis(700)).connect()) {
-            final byte[] message = Replicas.message(0);
-            // without a replica, ACKED never commits: the client waits three liveness timeouts, and the gateway
-            // three idle timeouts, each side hearing only the other's heartbeats
-            assertEquals(-1, client.awaitCommit(client.publish(message, 0, message.length, CommitStage.ACKED), 2_100,
-                    TimeUnit.MILLISECONDS));
-            assertTrue(commit(client, 1) >= 0, "the same connection commits: a fixed address does not reconnect");
-        }
-    }
-
-    @Test
-    void shouldRefuseAHeartbeatIntervalNotShorterThanTheLivenessTimeout() {
-        final InetSocketAddress nowhere = new InetSocketAddress(InetAddress.getLoopbackAddress(), 1);
-        final SpoolException refused = assertThrows(SpoolException.class, () -> PublishClient.builder(nowhere, 64)
-                .insecure().heartbeatInterval(Duration.ofSeconds(2)).livenessTimeout(Duration.ofSeconds(2)).connect());
-        assertEquals("heartbeatInterval=PT2S of a client of the publish gateway at " + nowhere
-                + " must be shorter than its livenessTimeout=PT2S", refused.getMessage());
-    }
-
-    private static long commit(final PublishClient client, final long m) {
+    static long commit(final PublishClient client, final long m) {
         final byte[] message = Replicas.message(m);
         return client.awaitCommit(client.publish(message, 0, message.length, CommitStage.WRITTEN), 20, TimeUnit.SECONDS);
     }

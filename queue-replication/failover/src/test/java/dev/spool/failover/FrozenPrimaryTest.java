@@ -40,7 +40,9 @@ import static org.junit.jupiter.api.Assertions.fail;
  * {@link CommitStage#ACKED_BY_QUORUM} throughout, through a {@link ZooKeeperGatewayLocator}: the primary is frozen
  * (SIGSTOP) for three session timeouts. Its sockets stay open; the client must leave it and commit through the
  * next primary within the session timeout plus a second of the freeze, every acknowledged message written once; once
- * thawed (SIGCONT), the old primary rejoins as a follower and holds every acknowledged message.
+ * thawed (SIGCONT), the old primary rejoins as a follower and holds every acknowledged message. With the client's
+ * default liveness timeout, and with one longer than the freeze, where only the locator's notice of the new
+ * primary moves it.
  */
 class FrozenPrimaryTest extends SpoolTestBase {
     private static final long SESSION_MS = ClusterNode.DEFAULT_SESSION_TIMEOUT.toMillis();
@@ -48,9 +50,19 @@ class FrozenPrimaryTest extends SpoolTestBase {
 
     @Test
     void shouldCommitThroughTheNextPrimaryWithinTheSessionTimeoutAndASecondOfAFreeze() throws Exception {
+        expectWarning("sent nothing for");
+        freezeThePrimary(Duration.ofMillis(PublishClient.DEFAULT_LIVENESS_TIMEOUT_MS));
+    }
+
+    /** With a liveness timeout longer than the freeze, only the locator's notice can move the client in time. */
+    @Test
+    void shouldLeaveAFrozenPrimaryWhenTheLocatorSeesItsSessionEndWithoutALivenessTimeout() throws Exception {
+        freezeThePrimary(Duration.ofMinutes(1));
+    }
+
+    private void freezeThePrimary(final Duration livenessTimeout) throws Exception {
         expectWarning("org.apache.zookeeper");
         expectWarning("org.apache.curator");
-        expectWarning("sent nothing for");
         final UUID queueId = UUID.randomUUID();
         final InetAddress loopback = InetAddress.getLoopbackAddress();
         final String[] ids = {"a", "b", "c"};
@@ -76,7 +88,7 @@ class FrozenPrimaryTest extends SpoolTestBase {
                 await(() -> primary(view) != null && followers(nodes) == 2, "a primary and two followers", nodes);
                 try (ZooKeeperGatewayLocator locator = ZooKeeperGatewayLocator.connect(zooKeeper.getConnectString(),
                         queueId);
-                     Publishing stream = new Publishing(locator)) {
+                     Publishing stream = new Publishing(locator, livenessTimeout)) {
                     await(() -> stream.commits() >= 50, "50 commits", nodes);
                     final ZooKeeperView.Primary first = primary(view);
                     final NodeProcess frozen = nodes[first.nodeId().charAt(0) - 'a'];
@@ -92,7 +104,8 @@ class FrozenPrimaryTest extends SpoolTestBase {
                     }
                     final long next = stream.firstCommitAfter(frozeAt);
                     final long ms = next == 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(next - frozeAt);
-                    System.out.println("frozen primary " + first.nodeId() + " for " + 3 * SESSION_MS
+                    System.out.println("liveness timeout " + livenessTimeout.toMillis() + " ms, frozen primary "
+                            + first.nodeId() + " for " + 3 * SESSION_MS
                             + " ms: next commit acknowledged " + (next == 0 ? "only after the thaw" : ms + " ms")
                             + " after the freeze (session timeout " + SESSION_MS + " ms)");
                     assertTrue(next != 0 && ms <= SESSION_MS + 1_000, "the next commit came "
@@ -124,6 +137,7 @@ class FrozenPrimaryTest extends SpoolTestBase {
     /** One client publishing unique messages one at a time on its own thread; a commit in doubt is never re-sent. */
     private static final class Publishing implements AutoCloseable {
         private final ZooKeeperGatewayLocator locator;
+        private final Duration livenessTimeout;
         private final Thread thread;
         /** Guarded by itself: by index, each payload whose commit the client was told, and when. */
         private final TreeMap<Long, byte[]> committed = new TreeMap<>();
@@ -131,8 +145,9 @@ class FrozenPrimaryTest extends SpoolTestBase {
         private volatile boolean stop;
         private volatile String failure;
 
-        Publishing(final ZooKeeperGatewayLocator locator) {
+        Publishing(final ZooKeeperGatewayLocator locator, final Duration livenessTimeout) {
             this.locator = locator;
+            this.livenessTimeout = livenessTimeout;
             this.thread = new Thread(this::run, "frozen-primary-stream");
             thread.setDaemon(true);
             thread.start();
@@ -145,7 +160,7 @@ class FrozenPrimaryTest extends SpoolTestBase {
                 try {
                     if (client == null) {
                         client = PublishClient.builder(locator, 1024).sharedSecret(FaultNodeMain.SECRET)
-                                .timeout(Duration.ofSeconds(30)).connect();
+                                .livenessTimeout(livenessTimeout).timeout(Duration.ofSeconds(30)).connect();
                     }
                     final byte[] payload = ("message " + number++ + " ").getBytes(StandardCharsets.US_ASCII);
                     final long index = client.awaitCommit(client.publish(payload, 0, payload.length,
