@@ -44,13 +44,17 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * oldest one's commit; a commit can be awaited until four windows of later publishes have theirs. Nothing waits without a deadline: the connection, the handshake, each publish's wait for room
  * (in the socket, in the window, in the copy kept for re-sending) and a reconnection take at most the client's
  * timeout (default {@value #DEFAULT_TIMEOUT_MS} ms), then fail naming the gateway. One instance belongs to one
- * thread.
+ * thread, on which it does all its I/O: in every call, and every wait within one, it reads the gateway's frames,
+ * sends a HEARTBEAT after its {@link Builder#heartbeatInterval heartbeat interval} of silence and watches the gateway's
+ * liveness and the locator's changes; between calls it does nothing.
  * <p>
  * Every client has an id ({@link Builder#clientId}, random by default) and numbers its publishes 1, 2, 3...; each
  * PUBLISH carries both. The client keeps a copy of every publish whose commit has not arrived. When the connection
  * of a client built with a {@link GatewayLocator} ({@link #builder(GatewayLocator, int)}) is lost (the gateway or
  * its host went away, or it closed the connection; not an ERROR from the gateway, which ends the client's calls with
- * a {@link SpoolException}), the call reconnects, with a back-off from {@value #MIN_BACKOFF_MS} ms to
+ * a {@link SpoolException}), when the gateway sent nothing for the {@link Builder#livenessTimeout liveness timeout}
+ * (a frozen or cut-off process keeps its socket open), or when the locator's {@link GatewayLocator#generation()}
+ * changed and it names another gateway or none, the call reconnects, with a back-off from {@value #MIN_BACKOFF_MS} ms to
  * {@value #MAX_BACKOFF_MS} ms between attempts and within the timeout, to the gateway the locator names then (after
  * a failover, the new primary's), and sends again, in order and with their sequences, every publish not yet
  * committed; {@link #awaitCommit} then completes from the new gateway's COMMIT. A client built with a fixed address
