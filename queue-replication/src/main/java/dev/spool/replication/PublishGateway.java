@@ -909,7 +909,9 @@ public final class PublishGateway implements Agent, AutoCloseable {
          * @param heartbeatInterval how long the gateway sends a client nothing before it sends a HEARTBEAT: a client
          *                          declares a gateway silent past its liveness timeout dead, so this must be a few
          *                          times shorter than the clients' ({@link PublishClient.Builder#livenessTimeout}).
-         *                          Default {@link #DEFAULT_HEARTBEAT_INTERVAL}.
+         *                          An {@link #invoked()} gateway sends them from {@link PublishGateway#doWork()}:
+         *                          its application calls it that often at least. Default
+         *                          {@link #DEFAULT_HEARTBEAT_INTERVAL}.
          * @return this builder.
          */
         public Builder heartbeatInterval(final Duration heartbeatInterval) {
