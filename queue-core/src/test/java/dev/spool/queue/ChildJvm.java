@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -12,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * A real child JVM running a test main class with the same class path and JVM flags: for locks, crashes and
@@ -170,7 +173,7 @@ public final class ChildJvm implements AutoCloseable {
     /** @return the last {@code length} characters of a child's stderr file, for a failure message. */
     public static String tail(final Path stderr, final int length) {
         try {
-            final String text = java.nio.file.Files.readString(stderr);
+            final String text = Files.readString(stderr);
             return text.substring(Math.max(0, text.length() - length));
         } catch (IOException e) {
             return "(unreadable: " + e + ")";
@@ -189,6 +192,51 @@ public final class ChildJvm implements AutoCloseable {
         process.destroyForcibly();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new AssertionError(name + " survived SIGKILL for 30 s");
+        }
+    }
+
+    /**
+     * SIGSTOP: the process stops where it is, its sockets and files open, as in a long GC pause or a VM freeze;
+     * returns once every thread of it is stopped.
+     */
+    public void freeze() throws IOException, InterruptedException {
+        signal("-STOP");
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!stopped()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError(name + " still runs 30 s after SIGSTOP");
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    /** @return true if every thread of the process is in the stopped state ('T' in its /proc stat). */
+    private boolean stopped() throws IOException {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(process.pid()), "task"))) {
+            for (final Path task : (Iterable<Path>) tasks::iterator) {
+                final String stat = Files.readString(task.resolve("stat"));
+                // the state follows the command name, which is in parentheses and may hold spaces
+                final char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                if (state != 'T' && state != 't') {
+                    return false;
+                }
+            }
+            return true;
+        } catch (NoSuchFileException e) {
+            // a thread that ended while listed
+            return false;
+        }
+    }
+
+    /** SIGCONT: a frozen process goes on where it stopped. */
+    public void thaw() throws IOException, InterruptedException {
+        signal("-CONT");
+    }
+
+    private void signal(final String signal) throws IOException, InterruptedException {
+        final Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).inheritIO().start();
+        if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill " + signal + " " + process.pid() + " failed (" + name + ")");
         }
     }
 

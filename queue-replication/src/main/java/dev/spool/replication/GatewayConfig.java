@@ -25,6 +25,7 @@ import java.util.concurrent.ThreadFactory;
  * @param maxBytesInFlight         the bound on all clients' buffers.
  * @param handshakeTimeout         the time a client has to prove the secret.
  * @param idleTimeout              the time a silent client is kept.
+ * @param heartbeatInterval        the time the gateway sends a client nothing before it sends a HEARTBEAT.
  * @param rebuildExcerpts          the queue's last excerpts read at start for each client's last publishes.
  * @param maxPublishers            the most client ids whose last publishes are held.
  * @param maxSleepMs               the longest sleep of the default idle strategy while a commit waits.
@@ -40,8 +41,8 @@ import java.util.concurrent.ThreadFactory;
  */
 record GatewayConfig(SpoolQueue queue, ReplicationSource source, int maxFrameLength, InetAddress bindAddress, int port,
                      int maxConnections, int maxConnectionsPerAddress, int maxPendingCommits, long maxBytesInFlight,
-                     Duration handshakeTimeout, Duration idleTimeout, long rebuildExcerpts, int maxPublishers,
-                     long maxSleepMs, byte[] secret,
+                     Duration handshakeTimeout, Duration idleTimeout, Duration heartbeatInterval,
+                     long rebuildExcerpts, int maxPublishers, long maxSleepMs, byte[] secret,
                      boolean insecure, boolean invoked, IdleStrategy idleStrategy, EpochClock epochClock,
                      NanoClock nanoClock, ErrorHandler errorHandler, ThreadFactory threadFactory) {
     /** Copies what could change under it. */

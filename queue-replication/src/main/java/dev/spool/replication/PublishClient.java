@@ -33,6 +33,7 @@ import static dev.spool.replication.protocol.FrameDescriptor.READY_FLAG_DEDUPLIC
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_COMMIT;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_ERROR;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_GRANT;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_HEARTBEAT;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_READY;
 import static dev.spool.replication.protocol.FrameDescriptor.typeName;
@@ -45,7 +46,9 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * oldest one's commit; a commit can be awaited until four windows of later publishes have theirs. Nothing waits without a deadline: the connection, the handshake, each publish's wait for room
  * (in the socket, in the window, in the copy kept for re-sending) and a reconnection take at most the client's
  * timeout (default {@value #DEFAULT_TIMEOUT_MS} ms), then fail naming the gateway. One instance belongs to one
- * thread.
+ * thread, on which it does all its I/O: in every call, and every wait within one, it reads the gateway's frames,
+ * sends a HEARTBEAT after its {@link Builder#heartbeatInterval heartbeat interval} of silence and watches the gateway's
+ * liveness and the locator's changes; between calls it does nothing.
  * <p>
  * Every client has an id ({@link Builder#clientId}, random by default) and numbers its publishes 1, 2, 3...; each
  * PUBLISH carries both. Each instance is a writer of its own: it opens every connection with IDENTIFY, and the
@@ -54,7 +57,10 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  * client keeps a copy of every publish whose commit has not arrived. When the connection
  * of a client built with a {@link GatewayLocator} ({@link #builder(GatewayLocator, int)}) is lost (the gateway or
  * its host went away, or it closed the connection; not an ERROR from the gateway, which ends the client's calls with
- * a {@link PublishException}), the call reconnects, under the same epoch, with a back-off from {@value #MIN_BACKOFF_MS} ms to
+ * a {@link PublishException}), when the gateway sent nothing for the {@link Builder#livenessTimeout liveness timeout}
+ * (a frozen or cut-off process keeps its socket open), or when the locator's {@link GatewayLocator#generation()}
+ * changed and it names another gateway or none, the call reconnects, under the same epoch, with a back-off from
+ * {@value #MIN_BACKOFF_MS} ms to
  * {@value #MAX_BACKOFF_MS} ms between attempts and within the timeout, to the gateway the locator names then (after
  * a failover, the new primary's), and sends again, in order and with their sequences, every publish not yet
  * committed; {@link #awaitCommit} then completes from the new gateway's COMMIT. A client built with a fixed address
@@ -87,6 +93,15 @@ public final class PublishClient implements AutoCloseable {
      * reconnection, wait for the gateway.
      */
     public static final long DEFAULT_TIMEOUT_MS = 10_000;
+    /** How long, by default, the client may send nothing before it sends a HEARTBEAT, while in a call. */
+    public static final long DEFAULT_HEARTBEAT_INTERVAL_MS = 500;
+    /**
+     * How long, by default, the gateway may send nothing (no commit, no heartbeat) before the client declares it
+     * dead: four of the gateway's default heartbeat intervals, and short enough that a client whose locator cannot
+     * tell it of a new primary still leaves a frozen one within a ZooKeeper node's default session timeout plus a
+     * second.
+     */
+    public static final long DEFAULT_LIVENESS_TIMEOUT_MS = 2_000;
     /** Default bytes of the copy of the publishes not yet committed, kept to send them again: 1 MiB. */
     public static final int DEFAULT_RESEND_CAPACITY = 1 << 20;
     /** The first pause between two attempts to reconnect. */
@@ -127,6 +142,8 @@ public final class PublishClient implements AutoCloseable {
     private final ReadyFlyweight ready = new ReadyFlyweight();
     /** The instance's writer epoch, its connection's GRANT, the gateway's refusal. */
     private final ClientWriter writer;
+    /** Heartbeats, the gateway's liveness, the locator's changes. */
+    private final GatewayWatch watch;
     /** The gateway connected to, or last tried. */
     private InetSocketAddress gateway;
     private long nextSequence = 1;
@@ -151,6 +168,8 @@ public final class PublishClient implements AutoCloseable {
         this.timeoutNs = config.timeout().toNanos();
         this.clock = config.nanoClock();
         this.resend = new byte[config.resendCapacity()];
+        this.watch = new GatewayWatch(locator, reconnects, config.heartbeatInterval().toNanos(),
+                config.livenessTimeout().toNanos(), clientId);
         this.connection = new Connection(clock, 64 * 1024, PublishFlyweight.frameLength(config.maxMessageLength())
                 + FrameMac.TAG_LENGTH);
         try {
@@ -314,12 +333,14 @@ public final class PublishClient implements AutoCloseable {
                 if (readyReceived) {
                     break;
                 }
-                final long left = deadline - clock.nanoTime();
+                final long now = clock.nanoTime();
+                watch.check(connection, gateway, now);
+                final long left = deadline - now;
                 if (left <= 0) {
                     throw new IOException("no READY from the publish gateway at " + gateway + " within "
                             + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
                 }
-                selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                selector.select(Connection.IGNORE_KEY, GatewayWatch.sleepMs(left));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("lost the publish gateway at " + gateway, e);
@@ -382,6 +403,12 @@ public final class PublishClient implements AutoCloseable {
                 return sequence;
             }
             try {
+                final long now = clock.nanoTime();
+                if (watch.due(connection, now)) {
+                    // a look before the send: a gateway long silent, or the locator's change, is left first
+                    receive();
+                    watch.check(connection, gateway, now);
+                }
                 send(sequence, stage.ordinal(), payload, offset, length);
                 flushWithin(sequence);
             } catch (StalledException e) {
@@ -424,6 +451,7 @@ public final class PublishClient implements AutoCloseable {
             try {
                 checkConnected();
                 if (!receive()) {
+                    watch.check(connection, gateway, clock.nanoTime());
                     selector.select(Connection.IGNORE_KEY, 1);
                 }
             } catch (StalledException | FrameException | AuthenticationException e) {
@@ -464,7 +492,10 @@ public final class PublishClient implements AutoCloseable {
         final long deadline = clock.nanoTime() + timeoutNs;
         while (!connection.flush()) {
             receive();
-            if (clock.nanoTime() - deadline > 0) {
+            final long now = clock.nanoTime();
+            // a full socket buffer of a gateway that is silent too is a frozen gateway: left, not waited out
+            watch.checkAlive(connection, gateway, now);
+            if (now - deadline > 0) {
                 throw new StalledException("the publish gateway at " + gateway + " took nothing of "
                         + (sequence < 0 ? "the PROOF" : "message " + sequence) + " for "
                         + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms: its socket buffer stayed full");
@@ -523,6 +554,7 @@ public final class PublishClient implements AutoCloseable {
                     if (receive()) {
                         continue;
                     }
+                    watch.check(connection, gateway, clock.nanoTime());
                 } catch (StalledException | FrameException | AuthenticationException e) {
                     throw e;
                 } catch (IOException e) {
@@ -534,7 +566,7 @@ public final class PublishClient implements AutoCloseable {
                     return -1;
                 }
                 // the consumer form: the selected-key set would allocate; the channel is read on the next pass
-                selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                selector.select(Connection.IGNORE_KEY, GatewayWatch.sleepMs(left));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("lost the publish gateway at " + gateway, e);
@@ -579,6 +611,10 @@ public final class PublishClient implements AutoCloseable {
                 commit.wrap(connection.received(), connection.frameOffset()).check(connection.peer());
                 committed(commit.sequence(), commit.index());
                 any = true;
+            } else if (type == TYPE_HEARTBEAT) {
+                // the gateway is alive: its arrival is all that counts
+                connection.consumeFrame();
+                continue;
             } else if (type == TYPE_READY) {
                 ready.wrap(connection.received(), connection.frameOffset()).check(connection.peer());
                 deduplicates = (ready.flags() & READY_FLAG_DEDUPLICATES) != 0;
@@ -634,6 +670,7 @@ public final class PublishClient implements AutoCloseable {
             readyReceived = false;
             writer.disconnected();
             try {
+                watch.asking();
                 final InetSocketAddress address = locator.gateway();
                 gateway = Objects.requireNonNull(address, "the locator's gateway");
                 connectTo(address, deadline);
@@ -695,12 +732,15 @@ public final class PublishClient implements AutoCloseable {
             throws IOException {
         final byte[] hello = ClientHandshake.sendHello(connection, Handshake.nonce());
         while (!connection.flush() || !challengeArrived()) {
-            final long left = deadline - clock.nanoTime();
+            final long now = clock.nanoTime();
+            final long left = deadline - now;
             if (left <= 0) {
                 throw new IOException("no CHALLENGE from the publish gateway at " + address + " within "
                         + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
             }
-            selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            // a gateway that accepted (its kernel did) but answers nothing is frozen: the next one is tried
+            watch.checkAlive(connection, address, now);
+            selector.select(Connection.IGNORE_KEY, GatewayWatch.sleepMs(left));
         }
         if (connection.frameType() == TYPE_ERROR) {
             error.wrap(connection.received(), connection.frameOffset());
@@ -751,6 +791,8 @@ public final class PublishClient implements AutoCloseable {
         private long clientId;
         private int resendCapacity;
         private Duration timeout = Duration.ofMillis(DEFAULT_TIMEOUT_MS);
+        private Duration heartbeatInterval = Duration.ofMillis(DEFAULT_HEARTBEAT_INTERVAL_MS);
+        private Duration livenessTimeout = Duration.ofMillis(DEFAULT_LIVENESS_TIMEOUT_MS);
         /** Null: the system's. */
         private EpochClock epochClock;
         /** Null: the system's. */
@@ -826,6 +868,38 @@ public final class PublishClient implements AutoCloseable {
         }
 
         /**
+         * @param interval how long the client, while in a call, sends nothing before it sends a HEARTBEAT, so the
+         *                 gateway knows it alive while it waits for a commit; shorter than the liveness timeout.
+         *                 Default {@value #DEFAULT_HEARTBEAT_INTERVAL_MS} ms.
+         * @return this builder.
+         */
+        public Builder heartbeatInterval(final Duration interval) {
+            this.heartbeatInterval = positive(interval, "heartbeatInterval");
+            return this;
+        }
+
+        /**
+         * @param timeout how long the gateway may send nothing (no commit, no heartbeat, no handshake frame) before
+         *                the client declares it dead, as a frozen or cut-off gateway keeps its socket open: a client
+         *                with a locator then asks it for the gateway again and sends there what was not committed; one
+         *                with a fixed address fails the call, naming the gateway and its silence. Longer than the
+         *                gateway's heartbeat interval, by a few. Default {@value #DEFAULT_LIVENESS_TIMEOUT_MS} ms.
+         * @return this builder.
+         */
+        public Builder livenessTimeout(final Duration timeout) {
+            this.livenessTimeout = positive(timeout, "livenessTimeout");
+            return this;
+        }
+
+        private Duration positive(final Duration duration, final String name) {
+            if (Objects.requireNonNull(duration, name).isNegative() || duration.isZero()) {
+                throw new SpoolException(name + "=" + duration + " of a client of the publish gateway at " + where()
+                        + " must be positive");
+            }
+            return duration;
+        }
+
+        /**
          * @param clock the client's wall clock, in milliseconds since the epoch; default the system's.
          * @return this builder.
          */
@@ -871,13 +945,17 @@ public final class PublishClient implements AutoCloseable {
                 throw new SpoolException("resendCapacity=" + capacity + " of a client of the publish gateway at "
                         + where() + " cannot hold a message of maxMessageLength=" + maxMessageLength);
             }
+            if (heartbeatInterval.compareTo(livenessTimeout) >= 0) {
+                throw new SpoolException("heartbeatInterval=" + heartbeatInterval + " of a client of the publish"
+                        + " gateway at " + where() + " must be shorter than its livenessTimeout=" + livenessTimeout);
+            }
             long id = clientId;
             while (id == 0) {
                 id = ThreadLocalRandom.current().nextLong();
             }
             final InetSocketAddress fixed = gateway;
             final ClientConfig config = new ClientConfig(gateway, locator != null ? locator : () -> fixed,
-                    maxMessageLength, secret, timeout, id, capacity,
+                    maxMessageLength, secret, timeout, heartbeatInterval, livenessTimeout, id, capacity,
                     epochClock != null ? epochClock : SystemEpochClock.INSTANCE,
                     nanoClock != null ? nanoClock : SystemNanoClock.INSTANCE);
             try {

@@ -47,6 +47,7 @@ import static dev.spool.replication.protocol.FrameDescriptor.GRANT_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.READY_FLAG_DEDUPLICATES;
 import static dev.spool.replication.protocol.FrameDescriptor.READY_LENGTH;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_GRANT;
+import static dev.spool.replication.protocol.FrameDescriptor.TYPE_HEARTBEAT;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_IDENTIFY;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_PUBLISH;
 import static dev.spool.replication.protocol.FrameDescriptor.TYPE_READY;
@@ -108,6 +109,11 @@ public final class PublishGateway implements Agent, AutoCloseable {
     /** Default time a client may send nothing before it is dropped. */
     public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofMinutes(5);
     /**
+     * Default time the gateway sends a client nothing before it sends a HEARTBEAT: a quarter of a client's default
+     * liveness timeout, {@value PublishClient#DEFAULT_LIVENESS_TIMEOUT_MS} ms.
+     */
+    public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofMillis(500);
+    /**
      * Default number of the queue's last excerpts read at start for what each client published last: 1 Mi, the
      * windows in flight of 256 clients of {@value PublishClient#WINDOW} publishes each.
      */
@@ -148,6 +154,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
     private final GatewayClient[] clients;
     private final long handshakeTimeoutNs;
     private final long idleTimeoutNs;
+    private final long heartbeatNs;
     /** The gateway's clock: its timeouts and its log's rate limits follow it. */
     private final NanoClock clock;
     private final int maxConnectionsPerAddress;
@@ -172,6 +179,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
         this.clients = new GatewayClient[config.maxConnections()];
         this.handshakeTimeoutNs = config.handshakeTimeout().toNanos();
         this.idleTimeoutNs = config.idleTimeout().toNanos();
+        this.heartbeatNs = config.heartbeatInterval().toNanos();
         this.clock = config.nanoClock();
         this.maxConnectionsPerAddress = config.maxConnectionsPerAddress();
         this.pending = new PendingCommits(queue.directory(), config.maxPendingCommits(), this::gone);
@@ -411,6 +419,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
                 open(client);
                 break;
             default:
+                if (connection.frameType() == TYPE_HEARTBEAT) {
+                    // the client is alive: its arrival is all that counts
+                    break;
+                }
                 if (connection.frameType() == TYPE_IDENTIFY && client.epoch == 0 && client.writer == null) {
                     onIdentify(client);
                     break;
@@ -579,7 +591,10 @@ public final class PublishGateway implements Agent, AutoCloseable {
         }
     }
 
-    /** Drops the clients that took too long to prove the secret, or have sent nothing for the idle timeout. */
+    /**
+     * Drops the clients that took too long to prove the secret, or have sent nothing for the idle timeout; sends a
+     * HEARTBEAT to each open client it has sent nothing for a heartbeat interval, so the client knows it alive.
+     */
     private void sweep(final long now) {
         for (int slot = 0; slot < clients.length; slot++) {
             final GatewayClient client = clients[slot];
@@ -592,10 +607,25 @@ public final class PublishGateway implements Agent, AutoCloseable {
                         queue.directory(), connection.peer(), handshakeTimeoutNs / 1_000_000);
                 drop(client, 0, null);
             } else if (now - connection.lastReceivedNs() > idleTimeoutNs) {
-                LOG.info("publish gateway of {}: closing the connection from {}: idle for {} ms", queue.directory(),
-                        connection.peer(), idleTimeoutNs / 1_000_000);
+                LOG.info("publish gateway of {}: closing the connection from {}: it sent nothing for {} ms, past the"
+                        + " idle timeout", queue.directory(), connection.peer(),
+                        (now - connection.lastReceivedNs()) / 1_000_000);
                 drop(client, 0, null);
+            } else if (client.state == GatewayClient.OPEN && connection.sendIdle()
+                    && now - connection.lastSentNs() > heartbeatNs) {
+                heartbeat(client);
             }
+        }
+    }
+
+    private void heartbeat(final GatewayClient client) {
+        try {
+            client.connection.sendHeartbeat();
+            client.connection.flush();
+        } catch (IOException e) {
+            LOG.info("publish gateway of {}: client {} gone: {}", queue.directory(), client.connection.peer(),
+                    e.toString());
+            drop(client, 0, null);
         }
     }
 
@@ -777,6 +807,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
         private long maxBytesInFlight = DEFAULT_MAX_BYTES_IN_FLIGHT;
         private Duration handshakeTimeout = DEFAULT_HANDSHAKE_TIMEOUT;
         private Duration idleTimeout = DEFAULT_IDLE_TIMEOUT;
+        private Duration heartbeatInterval = DEFAULT_HEARTBEAT_INTERVAL;
         private long rebuildExcerpts = DEFAULT_REBUILD_EXCERPTS;
         private int maxPublishers = DEFAULT_MAX_PUBLISHERS;
         /** Tests set it long, to prove that acknowledgements wake the gateway. */
@@ -884,6 +915,20 @@ public final class PublishGateway implements Agent, AutoCloseable {
         }
 
         /**
+         * @param heartbeatInterval how long the gateway sends a client nothing before it sends a HEARTBEAT: a client
+         *                          declares a gateway silent past its liveness timeout dead, so this must be a few
+         *                          times shorter than the clients' ({@link PublishClient.Builder#livenessTimeout}).
+         *                          An {@link #invoked()} gateway sends them from {@link PublishGateway#doWork()}:
+         *                          its application calls it that often at least. Default
+         *                          {@link #DEFAULT_HEARTBEAT_INTERVAL}.
+         * @return this builder.
+         */
+        public Builder heartbeatInterval(final Duration heartbeatInterval) {
+            this.heartbeatInterval = Handshake.checkedHeartbeatInterval(heartbeatInterval);
+            return this;
+        }
+
+        /**
          * @param rebuildExcerpts on a queue with {@link dev.spool.queue.SpoolQueueBuilder#publisherIds(boolean)
          *                        publisher ids}, how many of the queue's last excerpts the gateway reads at start to
          *                        learn what each client published last, so that a publish sent again whose original
@@ -951,7 +996,7 @@ public final class PublishGateway implements Agent, AutoCloseable {
             final QueueInternals internals = queue.unwrap(QueueInternals.class);
             return new GatewayConfig(queue, source, maxFrameLength, bindAddress, port, maxConnections,
                     maxConnectionsPerAddress, maxPendingCommits, maxBytesInFlight, handshakeTimeout, idleTimeout,
-                    rebuildExcerpts, maxPublishers, maxSleepMs, secret, insecure, invoked, idle,
+                    heartbeatInterval, rebuildExcerpts, maxPublishers, maxSleepMs, secret, insecure, invoked, idle,
                     epochClock != null ? epochClock : internals.epochClock(),
                     nanoClock != null ? nanoClock : internals.nanoClock(),
                     errorHandler != null ? errorHandler : internals.errorHandler(),

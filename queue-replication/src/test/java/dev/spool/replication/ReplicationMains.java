@@ -101,6 +101,21 @@ final class ReplicationMains {
     }
 
     /**
+     * {@code dir}: a primary queue with publisher ids and a publish gateway on it, without a replica (commits up to
+     * {@link CommitStage#WRITTEN}); prints the gateway's port, then runs until stopped.
+     */
+    static final class LoneGateway {
+        public static void main(final String[] args) throws Exception {
+            try (SpoolQueue queue = SpoolQueue.builder(Path.of(args[0])).chunkLength(1 << 20).publisherIds(true)
+                    .openOrCreate();
+                 PublishGateway gateway = PublishGateway.builder(queue, null).sharedSecret(Replicas.SECRET).start()) {
+                System.out.println("GATEWAY " + gateway.address().getPort());
+                awaitStop();
+            }
+        }
+    }
+
+    /**
      * {@code dir count}: another process's typed writer: creates a method writer of
      * {@link SchemaReplicationTest.Trades} on the queue (which stores its schema file and counts it in the queue's
      * metadata) and writes {@code count} trades, then prints WROTE and the last index.

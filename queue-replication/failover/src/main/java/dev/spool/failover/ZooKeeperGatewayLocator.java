@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Finds the publish gateway of a cluster's current primary in ZooKeeper, for a
@@ -25,6 +26,13 @@ import java.util.concurrent.TimeUnit;
  * follows the primary after a failover and re-sends what was not committed. It reads a cache of the cluster's
  * znodes that ZooKeeper keeps current, so a call costs no round trip; close it when the clients that use it are
  * closed.
+ * <p>
+ * The cache's watch tells it when the primary changes: each change of the term or of a node's znode that changes
+ * the gateway it names (another node promoted, or none primary of the current term, as when the primary's session
+ * ends) counts one {@link #generation()}, which its clients poll on every pass of their calls. A client connected
+ * to a primary that lost its place leaves it as soon as ZooKeeper ends that primary's session (the session timeout
+ * after it froze or was cut off), and reaches the next one as soon as it is published, even while the old primary's
+ * sockets stay open.
  * <pre>{@code
  * try (ZooKeeperGatewayLocator primary = ZooKeeperGatewayLocator.connect("zk1:2181,zk2:2181", queueId);
  *      PublishClient client = PublishClient.builder(primary, 4096).sharedSecret(secret).connect()) {
@@ -37,6 +45,10 @@ public final class ZooKeeperGatewayLocator implements GatewayLocator, AutoClosea
     private final Znodes znodes;
     private final CuratorFramework client;
     private final CuratorCache cache;
+    /** Counts the changes of the gateway named, seen by the cache's listener; read by the clients' threads. */
+    private final AtomicLong generation = new AtomicLong();
+    /** The gateway named at the last change, null for none; guarded by this locator. */
+    private InetSocketAddress named;
 
     private ZooKeeperGatewayLocator(final String zookeeper, final UUID queueId, final String root,
             final Duration connectTimeout) {
@@ -55,9 +67,11 @@ public final class ZooKeeperGatewayLocator implements GatewayLocator, AutoClosea
                 throw new SpoolException("cannot reach ZooKeeper at " + zookeeper + " within " + connectTimeout
                         + " to find the primary of queue " + queueId);
             }
-            started = CuratorCache.build(client, znodes.base());
+            final CuratorCache built = CuratorCache.build(client, znodes.base());
+            started = built;
             final CountDownLatch loaded = new CountDownLatch(1);
-            started.listenable().addListener(CuratorCacheListener.builder().forInitialized(loaded::countDown).build());
+            started.listenable().addListener(CuratorCacheListener.builder().forInitialized(loaded::countDown)
+                    .forAll((type, before, after) -> changed(built)).build());
             started.start();
             if (!loaded.await(connectTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new SpoolException("could not read " + znodes.base() + " from ZooKeeper at " + zookeeper
@@ -107,6 +121,33 @@ public final class ZooKeeperGatewayLocator implements GatewayLocator, AutoClosea
      */
     @Override
     public InetSocketAddress gateway() throws IOException {
+        return gateway(cache);
+    }
+
+    /**
+     * @return a count of the changes of the gateway {@link #gateway()} names, kept by the watch of the cluster's
+     * znodes: it changes when another node becomes primary, or none is primary of the current term; a volatile read.
+     */
+    @Override
+    public long generation() {
+        return generation.get();
+    }
+
+    /** On the cache's thread, after each change of a znode: counts a change of the gateway named. */
+    private synchronized void changed(final CuratorCache from) {
+        InetSocketAddress now;
+        try {
+            now = gateway(from);
+        } catch (IOException | RuntimeException e) {
+            now = null;
+        }
+        if (!Objects.equals(now, named)) {
+            named = now;
+            generation.incrementAndGet();
+        }
+    }
+
+    private InetSocketAddress gateway(final CuratorCache cache) throws IOException {
         final Optional<ChildData> term = cache.get(znodes.term());
         if (term.isEmpty()) {
             throw new IOException("no cluster of queue " + znodes.base() + " in ZooKeeper at " + zookeeper);

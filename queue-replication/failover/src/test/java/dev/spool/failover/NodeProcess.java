@@ -86,23 +86,14 @@ final class NodeProcess implements AutoCloseable {
         child.kill();
     }
 
-    /** kill -STOP: the node stops where it is, its sockets and its ZooKeeper session left open, until {@link #thaw}. */
+    /** SIGSTOP: the node stops where it is, its sockets and its ZooKeeper session open, as in a long pause. */
     void freeze() throws IOException, InterruptedException {
-        signal("STOP");
+        child.freeze();
     }
 
-    /** kill -CONT: a frozen node goes on from where it stopped, with whatever its sockets received meanwhile. */
+    /** SIGCONT. */
     void thaw() throws IOException, InterruptedException {
-        signal("CONT");
-    }
-
-    private void signal(final String name) throws IOException, InterruptedException {
-        final Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(child.pid()))
-                .redirectErrorStream(true).start();
-        final String output = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        if (kill.waitFor() != 0) {
-            throw new IOException("kill -" + name + " " + child.pid() + " (node " + nodeId + ") failed: " + output);
-        }
+        child.thaw();
     }
 
     @Override

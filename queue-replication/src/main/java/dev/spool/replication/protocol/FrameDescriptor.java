@@ -125,6 +125,9 @@ import dev.spool.queue.format.TypedExcerptDescriptor;
  *  |   HMAC-SHA256 under the secret of "spool-client", the         |  8
  *  |   CLIENT_HELLO, the CHALLENGE and this frame before the MAC   |
  * </pre>
+ * Once open, the gateway and the client each send a HEARTBEAT when they have sent the other nothing for their
+ * heartbeat interval; a client declares a gateway that sent nothing (no READY, COMMIT or HEARTBEAT) for its liveness
+ * timeout dead, as a frozen gateway keeps its socket open, and a gateway closes a client silent for its idle timeout.
  * READY, gateway to client, the first frame of a connection once it is open (after PROOF, or at once on an insecure
  * gateway): whether the gateway writes a publish sent again only once, and its queue's term:
  * <pre>
@@ -192,7 +195,8 @@ public final class FrameDescriptor {
      * the replica's last index, checksum, term and term history; START carries the source's term history. A publish
      * carries its client's id and sequence, and a gateway opens each connection with READY; a client identifies
      * itself with IDENTIFY and publishes under the writer epoch GRANT names. A repairer fetches a replica's excerpts
-     * with FETCH on the sink's port.
+     * with FETCH on the sink's port. The gateway and its clients exchange HEARTBEATs, which a gateway or client of
+     * version 7 would refuse.
      */
     public static final short VERSION = 8;
     /**
