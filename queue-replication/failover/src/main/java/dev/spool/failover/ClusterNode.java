@@ -333,10 +333,7 @@ public final class ClusterNode implements AutoCloseable {
         return agent.holds();
     }
 
-    /**
-     * @return the node's figures, as its {@link ClusterNodeMXBean} shows them (registered or not): its indices, lag,
-     * rebuilding state and granted session timeout besides the above. They keep their last values after close.
-     */
+    /** @return the node's figures as its {@link ClusterNodeMXBean} shows them, registered or not; kept after close. */
     public ClusterNodeMXBean metrics() {
         return agent.status();
     }
@@ -500,7 +497,9 @@ public final class ClusterNode implements AutoCloseable {
 
         /**
          * Registers the node's {@link ClusterNodeMXBean} as {@code dev.spool:type=ClusterNode,name="<node id>"} when it
-         * starts, and unregisters it when it closes.
+         * starts, and the MBeans of the services its role runs, while it runs them, as
+         * {@code dev.spool:type=<ReplicationSink|ReplicationSource|PublishGateway>,name="<directory>",node="<node id>"};
+         * each is unregistered when its role ends, and all when the node closes.
          *
          * @return this builder.
          */

@@ -40,6 +40,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 /**
  * The node's duty, run by Spool's agent host on the node's own thread: each pass reads the cluster's state from the
@@ -86,10 +87,9 @@ final class NodeAgent implements Agent {
     /** The primary's last index as its znode last said, while following. */
     private long primaryLastIndex = -1;
 
-    NodeAgent(final NodeConfig config, final Znodes znodes, final CuratorFramework client,
-            final RebuildingMark rebuildingMark) {
+    NodeAgent(final NodeConfig config, final Znodes znodes, final CuratorFramework client, final RebuildingMark mark) {
         this.config = config;
-        this.rebuildingMark = rebuildingMark;
+        this.rebuildingMark = mark;
         this.znodes = znodes;
         this.client = client;
         this.me = config.nodeId();
@@ -588,9 +588,7 @@ final class NodeAgent implements Agent {
     }
 
     private static String names(final List<Candidate> candidates) {
-        final List<String> names = new ArrayList<>();
-        candidates.forEach(candidate -> names.add(candidate.nodeId()));
-        return String.join(", ", names);
+        return candidates.stream().map(Candidate::nodeId).collect(Collectors.joining(", "));
     }
 
     private void leaveLatch() {
