@@ -2,8 +2,9 @@ package dev.spool.replication;
 
 /**
  * The state of a {@link PublishGateway}, as a JMX MXBean: a cluster node registers it while it is the primary
- * ({@code dev.spool:type=PublishGateway,name="<queue directory>",node="<node id>"}); {@link ServiceMetrics#of(PublishGateway)}
- * gives it to an application that registers it itself.
+ * ({@code dev.spool:type=PublishGateway,name="<queue directory>",node="<node id>"});
+ * {@link ServiceMetrics#of(PublishGateway, dev.spool.queue.SpoolQueue)} gives it to an application that registers it
+ * itself.
  */
 public interface PublishGatewayMXBean {
     /** @return the queue's directory. */

@@ -1,5 +1,6 @@
 package dev.spool.failover;
 
+import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.internal.MBeans;
 import dev.spool.replication.PublishGateway;
@@ -9,6 +10,8 @@ import dev.spool.replication.ReplicationSinkMXBean;
 import dev.spool.replication.ReplicationSource;
 import dev.spool.replication.ReplicationSourceMXBean;
 import dev.spool.replication.ServiceMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.management.ObjectName;
 import java.util.ArrayList;
@@ -21,6 +24,7 @@ import java.util.List;
  * at close, never at once.
  */
 final class NodeMBeans {
+    private static final Logger LOG = LoggerFactory.getLogger(NodeMBeans.class);
     private final NodeConfig config;
     private final String directory;
     private final List<ObjectName> sink = new ArrayList<>();
@@ -34,8 +38,8 @@ final class NodeMBeans {
     /** @param running the follower's sink, just started. */
     void sink(final ReplicationSink running) {
         if (config.registerMBean()) {
-            sink.add(MBeans.registerOfNode("ReplicationSink", directory, config.nodeId(),
-                    ServiceMetrics.of(running, config.directory()), ReplicationSinkMXBean.class));
+            register(sink, "ReplicationSink", ServiceMetrics.of(running, config.directory()),
+                    ReplicationSinkMXBean.class);
         }
     }
 
@@ -46,10 +50,8 @@ final class NodeMBeans {
      */
     void primary(final SpoolQueue queue, final ReplicationSource source, final PublishGateway gateway) {
         if (config.registerMBean()) {
-            primary.add(MBeans.registerOfNode("ReplicationSource", directory, config.nodeId(),
-                    ServiceMetrics.of(source), ReplicationSourceMXBean.class));
-            primary.add(MBeans.registerOfNode("PublishGateway", directory, config.nodeId(),
-                    ServiceMetrics.of(gateway, queue), PublishGatewayMXBean.class));
+            register(primary, "ReplicationSource", ServiceMetrics.of(source), ReplicationSourceMXBean.class);
+            register(primary, "PublishGateway", ServiceMetrics.of(gateway, queue), PublishGatewayMXBean.class);
         }
     }
 
@@ -63,8 +65,26 @@ final class NodeMBeans {
         unregister(primary);
     }
 
-    private static void unregister(final List<ObjectName> names) {
-        names.forEach(MBeans::unregister);
+    /**
+     * A name taken by something else in the JVM costs the node that MBean, not its role: the service runs on, and the
+     * node says which name it could not register.
+     */
+    private <T> void register(final List<ObjectName> names, final String type, final T mbean, final Class<T> of) {
+        try {
+            names.add(MBeans.registerOfNode(type, directory, config.nodeId(), mbean, of));
+        } catch (SpoolException e) {
+            LOG.warn("node {} runs its {} without its MBean: {}", config.nodeId(), type, e.getMessage());
+        }
+    }
+
+    private void unregister(final List<ObjectName> names) {
+        for (final ObjectName name : names) {
+            try {
+                MBeans.unregister(name);
+            } catch (SpoolException e) {
+                LOG.warn("node {} leaves the MBean {} registered: {}", config.nodeId(), name, e.getMessage());
+            }
+        }
         names.clear();
     }
 }

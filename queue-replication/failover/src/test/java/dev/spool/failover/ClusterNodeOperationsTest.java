@@ -156,6 +156,28 @@ class ClusterNodeOperationsTest extends SpoolTestBase {
     }
 
     @Test
+    void shouldFollowWithoutItsSinkMBeanWhenTheNameIsTakenAndSaySo() throws Exception {
+        members = ClusterNodeTest.members(2);
+        final ObjectName taken = new ObjectName("dev.spool:type=ReplicationSink,name="
+                + ObjectName.quote(tempDir.resolve("b").toAbsolutePath().normalize().toString()) + ",node=\"b\"");
+        SERVER.registerMBean(new javax.management.timer.Timer(), taken);
+        try {
+            final ClusterNode a = builder("a").registerMBean().start();
+            nodes.add(a);
+            await(a::isPrimary, "a primary alone");
+            expectWarning("node b runs its ReplicationSink without its MBean");
+            final ClusterNode b = builder("b").registerMBean().start();
+            nodes.add(b);
+            await(() -> b.state() == NodeState.FOLLOWER, "b follows");
+            publish(a, 5, CommitStage.ACKED_BY_QUORUM);
+            assertEquals(1, countLogged("node b runs its ReplicationSink without its MBean"));
+            assertEquals(NodeState.FOLLOWER, b.state());
+        } finally {
+            SERVER.unregisterMBean(taken);
+        }
+    }
+
+    @Test
     void shouldShowLastIndexQuorumIndexAndLagOfPrimaryAndFollowerInJmxAndInTheirZnodes() throws Exception {
         members = ClusterNodeTest.members(2);
         final ClusterNode a = start("a");
