@@ -95,7 +95,7 @@ class ClusterNodeOperationsTest extends SpoolTestBase {
             assertTrue(client.awaitCommit(sequence, 10, TimeUnit.SECONDS) >= 0, "acknowledged by the follower");
         }
         expectWarning("did not prove the shared secret");
-        assertThrows(RuntimeException.class, () -> {
+        final RuntimeException refused = assertThrows(RuntimeException.class, () -> {
             try (PublishClient replicationHolder = PublishClient.builder(primary.member().gateway(), 1024)
                     .sharedSecret(REPLICATION).timeout(Duration.ofSeconds(2)).connect()) {
                 final byte[] message = "from a holder of the replication secret".getBytes(StandardCharsets.UTF_8);
@@ -103,6 +103,8 @@ class ClusterNodeOperationsTest extends SpoolTestBase {
                         CommitStage.WRITTEN), 2, TimeUnit.SECONDS);
             }
         }, "a client holding the replication secret is refused by the gateway");
+        final String why = String.valueOf(refused.getCause());
+        assertTrue(why.contains("did not prove the shared secret") && why.contains("secret differs"), why);
     }
 
     @Test
