@@ -282,7 +282,7 @@ public final class ClusterNode implements AutoCloseable {
         return new Builder(zookeeper, queueId, nodeId, directory);
     }
 
-    /** @return what the node is doing now. */
+    /** @return what the node is doing now; {@link NodeState#CLOSED} once {@link #close()} was called. */
     public NodeState state() {
         return agent.state();
     }
