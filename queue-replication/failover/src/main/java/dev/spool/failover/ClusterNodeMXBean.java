@@ -4,7 +4,7 @@ package dev.spool.failover;
  * A {@link ClusterNode} in JMX, as {@code dev.spool:type=ClusterNode,name="<node id>"}, and through
  * {@link ClusterNode#metrics()}: its role and term, why a candidate does not promote, how far its queue goes and how
  * far behind it is, and the session ZooKeeper granted it, for a dashboard or an alert. The indices are those the
- * node's duty last saw, a pass old at most (a few milliseconds); they keep their last values after close.
+ * node's duty last read, at most 50 ms ago; they keep their last values after close.
  */
 public interface ClusterNodeMXBean {
     /** @return {@link ClusterNode#state()}, by name. */

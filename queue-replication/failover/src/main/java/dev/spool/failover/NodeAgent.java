@@ -161,9 +161,9 @@ final class NodeAgent implements Agent {
             return 0;
         }
         final int work = pass();
-        status.refresh(state, queue, sink, candidacy, primaryLastIndex, rebuilding());
         // a changed last index reaches ZooKeeper at most once a second, off every publish's path
-        if (connected && !suspended && status.publishDue(state, clock.nanoTime())) {
+        if (status.refresh(state, queue, sink, candidacy, primaryLastIndex, rebuilding(), clock.nanoTime())
+                && connected && !suspended) {
             publish();
         }
         return work;

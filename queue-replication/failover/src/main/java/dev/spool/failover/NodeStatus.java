@@ -13,14 +13,16 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What a node shows of itself, in JMX and in its znode: a snapshot of its indices that the node's duty refreshes on
- * each pass, from the queue, the sink or the candidacy it holds, so that a JMX thread never reaches into a service
- * that may be closing. ZooKeeper hears of a changed last index at most once per {@link #PUBLISH_INTERVAL_NS}, never
+ * What a node shows of itself, in JMX and in its znode: a snapshot of its indices that the node's duty refreshes
+ * every {@link #REFRESH_INTERVAL_NS} and at each change of role, from the queue, the sink or the candidacy it holds,
+ * so that a JMX thread never reaches into a service that may be closing. ZooKeeper hears of a changed last index at most once per {@link #PUBLISH_INTERVAL_NS}, never
  * on the path of a publish.
  */
 final class NodeStatus implements ClusterNodeMXBean {
     /** How often at most a node writes a changed last index to its znode. */
     static final long PUBLISH_INTERVAL_NS = TimeUnit.SECONDS.toNanos(1);
+    /** How often at most a node reads its indices while its role stays the same. */
+    static final long REFRESH_INTERVAL_NS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final Logger LOG = LoggerFactory.getLogger(NodeStatus.class);
 
     private final NodeConfig config;
@@ -31,6 +33,8 @@ final class NodeStatus implements ClusterNodeMXBean {
     private volatile long primaryLastIndex = -1;
     private volatile boolean rebuilding;
     private volatile long grantedSessionTimeoutMs;
+    private NodeState refreshedState;
+    private long refreshedAtNs;
     private long publishedLastIndex = -1;
     private long publishedAtNs;
 
@@ -46,7 +50,8 @@ final class NodeStatus implements ClusterNodeMXBean {
     }
 
     /**
-     * On the node's duty, after each pass: records its indices from what it holds in its role.
+     * On the node's duty, after each pass: records its indices from what it holds in its role, when its role changed
+     * or {@link #REFRESH_INTERVAL_NS} passed (reading a queue's last index opens a tailer: not for every pass).
      *
      * @param state        the node's state.
      * @param queue        a primary's queue, else null.
@@ -54,20 +59,29 @@ final class NodeStatus implements ClusterNodeMXBean {
      * @param candidacy    a candidate's candidacy, else null.
      * @param primaryLast  on a follower, the primary's last index as its znode last said it.
      * @param isRebuilding true while the node is marked rebuilding.
+     * @param nowNs        the node's monotonic clock.
+     * @return true if the node's znode should be written again: its last index changed since it was last written,
+     * at least {@link #PUBLISH_INTERVAL_NS} ago, and the node is not a candidate (whose znode holds its candidacy).
      */
-    void refresh(final NodeState state, final SpoolQueue queue, final ReplicationSink sink, final Candidate candidacy,
-            final long primaryLast, final boolean isRebuilding) {
+    boolean refresh(final NodeState state, final SpoolQueue queue, final ReplicationSink sink,
+            final Candidate candidacy, final long primaryLast, final boolean isRebuilding, final long nowNs) {
         rebuilding = isRebuilding;
-        if (state == NodeState.PRIMARY) {
-            final long last = queue.lastIndex();
-            lastIndex = last;
-            quorumAckedIndex = Failover.quorumAckedIndex(queue);
-            primaryLastIndex = last;
-        } else if (state == NodeState.FOLLOWER || state == NodeState.CANDIDATE) {
-            lastIndex = sink != null ? sink.lastIndex() : candidacy != null ? candidacy.lastIndex() : lastIndex;
-            quorumAckedIndex = -1;
-            primaryLastIndex = sink != null ? primaryLast : -1;
+        if (state != refreshedState || nowNs - refreshedAtNs >= REFRESH_INTERVAL_NS) {
+            refreshedState = state;
+            refreshedAtNs = nowNs;
+            if (state == NodeState.PRIMARY) {
+                final long last = queue.lastIndex();
+                lastIndex = last;
+                quorumAckedIndex = Failover.quorumAckedIndex(queue);
+                primaryLastIndex = last;
+            } else if (state == NodeState.FOLLOWER || state == NodeState.CANDIDATE) {
+                lastIndex = sink != null ? sink.lastIndex() : candidacy != null ? candidacy.lastIndex() : lastIndex;
+                quorumAckedIndex = -1;
+                primaryLastIndex = sink != null ? primaryLast : -1;
+            }
         }
+        return state != NodeState.CANDIDATE && lastIndex != publishedLastIndex
+                && nowNs - publishedAtNs >= PUBLISH_INTERVAL_NS;
     }
 
     /** @param last the last index a primary had written when it fenced its queue. */
@@ -75,16 +89,6 @@ final class NodeStatus implements ClusterNodeMXBean {
         lastIndex = last;
         quorumAckedIndex = -1;
         primaryLastIndex = -1;
-    }
-
-    /**
-     * @param state the node's state: a candidate's znode holds its candidacy, which does not move.
-     * @param nowNs the node's monotonic clock.
-     * @return true if the last index changed since the znode was last written and the interval has passed.
-     */
-    boolean publishDue(final NodeState state, final long nowNs) {
-        return state != NodeState.CANDIDATE && lastIndex != publishedLastIndex
-                && nowNs - publishedAtNs >= PUBLISH_INTERVAL_NS;
     }
 
     /**
