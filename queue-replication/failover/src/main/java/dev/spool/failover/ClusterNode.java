@@ -496,10 +496,9 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         /**
-         * Registers the node's {@link ClusterNodeMXBean} as {@code dev.spool:type=ClusterNode,name="<node id>"} when it
-         * starts, and the MBeans of the services its role runs, while it runs them, as
-         * {@code dev.spool:type=<ReplicationSink|ReplicationSource|PublishGateway>,name="<directory>",node="<node id>"};
-         * each is unregistered when its role ends, and all when the node closes.
+         * Registers the node's {@link ClusterNodeMXBean} as {@code dev.spool:type=ClusterNode,name="<node id>"}, and
+         * its role's MBeans as {@code dev.spool:type=<type>,name="<directory>",node="<node id>"} (ReplicationSink on a
+         * follower, ReplicationSource and PublishGateway on the primary) until the role ends or the node closes.
          *
          * @return this builder.
          */
@@ -568,8 +567,9 @@ public final class ClusterNode implements AutoCloseable {
                 throw new SpoolException("root '" + root + "' must be an absolute znode path such as /spool");
             }
             return new NodeConfig(zookeeper, queueId, self, List.copyOf(members), k, sessionTimeout, connectTimeout,
-                    root, directory, replicationSecret, clientSecret, insecure, queueSettings, AgentHost.daemonThreads(),
-                    replicationListen != null ? replicationListen : self.replication(), registerMBean);
+                    root, directory, replicationSecret, clientSecret, insecure, queueSettings,
+                    AgentHost.daemonThreads(), replicationListen != null ? replicationListen : self.replication(),
+                    registerMBean);
         }
     }
 }

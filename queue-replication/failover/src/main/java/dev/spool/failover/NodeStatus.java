@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * What a node shows of itself, in JMX and in its znode: a snapshot of its indices that the node's duty refreshes
  * every {@link #REFRESH_INTERVAL_NS} and at each change of role, from the queue, the sink or the candidacy it holds,
- * so that a JMX thread never reaches into a service that may be closing. ZooKeeper hears of a changed last index at most once per {@link #PUBLISH_INTERVAL_NS}, never
- * on the path of a publish.
+ * so that a JMX thread never reaches into a service that may be closing. ZooKeeper hears of a changed last index at
+ * most once per {@link #PUBLISH_INTERVAL_NS}, never on the path of a publish.
  */
 final class NodeStatus implements ClusterNodeMXBean {
     /** How often at most a node writes a changed last index to its znode. */
