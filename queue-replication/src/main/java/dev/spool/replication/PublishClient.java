@@ -513,12 +513,15 @@ public final class PublishClient implements AutoCloseable {
             if (writer.granted()) {
                 return;
             }
-            final long left = deadline - clock.nanoTime();
+            final long now = clock.nanoTime();
+            // a gateway that froze between READY and GRANT is left within the liveness timeout, not the call's
+            watch.checkAlive(connection, gateway, now);
+            final long left = deadline - now;
             if (left <= 0) {
                 throw new IOException("no GRANT from the publish gateway at " + gateway + " within "
                         + TimeUnit.NANOSECONDS.toMillis(timeoutNs) + " ms");
             }
-            selector.select(Connection.IGNORE_KEY, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            selector.select(Connection.IGNORE_KEY, GatewayWatch.sleepMs(left));
         }
     }
 

@@ -26,7 +26,8 @@
  * per-connection state, waiting commits, table of each client id's writer epoch and last publishes and the rules
  * of writer identity ({@code GatewayClient}, {@code PendingCommits}, {@code Writers}, {@code WriterFence},
  * {@code WriterException}) and the MXBeans'
- * implementations. The rest lives in packages below this one, none of them API, each with its own
+ * implementations, which {@link dev.spool.replication.ServiceMetrics} hands out for a process that registers them
+ * under names of its own. The rest lives in packages below this one, none of them API, each with its own
  * {@code package-info}: {@code protocol} (frames, codec, MACs, handshakes, connection), {@code source} and
  * {@code sink} (each end's agent and its concluded settings) and {@code agent} (how a service runs). This package
  * uses them; they never use it, and {@code protocol} uses none of the others. What they need from a queue beyond its

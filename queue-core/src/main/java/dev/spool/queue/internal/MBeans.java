@@ -32,6 +32,26 @@ public final class MBeans {
     }
 
     /**
+     * Registers the MXBean of a service that a cluster node runs, under {@code dev.spool:type=<type>,name="<name>",
+     * node="<node id>"}: the name of the same service run alone, and the node it belongs to, so that the nodes of a
+     * cluster in one JVM never collide and a query on {@code node} finds one node's services.
+     *
+     * @param type           the MBean's type key, e.g. {@code ReplicationSink}.
+     * @param name           the name key, unquoted: the service's queue directory.
+     * @param node           the node's id, unquoted.
+     * @param mbean          the MXBean.
+     * @param mbeanInterface its MXBean interface.
+     * @param <T>            that interface.
+     * @return the name it is registered under.
+     * @throws SpoolException if one of that name is registered already, or registration fails.
+     */
+    public static <T> ObjectName registerOfNode(final String type, final String name, final String node, final T mbean,
+                                                final Class<T> mbeanInterface) {
+        return registerAs(DOMAIN + ":type=" + type + ",name=" + ObjectName.quote(name) + ",node="
+                + ObjectName.quote(node), type, mbean, mbeanInterface);
+    }
+
+    /**
      * Registers the MXBean of one of an owner's agents, under {@code dev.spool:type=Agent,name="<owner name>",
      * role="<role>"}: beside the owner's own, whose name key it shares.
      *

@@ -1,5 +1,6 @@
 package dev.spool.failover;
 
+import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.AgentHost;
@@ -79,7 +80,7 @@ public final class ClusterNode implements AutoCloseable {
         this.client = CuratorFrameworkFactory.builder()
                 .connectString(config.zookeeper())
                 .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
-                .connectionTimeoutMs((int) config.connectTimeout().toMillis())
+                .connectionTimeoutMs((int) config.operationTimeout().toMillis())
                 .retryPolicy(new ExponentialBackoffRetry(50, 5, 1000))
                 // leadership ends with the session, not with a suspended connection: a suspended primary holds
                 // its acknowledgements instead, and keeps its term if the session survives
@@ -98,13 +99,16 @@ public final class ClusterNode implements AutoCloseable {
             }
             checkClusterConfig();
             ensureTerm();
+            final RebuildingMark rebuilding = new RebuildingMark(client, znodes, config.nodeId());
             if (!LocalQueue.exists(config) && currentTerm() > 0) {
                 // a member that joins with an empty directory holds none of what the cluster acknowledged
-                markRebuilding("it joins with an empty directory " + config.directory());
+                rebuilding.mark("it joins with an empty directory " + config.directory());
             }
-            LocalQueue.prepare(config);
+            final RollCycle rollCycle = LocalQueue.prepare(config);
             awaitIdFree();
-            this.agent = new NodeAgent(config, znodes, client);
+            this.agent = new NodeAgent(config, znodes, client, rebuilding);
+            agent.status().rollCycle(rollCycle);
+            agent.status().sessionGranted(client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
             registered = new PersistentNode(client, CreateMode.EPHEMERAL, false, znodes.node(config.nodeId()),
                     agent.stateData());
             registered.start();
@@ -122,14 +126,18 @@ public final class ClusterNode implements AutoCloseable {
                         + " ZooKeeper at " + config.zookeeper() + " within " + config.connectTimeout());
             }
             agent.cache(started);
-            client.getConnectionStateListenable().addListener((c, state) -> agent.onConnectionState(state));
+            client.getConnectionStateListenable().addListener((c, state) -> {
+                agent.onConnectionState(state);
+                // a new session may be granted another timeout, by servers of another tickTime
+                agent.status().sessionGranted(c.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
+            });
             this.registration = registered;
             this.cache = started;
             this.host = AgentHost.builder("the cluster node " + config.nodeId() + " of " + config.directory(), agent)
                     .role("spool-cluster-node")
                     .threadFactory(config.threadFactory())
                     .start(new SleepingMillisIdleStrategy(2));
-            this.mbeanName = config.registerMBean() ? MBeans.register("ClusterNode", config.nodeId(), new Metrics(),
+            this.mbeanName = config.registerMBean() ? MBeans.register("ClusterNode", config.nodeId(), agent.status(),
                     ClusterNodeMXBean.class) : null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -218,17 +226,6 @@ public final class ClusterNode implements AutoCloseable {
         return Znodes.number(znodes.term(), "term", term.get("term"));
     }
 
-    private void markRebuilding(final String why) {
-        try {
-            client.create().forPath(znodes.rebuilding(config.nodeId()),
-                    Znodes.encode(Znodes.REBUILDING_FORMAT, Map.of("why", why)));
-        } catch (KeeperException.NodeExistsException e) {
-            LOG.trace("{} exists", znodes.rebuilding(config.nodeId()));
-        } catch (Exception e) {
-            throw zooKeeperFailure("create " + znodes.rebuilding(config.nodeId()), e);
-        }
-    }
-
     /**
      * A node id is one process's: a znode of this id left by a process that died goes when its session expires, so
      * it is awaited for a session timeout and a half; one still there belongs to a live node, and this one is
@@ -286,7 +283,7 @@ public final class ClusterNode implements AutoCloseable {
         return new Builder(zookeeper, queueId, nodeId, directory);
     }
 
-    /** @return what the node is doing now. */
+    /** @return what the node is doing now; {@link NodeState#CLOSED} once {@link #close()} was called. */
     public NodeState state() {
         return agent.state();
     }
@@ -337,18 +334,28 @@ public final class ClusterNode implements AutoCloseable {
         return agent.holds();
     }
 
+    /** @return the node's figures as its {@link ClusterNodeMXBean} shows them, registered or not; kept after close. */
+    public ClusterNodeMXBean metrics() {
+        return agent.status();
+    }
+
     /**
-     * Leaves the cluster: stops the sink, or the gateway and the source, closes the queue and ends the ZooKeeper
-     * session, so that a primary's followers elect another at once rather than after the session timeout. Closing
-     * again does nothing.
+     * Leaves the cluster: stops the sink, or the gateway and the source, closes the queue, unregisters the node's
+     * MBeans and ends the ZooKeeper session, so that a primary's followers elect another at once rather than after
+     * the session timeout. The node's state is then {@link NodeState#CLOSED}; its getters keep their last values.
+     * Closing again does nothing.
      */
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (agent.state() == NodeState.CLOSED) {
+            return;
+        }
         if (mbeanName != null) {
             MBeans.unregister(mbeanName);
         }
         host.close();
         agent.stopServices();
+        agent.closed();
         cache.close();
         try {
             registration.close();
@@ -357,40 +364,6 @@ public final class ClusterNode implements AutoCloseable {
                     + ": " + e, e);
         } finally {
             client.close();
-        }
-    }
-
-    /** The node's figures in JMX, read from its duty's volatile fields. */
-    private final class Metrics implements ClusterNodeMXBean {
-        @Override
-        public String getState() {
-            return state().name();
-        }
-
-        @Override
-        public long getTerm() {
-            return term();
-        }
-
-        @Override
-        public String getWaitingFor() {
-            final String why = waitingFor();
-            return why == null ? "" : why;
-        }
-
-        @Override
-        public long getPromotions() {
-            return promotions();
-        }
-
-        @Override
-        public long getHolds() {
-            return holds();
-        }
-
-        @Override
-        public long getDirectoriesSetAside() {
-            return directoriesSetAside();
         }
     }
 
@@ -405,7 +378,8 @@ public final class ClusterNode implements AutoCloseable {
         private Duration sessionTimeout = DEFAULT_SESSION_TIMEOUT;
         private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
         private String root = DEFAULT_ROOT;
-        private byte[] secret;
+        private byte[] replicationSecret;
+        private byte[] clientSecret;
         private boolean insecure;
         private Consumer<SpoolQueueBuilder> queueSettings = settings -> { };
         private InetSocketAddress replicationListen;
@@ -450,7 +424,9 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         /**
-         * @param timeout how long {@link #start()} waits for ZooKeeper; default {@link #DEFAULT_CONNECT_TIMEOUT}.
+         * @param timeout how long {@link #start()} waits for ZooKeeper; default {@link #DEFAULT_CONNECT_TIMEOUT}. A
+         *                ZooKeeper operation of the running node waits for a connection this long, but never longer
+         *                than the session timeout: a short session timeout needs no shorter connect timeout.
          * @return this builder.
          */
         public Builder connectTimeout(final Duration timeout) {
@@ -468,16 +444,40 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         /**
-         * @param secret the secret the nodes' replication and the gateway's clients share, at least 16 bytes.
+         * @param secret the secret of the nodes' replication, at least 16 bytes (32 random bytes are best): each
+         *               node's source and sink prove it to each other. Give every node the same, and no client.
          * @return this builder.
          */
-        public Builder sharedSecret(final byte[] secret) {
-            this.secret = Objects.requireNonNull(secret, "secret").clone();
+        public Builder replicationSecret(final byte[] secret) {
+            this.replicationSecret = Objects.requireNonNull(secret, "secret").clone();
             return this;
         }
 
         /**
-         * Runs the node's replication and gateway without a shared secret: only for a trusted network.
+         * @param secret the secret the primary's publish gateway and its clients share, at least 16 bytes: give every
+         *               node the same, and the clients this one. A holder of the replication secret could act as a
+         *               source or a sink; a holder of this one can only publish.
+         * @return this builder.
+         */
+        public Builder clientSecret(final byte[] secret) {
+            this.clientSecret = Objects.requireNonNull(secret, "secret").clone();
+            return this;
+        }
+
+        /**
+         * Sets both {@link #replicationSecret} and {@link #clientSecret} to one secret: every client then holds the
+         * replication secret too and could act as a source or a sink. For tests and a trusted network; give two
+         * secrets otherwise.
+         *
+         * @param secret the one secret, at least 16 bytes.
+         * @return this builder.
+         */
+        public Builder sharedSecret(final byte[] secret) {
+            return replicationSecret(secret).clientSecret(secret);
+        }
+
+        /**
+         * Runs the node's replication and gateway without secrets: only for a trusted network.
          *
          * @return this builder.
          */
@@ -497,8 +497,9 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         /**
-         * Registers the node's {@link ClusterNodeMXBean} as {@code dev.spool:type=ClusterNode,name="<node id>"} when it
-         * starts, and unregisters it when it closes.
+         * Registers the node's {@link ClusterNodeMXBean} as {@code dev.spool:type=ClusterNode,name="<node id>"}, and
+         * its role's MBeans as {@code dev.spool:type=<type>,name="<directory>",node="<node id>"} (ReplicationSink on a
+         * follower, ReplicationSource and PublishGateway on the primary) until the role ends or the node closes.
          *
          * @return this builder.
          */
@@ -534,9 +535,7 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         private NodeConfig conclude() {
-            if (secret == null == !insecure) {
-                throw new SpoolException("node " + nodeId + ": give exactly one of sharedSecret and insecure()");
-            }
+            NodeSecrets.check(nodeId, replicationSecret, clientSecret, insecure);
             if (members.size() < 2) {
                 throw new SpoolException("node " + nodeId + " has " + members.size() + " members: a cluster needs a"
                         + " primary and at least one follower");
@@ -569,8 +568,9 @@ public final class ClusterNode implements AutoCloseable {
                 throw new SpoolException("root '" + root + "' must be an absolute znode path such as /spool");
             }
             return new NodeConfig(zookeeper, queueId, self, List.copyOf(members), k, sessionTimeout, connectTimeout,
-                    root, directory, secret, insecure, queueSettings, AgentHost.daemonThreads(),
-                    replicationListen != null ? replicationListen : self.replication(), registerMBean);
+                    root, directory, replicationSecret, clientSecret, insecure, queueSettings,
+                    AgentHost.daemonThreads(), replicationListen != null ? replicationListen : self.replication(),
+                    registerMBean);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.spool.failover;
 
+import dev.spool.queue.RollCycle;
 import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueue;
 import dev.spool.queue.SpoolQueueBuilder;
@@ -20,15 +21,17 @@ final class LocalQueue {
      * existing one is of the cluster's queue.
      *
      * @param config the node's settings.
+     * @return the queue's roll cycle.
      * @throws SpoolException naming both ids, if the directory holds a queue of another id.
      */
-    static void prepare(final NodeConfig config) {
+    static RollCycle prepare(final NodeConfig config) {
         try (SpoolQueue queue = open(config)) {
             if (!queue.queueId().equals(config.queueId())) {
                 throw new SpoolException("node " + config.nodeId() + ": directory " + config.directory()
                         + " holds queue " + queue.queueId() + ", but the cluster's queue is " + config.queueId()
                         + "; give the node a directory of its own");
             }
+            return queue.rollCycle();
         }
     }
 

@@ -40,6 +40,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 
 /**
  * The node's duty, run by Spool's agent host on the node's own thread: each pass reads the cluster's state from the
@@ -57,6 +58,9 @@ final class NodeAgent implements Agent {
     private final String me;
     private final AtomicLong lostSessions = new AtomicLong();
     private final Set<String> unreadable = new HashSet<>();
+    private final NodeStatus status;
+    private final NodeMBeans mbeans;
+    private final RebuildingMark rebuildingMark;
     private volatile boolean suspended;
     private volatile boolean connected = true;
     private volatile NodeState state = NodeState.CANDIDATE;
@@ -80,14 +84,27 @@ final class NodeAgent implements Agent {
     private final NanoClock clock = SystemNanoClock.INSTANCE;
     private long waitingSinceNs;
     private boolean warnedWaiting;
-    /** True from this node's creation of its rebuilding znode until its deletion, before the cache shows either. */
-    private boolean rebuildingMarked;
+    /** The primary's last index as its znode last said, while following. */
+    private long primaryLastIndex = -1;
 
-    NodeAgent(final NodeConfig config, final Znodes znodes, final CuratorFramework client) {
+    NodeAgent(final NodeConfig config, final Znodes znodes, final CuratorFramework client, final RebuildingMark mark) {
         this.config = config;
+        this.rebuildingMark = mark;
         this.znodes = znodes;
         this.client = client;
         this.me = config.nodeId();
+        this.status = new NodeStatus(config, this);
+        this.mbeans = new NodeMBeans(config);
+    }
+
+    NodeStatus status() {
+        return status;
+    }
+
+    /** After the node's duty stopped and its services closed. */
+    void closed() {
+        state = NodeState.CLOSED;
+        waitingFor = null;
     }
 
     void registration(final PersistentNode registration) {
@@ -133,24 +150,26 @@ final class NodeAgent implements Agent {
 
     /** @return what this node's znode says now. */
     byte[] stateData() {
-        final Map<String, String> fields = new LinkedHashMap<>();
-        fields.put("node", me);
-        fields.put("state", state.name());
-        fields.put("term", Long.toString(candidacy != null && state == NodeState.CANDIDATE ? candidacy.term() : term));
-        fields.put("lastIndex", Long.toString(candidacy != null && state == NodeState.CANDIDATE
-                ? candidacy.lastIndex() : -1));
-        fields.put("election", Long.toString(standingIn));
-        fields.put("eligible", Boolean.toString(!rebuilding()));
-        fields.put("replication", address(config.self().replication()));
-        fields.put("gateway", address(config.self().gateway()));
-        return Znodes.encode(Znodes.NODE_FORMAT, fields);
+        final boolean standing = candidacy != null && state == NodeState.CANDIDATE;
+        return status.znodeData(state, standing ? candidacy.term() : term, standing ? candidacy.lastIndex() : -1,
+                standingIn, !rebuilding(), clock.nanoTime());
     }
 
     @Override
-    public int doWork() throws Exception {
+    public int doWork() {
         if (state == NodeState.CLOSED) {
             return 0;
         }
+        final int work = pass();
+        // a changed last index reaches ZooKeeper at most once a second, off every publish's path
+        if (status.refresh(state, queue, sink, candidacy, primaryLastIndex, rebuilding(), clock.nanoTime())
+                && connected && !suspended) {
+            publish();
+        }
+        return work;
+    }
+
+    private int pass() {
         if (state == NodeState.PRIMARY) {
             return primaryPass();
         }
@@ -213,6 +232,7 @@ final class NodeAgent implements Agent {
         final long lastAcked = internals.quorumAckedIndex();
         final long last = queue.lastIndex();
         internals.fence(term + 1);
+        status.fenced(last);
         LOG.error("primary {} of term {} fenced its queue {}: {}. Acknowledged by a quorum up to {}; written up to {}:"
                 + " what lies after the acknowledged index is never merged: when the node rejoins, the new primary"
                 + " compares term histories, and if this queue holds excerpts of term {} where the new primary's are"
@@ -236,6 +256,7 @@ final class NodeAgent implements Agent {
         final String primary = primaryOf(nodes, current);
         if (primary != null && !primary.equals(me)) {
             leaveLatch();
+            primaryLastIndex = Znodes.number(znodes.node(primary), "lastIndex", nodes.get(primary).get("lastIndex"));
             if (state != NodeState.FOLLOWER || sink == null) {
                 follow(primary, current);
                 return 1;
@@ -249,7 +270,7 @@ final class NodeAgent implements Agent {
         if (rebuilding()) {
             leaveLatch();
             waiting("this node rebuilds its queue from the primary and holds none of what the cluster acknowledged"
-                    + " until it has caught up (" + znodes.rebuilding(me) + ")");
+                    + " until it has caught up (" + rebuildingMark.path() + ")");
             return 0;
         }
         final List<Candidate> candidates = candidates(nodes, current);
@@ -365,11 +386,13 @@ final class NodeAgent implements Agent {
                 .reconnectBackoff(Duration.ofMillis(10), Duration.ofMillis(100))
                 // a follower refused as divergent sets its directory aside and listens again, empty
                 .retryDivergedSinks();
-        source = (config.insecure() ? sourceBuilder.insecure() : sourceBuilder.sharedSecret(config.secret())).start();
+        source = (config.insecure() ? sourceBuilder.insecure() : sourceBuilder.sharedSecret(config.replicationSecret()))
+                .start();
         final PublishGateway.Builder gatewayBuilder = PublishGateway.builder(queue, source)
                 .bindAddress(config.self().gateway().getAddress()).port(config.self().gateway().getPort());
-        gateway = (config.insecure() ? gatewayBuilder.insecure() : gatewayBuilder.sharedSecret(config.secret()))
+        gateway = (config.insecure() ? gatewayBuilder.insecure() : gatewayBuilder.sharedSecret(config.clientSecret()))
                 .start();
+        mbeans.primary(queue, source, gateway);
     }
 
     private void follow(final String primary, final long current) {
@@ -403,7 +426,8 @@ final class NodeAgent implements Agent {
         final ReplicationSink.Builder builder = ReplicationSink.builder(config.directory())
                 .bindAddress(config.replicationListen().getAddress()).port(config.replicationListen().getPort())
                 .queueSettings(config.queueSettings());
-        sink = (config.insecure() ? builder.insecure() : builder.sharedSecret(config.secret())).start();
+        sink = (config.insecure() ? builder.insecure() : builder.sharedSecret(config.replicationSecret())).start();
+        mbeans.sink(sink);
     }
 
     /** A follower whose replica the primary refused as divergent sets its directory aside and starts afresh. */
@@ -416,7 +440,7 @@ final class NodeAgent implements Agent {
         closeSink();
         if (divergence != null) {
             // marked first: a crash while the directory moves leaves a node that stands in no election
-            markRebuilding("its directory was set aside: it held excerpts " + primary + ", the primary of term "
+            rebuildingMark.mark("its directory was set aside: it held excerpts " + primary + ", the primary of term "
                     + current + ", lacks");
             final Path aside = LocalQueue.moveAside(config, current);
             directoriesSetAside++;
@@ -437,35 +461,15 @@ final class NodeAgent implements Agent {
         if (target < -1 || sink.lastIndex() < target) {
             return 0;
         }
-        rebuildingMarked = false;
-        try {
-            client.delete().forPath(znodes.rebuilding(me));
-        } catch (KeeperException.NoNodeException e) {
-            LOG.trace("{} is gone already", znodes.rebuilding(me));
-        } catch (Exception e) {
-            throw new SpoolException("node " + me + " could not remove " + znodes.rebuilding(me) + ": " + e, e);
-        }
+        rebuildingMark.clear();
         LOG.info("node {} has rebuilt its queue from {} up to {}: it stands in elections again", me, primary,
                 sink.lastIndexText());
         publish();
         return 1;
     }
 
-    /** @return true while this node's rebuilding znode exists, as this node wrote it or the cache shows it. */
     private boolean rebuilding() {
-        return rebuildingMarked || cache != null && cache.get(znodes.rebuilding(me)).isPresent();
-    }
-
-    private void markRebuilding(final String why) {
-        try {
-            client.create().forPath(znodes.rebuilding(me), Znodes.encode(Znodes.REBUILDING_FORMAT, Map.of("why", why)));
-            rebuildingMarked = true;
-        } catch (KeeperException.NodeExistsException e) {
-            rebuildingMarked = true;
-            LOG.trace("{} exists", znodes.rebuilding(me));
-        } catch (Exception e) {
-            throw new SpoolException("node " + me + " could not create " + znodes.rebuilding(me) + ": " + e, e);
-        }
+        return rebuildingMark.isMarked(cache);
     }
 
     private void publish() {
@@ -588,9 +592,7 @@ final class NodeAgent implements Agent {
     }
 
     private static String names(final List<Candidate> candidates) {
-        final List<String> names = new ArrayList<>();
-        candidates.forEach(candidate -> names.add(candidate.nodeId()));
-        return String.join(", ", names);
+        return candidates.stream().map(Candidate::nodeId).collect(Collectors.joining(", "));
     }
 
     private void leaveLatch() {
@@ -606,6 +608,7 @@ final class NodeAgent implements Agent {
 
     private void closeSink() {
         if (sink != null) {
+            mbeans.sinkStops();
             sink.close();
             sink = null;
         }
@@ -613,6 +616,7 @@ final class NodeAgent implements Agent {
 
     /** Stops whatever runs: the gateway, the source and the queue of a primary, the sink of a follower, the latch. */
     void stopServices() {
+        mbeans.primaryStops();
         if (gateway != null) {
             gateway.close();
             gateway = null;
@@ -627,9 +631,5 @@ final class NodeAgent implements Agent {
         }
         closeSink();
         leaveLatch();
-    }
-
-    private static String address(final InetSocketAddress address) {
-        return address.getHostString() + ":" + address.getPort();
     }
 }

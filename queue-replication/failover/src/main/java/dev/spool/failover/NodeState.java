@@ -16,6 +16,6 @@ public enum NodeState {
      * rejoins as a follower once it has a session again.
      */
     FENCED,
-    /** Closed. */
+    /** {@link ClusterNode#close()} was called: the node left the cluster and runs nothing. */
     CLOSED
 }

@@ -19,7 +19,9 @@ import java.util.UUID;
  *   term          persistent: the current term; a promotion sets it by compare-and-set on its version
  *   terms/&lt;n&gt;     persistent: the last index the primary of term n held when it was promoted
  *   leader        Curator's LeaderLatch: the primary holds it; only the chosen candidate joins it
- *   nodes/&lt;id&gt;    ephemeral: one per live node, its state (follower, candidate, primary), term and addresses
+ *   nodes/&lt;id&gt;    ephemeral: one per live node, its state (follower, candidate, primary), term, last index and
+ *                 addresses; a candidate's last index is the one it stands with, others' is written again when it
+ *                 moved, at most once a second (NodeStatus)
  *   rebuilding/&lt;id&gt; persistent while a node rebuilds its queue from the primary (it was set aside, or the node
  *                 joined with an empty directory after the cluster had a history): it stands in no election until
  *                 it holds what the primary held when it connected

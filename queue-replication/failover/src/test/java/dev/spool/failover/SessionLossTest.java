@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -105,7 +106,9 @@ class SessionLossTest extends SpoolTestBase {
         relays.forEach(relay -> connect.add("127.0.0.1:" + relay.port()));
         final InetAddress loopback = InetAddress.getLoopbackAddress();
         final ClusterNode.Builder builder = ClusterNode.builder(String.join(",", connect), queueId, members[0],
-                tempDir.resolve(members[0])).ackQuorum(1).sessionTimeout(ClusterNodeTest.SESSION)
+                tempDir.resolve(members[0])).ackQuorum(1)
+                // the most the ensemble's tickTime of 100 ms grants: a node asking for more would be told so
+                .sessionTimeout(Duration.ofSeconds(2))
                 .sharedSecret(ClusterNodeTest.SECRET);
         for (final String id : members) {
             builder.member(Member.of(id, new InetSocketAddress(loopback, ClusterNodeTest.freePort()),
