@@ -268,7 +268,7 @@ public final class SpoolQueue implements AutoCloseable {
      * only a later scan finds says what was rewritten before it. The writes go through a journal in the queue's directory: a crash leaves each excerpt
      * as it was or repaired, and the next writer to open the queue finishes the repair. A reader of a damaged excerpt
      * throws its checksum mismatch until the repair is done, and reads the original bytes after. Reads every excerpt
-     * of the queue: an operator's call, not for a hot path. See docs/operations.md, "Damaged files".
+     * of the queue: an operator's call, not for a hot path. See docs/operations/troubleshooting.md, "Damaged files".
      *
      * @param copy another copy of this queue (the same queue id).
      * @return the number of regions rewritten (bodies and headers); 0 if nothing the checksums prove was damaged.

@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * (SpoolToolTest fuzzes {@code verify}): each damaged copy of a queue is read forwards, backwards and by index and
  * appended to, in a child JVM ({@link DamageFuzz}), so that a JVM crash fails the test rather than the test run.
  * Every read returns the original bytes or throws a {@link SpoolException} naming the file; an append never hides
- * what was readable. Without checksums a flip inside a payload only changes that excerpt (see docs/operations.md);
+ * what was readable. Without checksums a flip inside a payload only changes that excerpt (see docs/operations/troubleshooting.md);
  * with them, payload flips are a case of their own: each must be detected by every read and by {@code verify}, with
  * no silent wrong read. Repair cases take the undamaged queue for the replica: {@code spool repair} restores what
  * checksums prove exactly and writes nothing else. 60 structural, 40 payload and 40 repair cases in every build, 3,000

@@ -57,7 +57,7 @@ import static dev.spool.replication.protocol.FrameDescriptor.typeName;
  *         .repair(queue);
  * }</pre>
  * An operator's call: it scans every excerpt of the queue and allocates; not for a hot path. See
- * docs/operations.md, "Damaged files".
+ * docs/operations/troubleshooting.md, "Damaged files".
  */
 public final class QueueRepair {
     private static final Logger LOG = LoggerFactory.getLogger(QueueRepair.class);

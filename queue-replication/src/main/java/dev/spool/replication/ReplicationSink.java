@@ -49,7 +49,7 @@ import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
  * intervals). Up to 8 other connections may be in their handshake at once,
  * each for at most three heartbeat intervals; a connection past that closes the oldest one that sent nothing yet, or
  * else the oldest. A peer that has not proved the secret learns nothing of the replica, changes nothing and stops
- * nothing: at most it takes a handshake's place for a while (docs/operations.md, "Security model"). A source that
+ * nothing: at most it takes a handshake's place for a while (docs/operations/security.md, "Security model"). A source that
  * proved the secret and refuses the replica's history as divergent (the replica holds excerpts the source lacks)
  * is reported by {@link #divergence()}; a replica that fell behind the source's retention is set aside and rebuilt
  * on its own ({@link #rebuilt()}).
@@ -57,7 +57,7 @@ import static dev.spool.replication.protocol.FrameDescriptor.HELLO_LENGTH;
  * The same port serves repairers ({@link QueueRepair}): a peer that proves the secret as one may fetch the replica's
  * stored excerpts to repair another copy of the queue, while a source streams; it never takes the replica. A replica
  * whose last cycle its checksums prove damaged is repaired from the next source's stream before anything past the
- * damage is acknowledged (docs/operations.md, "Replication").
+ * damage is acknowledged (docs/operations/replication.md, "Replication").
  * <p>
  * An {@link Agent} (Agrona's): each {@link #doWork()} selects without blocking, accepts, reads and writes what
  * arrived, acknowledges, and checks the connection's heartbeats. By default it runs on its own thread,

@@ -14,7 +14,7 @@
  * <p>
  * Secure by default: each service needs a shared secret, or {@code insecure()} said on its builder. Peers prove the
  * secret to each other (HMAC-SHA256 challenge-response over the whole handshake) before anything they send is acted
- * on, and every later frame carries a MAC bound to the session; nothing is encrypted (docs/operations.md, "Security
+ * on, and every later frame carries a MAC bound to the session; nothing is encrypted (docs/operations/security.md, "Security
  * model").
  * <p>
  * The source, the sink and the gateway are Agrona {@link org.agrona.concurrent.Agent agents}: each runs on a thread

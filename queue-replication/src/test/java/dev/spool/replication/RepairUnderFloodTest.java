@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.*;
  */
 class RepairUnderFloodTest extends SpoolTestBase {
     private static final Duration HEARTBEAT = Duration.ofMillis(200);
-    /** The handshakes a sink serves at once besides its source (docs/operations.md, "Security model"). */
+    /** The handshakes a sink serves at once besides its source (docs/operations/security.md, "Security model"). */
     private static final int PLACES = 8;
     /** Twice the sink's handshake places: each burst closes every other peer that proved nothing. */
     private static final int BURST = 16;

@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
 import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
 
 /**
- * Where a ring record's time goes, next to the plain queue's, on the path docs/operations.md documents (an async
+ * Where a ring record's time goes, next to the plain queue's, on the path docs/operations/ring-buffer.md documents (an async
  * queue with its ring on tmpfs, an {@link AsyncTailer} reading, the queue on the benchmark directory's disk, 32-byte
  * payloads). Most figures take one thread, so that they are the instructions' cost and not the machine's scheduling.
  * <p>

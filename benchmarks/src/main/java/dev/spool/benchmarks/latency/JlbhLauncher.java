@@ -149,7 +149,7 @@ public final class JlbhLauncher {
                         + " (isolcpus) if there are three,").append(NL).append("                   else the three highest"
                         + " the JVM may use. Needs ").append(CoreLayout.CPUS_NEEDED).append(" CPUs, one left for the")
                 .append(NL).append("                   kernel, the JIT and the GC; refused, naming the CPUs, where there"
-                        + " are fewer.").append(NL).append("                   Prepare the server first (docs/operations.md,"
+                        + " are fewer.").append(NL).append("                   Prepare the server first (docs/operations/servers.md,"
                         + " \"Pinning the hot threads on a server\")").append(NL);
         usage.append("  --cores S,R,D    as --pin, on these CPUs: sender, reader, drainer (the drainer not CPU 0)")
                 .append(NL).append(NL);

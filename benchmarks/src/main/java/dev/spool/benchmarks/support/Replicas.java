@@ -10,7 +10,7 @@ public final class Replicas {
     /**
      * The shared secret of the benchmarks' sinks, sources, gateways and clients, drawn per run: replication is secure
      * by default, and the benchmarks measure it so, each frame's MAC included. A deployment reads its secret from a
-     * file only its user can read (docs/operations.md, "Security model").
+     * file only its user can read (docs/operations/security.md, "Security model").
      */
     public static final byte[] SECRET = secret();
 

@@ -50,7 +50,7 @@ public final class ReplicatedOrders {
         final Path primaryDirectory = work.resolve("primary");
         final Path replicaDirectory = work.resolve("replica");
 
-        // One secret for both ends, 32 random bytes, in a file only its owner may read (docs/operations.md,
+        // One secret for both ends, 32 random bytes, in a file only its owner may read (docs/operations/security.md,
         // "Security model"): the sink refuses a source that cannot prove it, and the source a sink.
         final byte[] secret = new byte[32];
         new SecureRandom().nextBytes(secret);

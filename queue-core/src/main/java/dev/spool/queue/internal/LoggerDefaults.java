@@ -11,7 +11,7 @@ import java.util.Properties;
  * slf4j-simple reads {@code org.slf4j.simpleLogger.log.<logger>} from the system properties before its
  * {@code simplelogger.properties}, so a default set as a property would override that file; this class therefore
  * sets the property only if neither names the logger. Other SLF4J bindings (Logback, Log4j 2) take levels from their
- * own configuration only, which Spool never touches (docs/operations.md, "Logging", says what to set there). A level
+ * own configuration only, which Spool never touches (docs/operations/observability.md, "Logging", says what to set there). A level
  * is read when a logger is made, so call {@link #quiet} before the library's classes load.
  */
 public final class LoggerDefaults {

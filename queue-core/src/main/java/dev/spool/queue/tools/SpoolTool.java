@@ -25,7 +25,7 @@ import java.util.function.BooleanSupplier;
  * spool [COMMAND] --help
  * </pre>
  * {@code START} is one of the forms {@code start}, {@code end}, an index ({@code 0x<hex>} or decimal),
- * {@code <cycle>:<seq>} or an ISO-8601 time; see {@code docs/operations.md}.
+ * {@code <cycle>:<seq>} or an ISO-8601 time; see {@code docs/operations/cli.md}.
  * {@code dump}, {@code stats} and {@code verify} read the files with plain reads and never open the queue, so they
  * work on a damaged queue, cannot fault on any byte pattern, and change nothing on disk. {@code tail} reads through
  * an ordinary tailer, which is what an application sees. {@code repair} opens the queue to write the damaged

@@ -113,7 +113,7 @@ public final class TypedMessages {
             return Class.forName(name, true, events.getClassLoader());
         } catch (ClassNotFoundException e) {
             throw new SpoolException("no generated " + name + " for " + events.getName()
-                    + ": is spool-processor on the compiler's annotation processor path? (see docs/operations.md)", e);
+                    + ": is spool-processor on the compiler's annotation processor path? (see docs/operations/typed-messages.md)", e);
         }
     }
 }
