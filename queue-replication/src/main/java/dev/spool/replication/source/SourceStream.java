@@ -36,7 +36,9 @@ import static net.openhft.chronicle.core.UnsafeMemory.MEMORY;
  * source's {@link ReplicaAcks} (and through them the queue's metadata),
  * batches what the tailer has into DATA frames up to the frame limit, and heartbeats. A DATA frame is built at the
  * start of the send buffer, the payloads copied straight from the queue; an excerpt that would take the frame past
- * the limit is read anyway (a tailer cannot peek at a length) and carried to the next frame, unless it is alone.
+ * the limit is read anyway (a tailer cannot peek at a length) and carried to the next frame, unless it is alone;
+ * once the frame before it has gone, it waits at the start of the send buffer, so no heartbeat is built there
+ * until the next DATA frame has taken it.
  * It counts the payload bytes it read for its sink and the bytes at the end of each frame it sent (a ring of the
  * last {@value #FRAME_MARKS}; when it is full the newest mark moves forward, so an acknowledgement in that range
  * counts to the mark before it): the bytes read but not yet acknowledged are the replica's lag in bytes.
@@ -178,7 +180,10 @@ final class SourceStream {
             }
         }
         final long now = clock.nanoTime();
-        if (c.sendIdle() && now - c.lastSentNs() > heartbeatNs) {
+        // a heartbeat is built at the start of the send buffer, where a carried excerpt waits for the next DATA frame
+        // once the frame before it has gone (its MAC would land on the excerpt's index): that frame goes out on the
+        // next pass instead, and tells the sink as much
+        if (c.sendIdle() && batchCount == 0 && now - c.lastSentNs() > heartbeatNs) {
             c.sendHeartbeat();
             c.flush();
         }
