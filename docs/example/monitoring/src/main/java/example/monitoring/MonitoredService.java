@@ -12,7 +12,8 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The monitored application: a queue with a ring in front of it and a replica on loopback, every MBean registered
+ * The monitored application: a queue with a ring in front of it and a replica on loopback, and a failover cluster of
+ * two nodes with a client publishing through its gateway ({@link MonitoredCluster}), every MBean registered
  * ({@code registerMBean()} on each builder). It appends orders through the ring, waits until the replica holds the
  * last one, prints {@code ready} and waits for its standard input to close (its parent is gone), with the exporter
  * agent serving the MBeans meanwhile.
@@ -40,7 +41,8 @@ public final class MonitoredService {
              ReplicationSource source = ReplicationSource.builder(queue, sink.address()).insecure().registerMBean()
                      .start();
              AsyncQueue async = AsyncQueue.builder(queue).ringPath(work.resolve("primary.ring")).registerMBean()
-                     .build()) {
+                     .build();
+             MonitoredCluster cluster = MonitoredCluster.start(work)) {
             async.startDrainer();
             final AsyncAppender appender = async.createAppender();
             long position = -1;

@@ -28,21 +28,30 @@ import java.util.regex.Pattern;
 public final class ScrapeCheck {
     /** Gauges and the least value each must have once the service is ready. */
     private static final List<Gauge> EXPECTED = List.of(
-            new Gauge("spool_queue_lastindex", "primary", 0),
-            new Gauge("spool_queue_appends", "primary", 0),
-            new Gauge("spool_queue_acklag", "primary", 0),
-            new Gauge("spool_queue_lastackedindex", "primary", 0),
-            new Gauge("spool_ring_occupancy", "primary.ring", 0),
-            new Gauge("spool_ring_drainedrecords", "primary.ring", MonitoredService.ORDERS),
-            new Gauge("spool_ring_backpressureevents", "primary.ring", 0),
-            new Gauge("spool_ring_drainlagmillis", "primary.ring", 0),
-            new Gauge("spool_replicationsource_connectedreplicas", "primary", 1),
-            new Gauge("spool_replicationsource_quorumackedindex", "primary", 0),
-            new Gauge("spool_replicationsink_connected", "replica", 1),
-            new Gauge("spool_replicationsink_lastindex", "replica", 0),
-            new Gauge("spool_queue_namedtailerlag", "primary\",tailer=\"risk", MonitoredService.ORDERS / 2),
-            new Gauge("spool_agent_errorcount", "primary.ring", 0),
-            new Gauge("spool_agent_running", "primary.ring", 1));
+            new Gauge("spool_queue_lastindex", named("primary"), 0),
+            new Gauge("spool_queue_appends", named("primary"), 0),
+            new Gauge("spool_queue_acklag", named("primary"), 0),
+            new Gauge("spool_queue_lastackedindex", named("primary"), 0),
+            new Gauge("spool_queue_namedtailerlag", named("primary") + ",tailer=\"risk\"",
+                    MonitoredService.ORDERS / 2),
+            new Gauge("spool_ring_occupancy", named("primary.ring"), 0),
+            new Gauge("spool_ring_drainedrecords", named("primary.ring"), MonitoredService.ORDERS),
+            new Gauge("spool_ring_backpressureevents", named("primary.ring"), 0),
+            new Gauge("spool_ring_drainlagmillis", named("primary.ring"), 0),
+            new Gauge("spool_replicationsource_connectedreplicas", named("primary"), 1),
+            new Gauge("spool_replicationsource_quorumackedindex", named("primary"), 0),
+            new Gauge("spool_replicationsink_connected", named("replica"), 1),
+            new Gauge("spool_replicationsink_lastindex", named("replica"), 0),
+            new Gauge("spool_agent_errorcount", named("primary.ring") + ",role=\"[^\"]*\"", 0),
+            new Gauge("spool_agent_running", named("primary.ring") + ",role=\"[^\"]*\"", 1),
+            // the failover nodes: each node's own MBean, named by its id, and the role MBeans labelled with it
+            new Gauge("spool_clusternode_term", "name=\"[ab]\"", 1),
+            new Gauge("spool_clusternode_transitions", "name=\"[ab]\"", 1),
+            new Gauge("spool_clusternode_lastindex", "name=\"[ab]\"", 0),
+            new Gauge("spool_clusternode_sessiontimeoutmillis", "name=\"[ab]\"", 1),
+            new Gauge("spool_publishgateway_resentpublishes", named("node-[ab]") + ",node=\"[ab]\"", 0),
+            new Gauge("spool_replicationsource_quorumackedindex", named("node-[ab]") + ",node=\"[ab]\"", 0),
+            new Gauge("spool_replicationsink_connected", named("node-[ab]") + ",node=\"[ab]\"", 1));
 
     private ScrapeCheck() {
     }
@@ -79,13 +88,16 @@ public final class ScrapeCheck {
             final String metrics = scrape(port);
             final List<String> problems = new ArrayList<>();
             for (final Gauge gauge : EXPECTED) {
-                final Double value = gauge.find(metrics);
-                if (value == null) {
-                    problems.add(gauge.name + " for a name ending in " + gauge.nameSuffix + " is missing");
-                } else if (value < gauge.least) {
-                    problems.add(gauge.name + " is " + value + ", expected at least " + gauge.least);
+                final String sample = gauge.find(metrics);
+                if (sample == null) {
+                    problems.add(gauge.name + "{" + gauge.labels + "} is missing");
+                    continue;
+                }
+                final double value = Double.parseDouble(sample.substring(sample.lastIndexOf(' ') + 1));
+                if (value < gauge.least) {
+                    problems.add(sample + ": expected at least " + gauge.least);
                 } else {
-                    System.out.println(gauge.name + "{name=\"..." + gauge.nameSuffix + "\"} " + value);
+                    System.out.println(sample);
                 }
             }
             if (!problems.isEmpty()) {
@@ -117,21 +129,18 @@ public final class ScrapeCheck {
         }
     }
 
-    /**
-     * A gauge the scrape must show, with at least a value, for an MBean whose name label ends as given (and, for a
-     * named tailer's gauge, whose labels go on as given).
-     */
-    private record Gauge(String name, String nameSuffix, double least) {
-        /** @return its value in the scrape, or null if no sample of it has a matching name label. */
-        Double find(final String metrics) {
-            final Matcher sample = Pattern.compile("^" + name + "\\{([^}]*)\\} (\\S+)$", Pattern.MULTILINE)
+    /** @return the label a gauge of an MBean has whose name (a directory or a path) ends as given (a regex). */
+    private static String named(final String suffix) {
+        return "name=\"[^\"]*" + suffix + "\"";
+    }
+
+    /** A gauge the scrape must show, with labels that match a regex, with at least a value. */
+    private record Gauge(String name, String labels, double least) {
+        /** @return its first sample in the scrape whose labels match, or null if none does. */
+        String find(final String metrics) {
+            final Matcher sample = Pattern.compile("^" + name + "\\{(?:" + labels + ")\\} \\S+$", Pattern.MULTILINE)
                     .matcher(metrics);
-            while (sample.find()) {
-                if (sample.group(1).matches(".*name=\"[^\"]*" + Pattern.quote(nameSuffix) + "\".*")) {
-                    return Double.valueOf(sample.group(2));
-                }
-            }
-            return null;
+            return sample.find() ? sample.group() : null;
         }
     }
 }
