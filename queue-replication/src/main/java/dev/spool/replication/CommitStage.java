@@ -72,11 +72,6 @@ public enum CommitStage {
         return STAGES[ordinal];
     }
 
-    /** @return true if this stage needs one or more replicas' acknowledgements. */
-    boolean needsAcks() {
-        return acks != Acks.NONE;
-    }
-
     /**
      * @param acks the source's acknowledgements, or null if there is no source: then no acknowledgement ever comes.
      * @return true if this stage is {@link #SYNCED}, or falls back to a sync now because its acknowledgement cannot

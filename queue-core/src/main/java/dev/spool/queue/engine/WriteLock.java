@@ -69,10 +69,6 @@ final class WriteLock {
         return result;
     }
 
-    boolean isHeldByCurrentThread() {
-        return holder == Thread.currentThread() && MEMORY.readVolatileLong(lockAddress) == lockWord;
-    }
-
     private void lockContended() {
         if (holder == Thread.currentThread()) {
             throw new SpoolException("this thread already holds the write lock of " + metadata.path()
