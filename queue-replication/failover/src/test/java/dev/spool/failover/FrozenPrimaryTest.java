@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -287,8 +286,6 @@ class FrozenPrimaryTest extends SpoolTestBase {
     }
 
     private static int freePort() throws java.io.IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
+        return Ports.free();
     }
 }
