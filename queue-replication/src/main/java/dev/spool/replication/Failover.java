@@ -104,29 +104,11 @@ public final class Failover {
                         + ", replica " + best.directory() + " has term " + term(best) + ": a promotion happened already;"
                         + " promote none twice");
             }
-            if (best == null || compareReplicas(term(replica), replica.lastIndex(), term(best), best.lastIndex()) > 0) {
+            if (best == null || replica.lastIndex() > best.lastIndex()) {
                 best = replica;
             }
         }
         return best;
-    }
-
-    /**
-     * The one rule for which of two replicas is the more advanced, as {@link #mostAdvanced} and a coordinator's
-     * election both rank them: the later term of its last excerpt first, then the higher last index. A replica's
-     * excerpts are a prefix of the log of its term's primary, so the one ranked higher holds every excerpt the other
-     * holds in the same history.
-     *
-     * @param term      the term of the first replica's last excerpt.
-     * @param lastIndex the first replica's last index, -1 if empty.
-     * @param otherTerm the term of the second replica's last excerpt.
-     * @param otherLast the second replica's last index, -1 if empty.
-     * @return a positive number if the first is more advanced, negative if the second is, 0 if they rank the same.
-     */
-    public static int compareReplicas(final long term, final long lastIndex, final long otherTerm,
-            final long otherLast) {
-        final int byTerm = Long.compare(term, otherTerm);
-        return byTerm != 0 ? byTerm : Long.compare(lastIndex, otherLast);
     }
 
     /**

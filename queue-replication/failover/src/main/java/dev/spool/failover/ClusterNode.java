@@ -5,10 +5,7 @@ import dev.spool.queue.SpoolException;
 import dev.spool.queue.SpoolQueueBuilder;
 import dev.spool.queue.internal.AgentHost;
 import dev.spool.queue.internal.MBeans;
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
 import org.agrona.concurrent.SleepingMillisIdleStrategy;
-import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.SystemNanoClock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -18,6 +15,8 @@ import org.apache.curator.framework.recipes.nodes.PersistentNode;
 import org.apache.curator.framework.state.SessionConnectionStateErrorPolicy;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +25,9 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -96,16 +97,15 @@ public final class ClusterNode implements AutoCloseable {
                 throw new SpoolException("node " + config.nodeId() + " cannot reach ZooKeeper at "
                         + config.zookeeper() + " within " + config.connectTimeout() + ": nothing was created");
             }
-            final ClusterRecord record = new ClusterRecord(config, znodes, client);
-            record.checkClusterConfig();
-            record.ensureTerm();
+            checkClusterConfig();
+            ensureTerm();
             final RebuildingMark rebuilding = new RebuildingMark(client, znodes, config.nodeId());
-            if (!LocalQueue.exists(config) && record.currentTerm() > 0) {
+            if (!LocalQueue.exists(config) && currentTerm() > 0) {
                 // a member that joins with an empty directory holds none of what the cluster acknowledged
                 rebuilding.mark("it joins with an empty directory " + config.directory());
             }
             final RollCycle rollCycle = LocalQueue.prepare(config);
-            record.awaitIdFree();
+            awaitIdFree();
             this.agent = new NodeAgent(config, znodes, client, rebuilding);
             agent.status().rollCycle(rollCycle);
             agent.status().sessionGranted(client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs());
@@ -164,6 +164,108 @@ public final class ClusterNode implements AutoCloseable {
             }
         }
         client.close();
+    }
+
+    /**
+     * The first node writes the members and the ack quorum; every later node must have been given the same, or it
+     * is refused, naming the znode and both values.
+     */
+    private void checkClusterConfig() {
+        final byte[] mine = Znodes.encode(Znodes.CONFIG_FORMAT, configFields());
+        try {
+            client.create().creatingParentsIfNeeded().forPath(znodes.config(), mine);
+        } catch (KeeperException.NodeExistsException e) {
+            final Map<String, String> theirs = Znodes.decode(znodes.config(), read(znodes.config(), null),
+                    Znodes.CONFIG_FORMAT, "queueId", "members", "ackQuorum");
+            if (!theirs.equals(configFields())) {
+                throw new SpoolException("node " + config.nodeId() + " is configured with " + configFields()
+                        + " but the cluster of queue " + config.queueId() + " at " + znodes.config() + " has "
+                        + theirs + ": every node must be given the same members and ack quorum");
+            }
+        } catch (Exception e) {
+            throw zooKeeperFailure("create " + znodes.config(), e);
+        }
+    }
+
+    private Map<String, String> configFields() {
+        final Map<String, String> fields = new LinkedHashMap<>();
+        fields.put("queueId", config.queueId().toString());
+        final List<String> members = new ArrayList<>();
+        config.members().forEach(member -> members.add(member.toString()));
+        fields.put("members", String.join(",", members));
+        fields.put("ackQuorum", Integer.toString(config.ackQuorum()));
+        return fields;
+    }
+
+    private void ensureTerm() {
+        try {
+            client.create().creatingParentsIfNeeded().forPath(znodes.term(),
+                    Znodes.encode(Znodes.TERM_FORMAT, Map.of("term", "0")));
+        } catch (KeeperException.NodeExistsException e) {
+            final Map<String, String> term = Znodes.decode(znodes.term(), read(znodes.term(), null),
+                    Znodes.TERM_FORMAT, "term");
+            Znodes.number(znodes.term(), "term", term.get("term"));
+        } catch (Exception e) {
+            throw zooKeeperFailure("create " + znodes.term(), e);
+        }
+        for (final String parent : List.of(znodes.terms(), znodes.rebuildings())) {
+            try {
+                client.create().forPath(parent);
+            } catch (KeeperException.NodeExistsException e) {
+                // another node made it
+                LOG.trace("{} exists", parent);
+            } catch (Exception e) {
+                throw zooKeeperFailure("create " + parent, e);
+            }
+        }
+    }
+
+    private long currentTerm() {
+        final Map<String, String> term = Znodes.decode(znodes.term(), read(znodes.term(), null), Znodes.TERM_FORMAT,
+                "term");
+        return Znodes.number(znodes.term(), "term", term.get("term"));
+    }
+
+    /**
+     * A node id is one process's: a znode of this id left by a process that died goes when its session expires, so
+     * it is awaited for a session timeout and a half; one still there belongs to a live node, and this one is
+     * refused.
+     */
+    private void awaitIdFree() {
+        final String path = znodes.node(config.nodeId());
+        final long deadline = SystemNanoClock.INSTANCE.nanoTime() + config.sessionTimeout().toNanos() * 3 / 2;
+        try {
+            Stat stat = client.checkExists().forPath(path);
+            while (stat != null && SystemNanoClock.INSTANCE.nanoTime() - deadline < 0) {
+                Thread.sleep(20);
+                stat = client.checkExists().forPath(path);
+            }
+            if (stat != null) {
+                throw new SpoolException("node id " + config.nodeId() + " is registered at " + path + " by another"
+                        + " live process (ZooKeeper session 0x" + Long.toHexString(stat.getEphemeralOwner())
+                        + "): two nodes of one cluster cannot share an id");
+            }
+        } catch (SpoolException e) {
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SpoolException("interrupted while node " + config.nodeId() + " waited for " + path);
+        } catch (Exception e) {
+            throw zooKeeperFailure("read " + path, e);
+        }
+    }
+
+    private byte[] read(final String path, final Stat stat) {
+        try {
+            return stat == null ? client.getData().forPath(path) : client.getData().storingStatIn(stat).forPath(path);
+        } catch (Exception e) {
+            throw zooKeeperFailure("read " + path, e);
+        }
+    }
+
+    private SpoolException zooKeeperFailure(final String what, final Exception e) {
+        return new SpoolException("node " + config.nodeId() + " could not " + what + " on ZooKeeper at "
+                + config.zookeeper() + ": " + e, e);
     }
 
     /**
@@ -282,8 +384,6 @@ public final class ClusterNode implements AutoCloseable {
         private Consumer<SpoolQueueBuilder> queueSettings = settings -> { };
         private InetSocketAddress replicationListen;
         private boolean registerMBean;
-        private NanoClock nanoClock = SystemNanoClock.INSTANCE;
-        private EpochClock epochClock = SystemEpochClock.INSTANCE;
 
         private Builder(final String zookeeper, final UUID queueId, final String nodeId, final Path directory) {
             this.zookeeper = Objects.requireNonNull(zookeeper, "zookeeper");
@@ -420,24 +520,6 @@ public final class ClusterNode implements AutoCloseable {
         }
 
         /**
-         * @param clock the node's monotonic clock, which times its elections and its figures; default the system's.
-         * @return this builder.
-         */
-        public Builder nanoClock(final NanoClock clock) {
-            this.nanoClock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
-         * @param clock the node's wall clock; default the system's.
-         * @return this builder.
-         */
-        public Builder epochClock(final EpochClock clock) {
-            this.epochClock = Objects.requireNonNull(clock, "clock");
-            return this;
-        }
-
-        /**
          * Checks the settings, connects to ZooKeeper, records or checks the cluster's configuration, creates the
          * queue as a replica if its directory has none, registers the node and starts it: it follows the primary,
          * or takes part in an election if there is none.
@@ -488,7 +570,7 @@ public final class ClusterNode implements AutoCloseable {
             return new NodeConfig(zookeeper, queueId, self, List.copyOf(members), k, sessionTimeout, connectTimeout,
                     root, directory, replicationSecret, clientSecret, insecure, queueSettings,
                     AgentHost.daemonThreads(), replicationListen != null ? replicationListen : self.replication(),
-                    registerMBean, nanoClock, epochClock);
+                    registerMBean);
         }
     }
 }

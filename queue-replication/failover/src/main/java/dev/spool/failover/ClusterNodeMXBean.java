@@ -63,10 +63,4 @@ public interface ClusterNodeMXBean {
 
     /** @return the session timeout the node asked for ({@link ClusterNode.Builder#sessionTimeout}), in milliseconds. */
     long getRequestedSessionTimeoutMillis();
-
-    /** @return how many times the node's role changed (candidate, follower, primary, holding, fenced, closed). */
-    long getTransitions();
-
-    /** @return the node's last change of role, as "FROM -> TO at time: why", or "" before the first. */
-    String getLastTransition();
 }

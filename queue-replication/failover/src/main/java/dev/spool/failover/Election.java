@@ -1,7 +1,5 @@
 package dev.spool.failover;
 
-import dev.spool.replication.Failover;
-
 import java.util.List;
 import java.util.NavigableMap;
 
@@ -54,18 +52,18 @@ final class Election {
     /**
      * @param candidates the candidates that answered, each once.
      * @param promotedAt by term, the last index its primary held when it was promoted.
-     * @return the candidate to promote: the highest by {@link Failover#compareReplicas} on (term of its last excerpt,
-     * last index), the rule {@link Failover#mostAdvanced} also ranks by, ties to the lowest node id, so that every
-     * node that reads the same candidates picks the same one.
+     * @return the candidate to promote: the highest by (term of its last excerpt, last index), ties to the lowest
+     * node id, so that every node that reads the same candidates picks the same one.
      */
     static Candidate choose(final List<Candidate> candidates, final NavigableMap<Long, Long> promotedAt) {
         Candidate best = null;
         long bestTerm = -1;
         for (final Candidate candidate : candidates) {
             final long term = lastExcerptTerm(candidate, promotedAt);
-            final int rank = best == null ? 1
-                    : Failover.compareReplicas(term, candidate.lastIndex(), bestTerm, best.lastIndex());
-            if (rank > 0 || rank == 0 && candidate.nodeId().compareTo(best.nodeId()) < 0) {
+            if (best == null || term > bestTerm
+                    || term == bestTerm && candidate.lastIndex() > best.lastIndex()
+                    || term == bestTerm && candidate.lastIndex() == best.lastIndex()
+                    && candidate.nodeId().compareTo(best.nodeId()) < 0) {
                 best = candidate;
                 bestTerm = term;
             }

@@ -1,8 +1,6 @@
 package dev.spool.failover;
 
 import dev.spool.queue.SpoolQueueBuilder;
-import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.NanoClock;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -31,13 +29,11 @@ import java.util.function.Consumer;
  * @param threadFactory     makes the node's threads.
  * @param replicationListen where the node's sink listens.
  * @param registerMBean     true to register the node's MXBeans.
- * @param nanoClock         the node's monotonic clock: every time its role machine and its duty measure.
- * @param epochClock        the node's wall clock.
  */
 record NodeConfig(String zookeeper, UUID queueId, Member self, List<Member> members, int ackQuorum,
         Duration sessionTimeout, Duration connectTimeout, String root, Path directory, byte[] replicationSecret,
         byte[] clientSecret, boolean insecure, Consumer<SpoolQueueBuilder> queueSettings, ThreadFactory threadFactory,
-        InetSocketAddress replicationListen, boolean registerMBean, NanoClock nanoClock, EpochClock epochClock) {
+        InetSocketAddress replicationListen, boolean registerMBean) {
 
     String nodeId() {
         return self.nodeId();

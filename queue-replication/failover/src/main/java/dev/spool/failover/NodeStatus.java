@@ -226,14 +226,4 @@ final class NodeStatus implements ClusterNodeMXBean {
     private static String address(final InetSocketAddress address) {
         return address.getHostString() + ":" + address.getPort();
     }
-
-    @Override
-    public long getTransitions() {
-        return agent.transitions();
-    }
-
-    @Override
-    public String getLastTransition() {
-        return agent.lastTransition();
-    }
 }

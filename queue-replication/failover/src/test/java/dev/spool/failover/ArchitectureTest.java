@@ -1,17 +1,10 @@
 package dev.spool.failover;
 
-import com.tngtech.archunit.base.DescribedPredicate;
-import com.tngtech.archunit.core.domain.JavaAccess;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.junit.ArchTests;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.spool.queue.ArchitectureRules;
-import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.SystemNanoClock;
-
-import java.time.Clock;
-import java.time.Instant;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
@@ -35,30 +28,6 @@ class ArchitectureTest {
     @ArchTest
     static final ArchRule noPublicSignatureExposesAnInternalType =
             ArchitectureRules.noPublicSignatureExposesAnInternalType("dev.spool.failover..");
-
-    /** A read of the system's clocks, by a call, a method reference or their agrona instances. */
-    static final DescribedPredicate<JavaAccess<?>> A_SYSTEM_CLOCK = DescribedPredicate.describe(
-            "a system clock (SystemNanoClock.INSTANCE, SystemEpochClock.INSTANCE, System.nanoTime or"
-                    + " currentTimeMillis, Instant.now, Clock.systemUTC or systemDefaultZone)",
-            access -> {
-                final String owner = access.getTargetOwner().getName();
-                final String name = access.getTarget().getName();
-                return (owner.equals(SystemNanoClock.class.getName()) || owner.equals(SystemEpochClock.class.getName()))
-                        && name.equals("INSTANCE")
-                        || owner.equals(System.class.getName())
-                        && (name.equals("nanoTime") || name.equals("currentTimeMillis"))
-                        || owner.equals(Instant.class.getName()) && name.equals("now")
-                        || owner.equals(Clock.class.getName())
-                        && (name.equals("systemUTC") || name.equals("systemDefaultZone"));
-            });
-
-    @ArchTest
-    static final ArchRule readsTheClockOnlyThroughItsConfig = noClasses().that()
-            .resideInAPackage("dev.spool.failover..").and()
-            .doNotHaveFullyQualifiedName("dev.spool.failover.ClusterNode$Builder")
-            .should().accessTargetWhere(A_SYSTEM_CLOCK)
-            .because("a node's time comes from its config's clocks, defaulted by its builder only, so that its role"
-                    + " machine and a test can be given another");
 
     @ArchTest
     static final ArchTests everyModule = ArchTests.in(ArchitectureRules.EveryModule.class);
