@@ -46,7 +46,7 @@ public final class ScrapeCheck {
             new Gauge("spool_agent_running", named("primary.ring") + ",role=\"[^\"]*\"", 1),
             // the failover nodes: each node's own MBean, named by its id, and the role MBeans labelled with it
             new Gauge("spool_clusternode_term", "name=\"[ab]\"", 1),
-            new Gauge("spool_clusternode_transitions", "name=\"[ab]\"", 1),
+            new Gauge("spool_clusternode_promotions", "name=\"[ab]\"", 0),
             new Gauge("spool_clusternode_lastindex", "name=\"[ab]\"", 0),
             new Gauge("spool_clusternode_sessiontimeoutmillis", "name=\"[ab]\"", 1),
             new Gauge("spool_publishgateway_resentpublishes", named("node-[ab]") + ",node=\"[ab]\"", 0),
